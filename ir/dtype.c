@@ -1,0 +1,74 @@
+/* dtype.c - dtype names and sizes. */
+#include "ir/dtype.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const DType dt_bool = {DT_BOOL, 1, 1}, dt_int8 = {DT_INT, 8, 1}, dt_int16 = {DT_INT, 16, 1},
+            dt_int32 = {DT_INT, 32, 1}, dt_int64 = {DT_INT, 64, 1}, dt_uint8 = {DT_UINT, 8, 1},
+            dt_uint16 = {DT_UINT, 16, 1}, dt_uint32 = {DT_UINT, 32, 1},
+            dt_uint64 = {DT_UINT, 64, 1}, dt_float16 = {DT_FLOAT, 16, 1},
+            dt_bfloat16 = {DT_BFLOAT, 16, 1}, dt_float32 = {DT_FLOAT, 32, 1},
+            dt_float64 = {DT_FLOAT, 64, 1}, dt_handle = {DT_HANDLE, 64, 1},
+            dt_void = {DT_VOID, 0, 1};
+
+size_t dt_bytes(DType t) {
+  if (t.code == DT_BOOL) return t.lanes;
+  return (size_t)((t.bits + 7) / 8) * t.lanes;
+}
+
+bool dt_parse(const char *s, DType *out) {
+  static const struct { const char *prefix; DTypeCode code; } codes[] = {
+      {"bfloat", DT_BFLOAT}, {"float", DT_FLOAT}, {"uint", DT_UINT}, {"int", DT_INT}};
+  if (!s[0] || !strcmp(s, "void")) { *out = dt_void; return true; }
+  if (!strcmp(s, "bool")) { *out = dt_bool; return true; }
+  if (!strcmp(s, "handle")) { *out = dt_handle; return true; }
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+    size_t n = strlen(codes[i].prefix);
+    if (strncmp(s, codes[i].prefix, n) != 0) continue;
+    const char *p = s + n;
+    if (*p < '0' || *p > '9') return false;
+    char *end;
+    long bits = strtol(p, &end, 10);
+    long lanes = 1;
+    if (*end == 'x') {
+      char *end2;
+      if (end[1] < '0' || end[1] > '9') return false;
+      lanes = strtol(end + 1, &end2, 10);
+      end = end2;
+    }
+    if (*end) return false;
+    DType t = {(uint8_t)codes[i].code, (uint8_t)bits, (uint16_t)lanes};
+    bool ok;
+    switch (codes[i].code) {
+      case DT_INT: case DT_UINT: ok = bits == 8 || bits == 16 || bits == 32 || bits == 64; break;
+      case DT_FLOAT: ok = bits == 16 || bits == 32 || bits == 64; break;
+      case DT_BFLOAT: ok = bits == 16; break;
+      default: ok = false;
+    }
+    if (!ok || lanes < 1 || lanes > 1024) return false;
+    *out = t;
+    return true;
+  }
+  return false;
+}
+
+const char *dt_str(DType t, char *buf) {
+  const char *base;
+  switch ((DTypeCode)t.code) {
+    case DT_INT: base = "int"; break;
+    case DT_UINT: base = "uint"; break;
+    case DT_FLOAT: base = "float"; break;
+    case DT_BFLOAT: base = "bfloat"; break;
+    case DT_BOOL: base = "bool"; break;
+    case DT_HANDLE: strcpy(buf, "handle"); return buf;
+    case DT_VOID: buf[0] = '\0'; return buf;
+    default: strcpy(buf, "?"); return buf;
+  }
+  int n;
+  if (t.code == DT_BOOL) n = snprintf(buf, DT_STR_MAX, "%s", base);
+  else n = snprintf(buf, DT_STR_MAX, "%s%d", base, t.bits);
+  if (t.lanes != 1) snprintf(buf + n, (size_t)(DT_STR_MAX - n), "x%d", t.lanes);
+  return buf;
+}

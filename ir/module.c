@@ -1,0 +1,85 @@
+/* module.c - IRModule versions. */
+#include "ir/module.h"
+#include "lang/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+IrModule *ir_module_new(const char *name) {
+  IrModule *m = xcalloc(1, sizeof *m);
+  m->heap = ir_heap_new();
+  m->name = ir_strdup(m->heap, name ? name : "Module");
+  return m;
+}
+
+IrModule *ir_module_derive(const IrModule *base) {
+  IrModule *m = ir_module_new(base->name);
+  ir_heap_depend(m->heap, base->heap);
+  m->attrs = base->attrs;
+  m->implicit = base->implicit;
+  return m;
+}
+
+IrModule *ir_module_copy(const IrModule *m) {
+  IrModule *c = xcalloc(1, sizeof *c);
+  *c = *m;
+  ir_heap_retain(c->heap);
+  c->funcs = m->nfuncs ? xmalloc((size_t)m->nfuncs * sizeof *c->funcs) : NULL;
+  if (m->nfuncs) memcpy(c->funcs, m->funcs, (size_t)m->nfuncs * sizeof *c->funcs);
+  c->capfuncs = m->nfuncs;
+  return c;
+}
+
+void ir_module_free(IrModule *m) {
+  if (!m) return;
+  ir_heap_release(m->heap);
+  free(m->funcs);
+  free(m);
+}
+
+static IrGlobal *push(IrModule *m) {
+  if (m->nfuncs == m->capfuncs) {
+    m->capfuncs = m->capfuncs ? m->capfuncs * 2 : 4;
+    m->funcs = xrealloc(m->funcs, (size_t)m->capfuncs * sizeof *m->funcs);
+  }
+  IrGlobal *g = &m->funcs[m->nfuncs++];
+  memset(g, 0, sizeof *g);
+  return g;
+}
+
+void ir_module_add_tir(IrModule *m, const char *name, TirFunc *f) {
+  IrGlobal *g = push(m);
+  g->name = ir_strdup(m->heap, name);
+  g->kind = IR_FUNC_TIR;
+  g->tir = f;
+}
+
+void ir_module_add_relax(IrModule *m, const char *name, RxFunc *f) {
+  IrGlobal *g = push(m);
+  g->name = ir_strdup(m->heap, name);
+  g->kind = IR_FUNC_RELAX;
+  g->rx = f;
+}
+
+int ir_module_index(const IrModule *m, const char *name) {
+  for (int i = 0; i < m->nfuncs; i++)
+    if (!strcmp(m->funcs[i].name, name)) return i;
+  return -1;
+}
+
+const IrGlobal *ir_module_lookup(const IrModule *m, const char *name) {
+  int i = ir_module_index(m, name);
+  return i < 0 ? NULL : &m->funcs[i];
+}
+
+int ir_module_set_tir(IrModule *m, const char *name, TirFunc *f) {
+  int i = ir_module_index(m, name);
+  if (i < 0) {
+    ir_module_add_tir(m, name, f);
+    return m->nfuncs - 1;
+  }
+  m->funcs[i].kind = IR_FUNC_TIR;
+  m->funcs[i].tir = f;
+  m->funcs[i].rx = NULL;
+  return i;
+}

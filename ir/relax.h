@@ -1,0 +1,134 @@
+/* relax.h - the graph IR (Relax subset): struct info, expressions, bindings, functions.
+ *
+ * Same memory rules as tir.h: immutable nodes in an IrHeap; RxVar identified by
+ * pointer.  Shapes are TIR expressions (int64), so symbolic sizes are TirVars
+ * shared with the prim_funcs' world.
+ *
+ * `R.call_tir(cls.f, (x, w), out_sinfo=S, tir_vars=R.shape([n]))` is a CALL of
+ * op "relax.call_tir" with args [GLOBAL_VAR f, TUPLE (x, w), (SHAPE_EXPR [n])]
+ * and sinfo_args [S] (or the fields of a tuple S for several outputs), as in TVM. */
+#ifndef TVS_IR_RELAX_H
+#define TVS_IR_RELAX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/tir.h"
+
+typedef struct RxExpr RxExpr;
+typedef struct RxSInfo RxSInfo;
+
+typedef enum RxSInfoKind {
+  RX_SI_OBJECT,  /* R.Object: anything */
+  RX_SI_TENSOR,  /* R.Tensor(shape, dtype) */
+  RX_SI_TUPLE,   /* R.Tuple(...) */
+  RX_SI_SHAPE,   /* R.Shape([...]) */
+  RX_SI_PRIM,    /* R.Prim("int64") */
+  RX_SI_FUNC     /* a function value (GlobalVar of a function) */
+} RxSInfoKind;
+
+struct RxSInfo {
+  RxSInfoKind kind;  /* which fields below are used */
+  DType dtype;       /* TENSOR element type (void = unknown); PRIM type */
+  int ndim;          /* TENSOR/SHAPE rank, -1 = unknown */
+  TirExpr **shape;   /* TENSOR/SHAPE dims (int64 exprs), NULL when unknown */
+  RxSInfo **fields;  /* TUPLE fields */
+  int nfields;
+  Span span;         /* where written */
+};
+
+typedef enum RxExprKind {
+  RX_VAR,            /* a variable (params, bindings outside dataflow) */
+  RX_DATAFLOW_VAR,   /* a variable bound inside `with R.dataflow()` and not output */
+  RX_CONST,          /* R.const(...): a tensor constant */
+  RX_CALL,           /* op(args...) with attrs and sinfo_args */
+  RX_TUPLE,          /* (a, b, ...) */
+  RX_TUPLE_GET_ITEM, /* t[i] */
+  RX_GLOBAL_VAR,     /* cls.f: a reference to a module function by name */
+  RX_EXTERN_FUNC,    /* "name": a packed function named by string (call_dps_packed) */
+  RX_SHAPE_EXPR,     /* R.shape([m, n]) */
+  RX_PRIM_VALUE,     /* a scalar TIR expression as a value */
+  RX_STRING,         /* a string literal argument */
+  RX_IF,             /* if cond: ... else: ... (outside dataflow) */
+  RX_SEQ             /* blocks of bindings followed by a result expression */
+} RxExprKind;
+
+/* A Relax operator ("relax.call_tir", "relax.add", "relax.nn.relu", ...). */
+typedef struct RxOpInfo {
+  const char *name;        /* TVM's op name, "relax.add" */
+  const char *script_name; /* as written after "R.", "add", "nn.relu" */
+  int min_args, max_args;  /* positional argument counts accepted */
+} RxOpInfo;
+
+const RxOpInfo *rx_op_lookup(const char *script_name); /* "nn.relu" -> info, NULL if unknown */
+const RxOpInfo *rx_op_by_name(const char *name);        /* "relax.nn.relu" -> info */
+
+typedef struct RxBinding {
+  RxExpr *var;        /* RX_VAR or RX_DATAFLOW_VAR being bound */
+  RxExpr *value;      /* bound value */
+  RxSInfo *cast_to;   /* non-NULL for R.match_cast(value, cast_to) */
+  Span span;
+} RxBinding;
+
+typedef struct RxBlock {
+  bool is_dataflow;     /* `with R.dataflow():` */
+  RxBinding *bindings;  /* in order */
+  int n;
+} RxBlock;
+
+struct RxExpr {
+  RxExprKind kind;   /* which union member is used */
+  RxSInfo *sinfo;    /* inferred struct info (never NULL after elaboration) */
+  Span span;
+  union {
+    struct { const char *name; } var;                         /* VAR, DATAFLOW_VAR (identity = pointer) */
+    struct { DType dtype; int64_t *shape; int ndim; void *data; int64_t nbytes; } cnst; /* CONST: row-major data */
+    struct {
+      const RxOpInfo *op;   /* the operator */
+      RxExpr **args; int n; /* arguments */
+      IrValue *attrs;       /* op attributes (e.g. out_dtype), NULL if none */
+      RxSInfo **sinfo_args; int nsinfo_args; /* call_tir out_sinfo etc. */
+    } call;                                                   /* CALL */
+    struct { RxExpr **fields; int n; } tuple;                 /* TUPLE */
+    struct { RxExpr *tuple; int index; } get;                 /* TUPLE_GET_ITEM */
+    struct { const char *name; } gvar;                        /* GLOBAL_VAR, EXTERN_FUNC */
+    struct { TirExpr **values; int n; } shape;                /* SHAPE_EXPR */
+    struct { TirExpr *value; } prim;                          /* PRIM_VALUE */
+    struct { const char *value; } str;                        /* STRING */
+    struct { RxExpr *cond, *then_e, *else_e; } ifs;           /* IF (branches are SEQs) */
+    struct { RxBlock *blocks; int nblocks; RxExpr *body; } seq; /* SEQ */
+  };
+};
+
+typedef struct RxFunc {
+  RxExpr **params;     /* RX_VAR parameters with their sinfo */
+  int nparams;
+  RxSInfo *ret_sinfo;  /* declared return struct info (NULL = inferred) */
+  RxExpr *body;        /* an RX_SEQ */
+  IrValue *attrs;      /* R.func_attr dict plus "global_symbol", or NULL */
+  bool is_pure;        /* false for @R.function(pure=False) */
+  TirVar **sym_vars;   /* symbolic size vars declared by string dims / T.int64() */
+  int nsym_vars;
+  Span span;
+} RxFunc;
+
+/* constructors (arrays are copied into the heap) */
+RxSInfo *rx_sinfo_object(IrHeap *h);
+RxSInfo *rx_sinfo_tensor(IrHeap *h, TirExpr **shape, int ndim, DType dtype);
+RxSInfo *rx_sinfo_tuple(IrHeap *h, RxSInfo **fields, int n);
+RxSInfo *rx_sinfo_shape(IrHeap *h, TirExpr **values, int ndim);
+RxSInfo *rx_sinfo_prim(IrHeap *h, DType t);
+
+RxExpr *rx_var(IrHeap *h, const char *name, RxSInfo *sinfo, bool dataflow);
+RxExpr *rx_call(IrHeap *h, const RxOpInfo *op, RxExpr **args, int n, IrValue *attrs,
+                RxSInfo **sinfo_args, int nsinfo, RxSInfo *result);
+RxExpr *rx_tuple(IrHeap *h, RxExpr **fields, int n);
+RxExpr *rx_tuple_get(IrHeap *h, RxExpr *t, int index);
+RxExpr *rx_global_var(IrHeap *h, const char *name);
+RxExpr *rx_extern_func(IrHeap *h, const char *name);
+RxExpr *rx_shape_expr(IrHeap *h, TirExpr **values, int n);
+RxExpr *rx_prim_value(IrHeap *h, TirExpr *v);
+RxExpr *rx_const(IrHeap *h, DType t, const int64_t *shape, int ndim, const void *data);
+RxExpr *rx_seq(IrHeap *h, RxBlock *blocks, int nblocks, RxExpr *body);
+
+#endif

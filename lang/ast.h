@@ -1,0 +1,109 @@
+/* ast.h - the syntax tree of the Python subset that TVMScript uses.
+ *
+ * This is throwaway scratch between the parser and elaboration, so it uses a
+ * single "fat" node struct (as chibicc does): which fields a kind uses is noted
+ * in the table below.  All nodes and lists of one parse live in one Arena
+ * (AstFile.arena) and are freed together; the parser therefore never leaks. */
+#ifndef TVS_LANG_AST_H
+#define TVS_LANG_AST_H
+
+#include <stdint.h>
+
+#include "lang/arena.h"
+#include "lang/source.h"
+
+/* Kinds.  Fields used (see struct Ast):
+ *   expressions                                 statements
+ *   NAME      name                              MODULE     body
+ *   INT       ival (suffix-free integer)        IMPORT     list=dotted names (NAME/ATTR), each with
+ *   FLOAT     fval                                         name2 = the "as" alias or NULL
+ *   STR       str, ival = length (may hold NUL) FROM_IMPORT a=module (NAME/ATTR), list=imported
+ *   NONE/TRUE/FALSE  -                                     NAME nodes, each with name2 = alias or NULL
+ *   ATTR      a=value, name=attribute           CLASS      name, decorators, list=bases, body
+ *   CALL      a=callee, list=args (KEYWORD or   FUNCDEF    name, decorators, list=params (PARAM),
+ *             STARRED nodes may appear)                    b=return annotation or NULL, body
+ *   KEYWORD   name, a=value (only in CALL)      PARAM      name, a=annotation or NULL, b=default or NULL
+ *   STARRED   a=value (*x in calls)             ASSIGN     list=targets (chained a = b = e: several),
+ *   SUBSCRIPT a=value, b=index (TUPLE for                  a=value, b=annotation (x: T = e) or NULL;
+ *             A[i, j]; SLICE elements allowed)             an annotation without value has a=NULL
+ *   SLICE     a=lo, b=hi, c=step (any NULL)     AUGASSIGN  op, a=target, b=value
+ *   TUPLE     list (parenthesized or bare)      FOR        a=target (NAME or TUPLE), b=iterable, body
+ *   LIST      list                              WITH       list=items (WITH_ITEM), body
+ *   DICT      list=keys, list2=values           WITH_ITEM  a=context expr, b=as-target or NULL
+ *   BINOP     op, a, b                          IF         a=cond, body, orelse (elif: one IF inside)
+ *   UNARY     op (OP_NEG/OP_POS/OP_INVERT/      RETURN     a=value or NULL
+ *             OP_NOT), a                        PASS       -
+ *   BOOLOP    op (OP_AND/OP_OR), list (>=2)     EXPR_STMT  a=expression
+ *   COMPARE   a=first, list=rest, ops=operators  WHILE      a=cond, body
+ *             (ops[i] between operand i and i+1) ASSERT     a=cond, b=message or NULL
+ *   LAMBDA    list=params (PARAM), a=body       BREAK/CONTINUE -
+ *   IFEXP     a=cond, b=then, c=else            (decorators are expressions in `decorators`)
+ */
+typedef enum AstKind {
+  AST_NAME, AST_INT, AST_FLOAT, AST_STR, AST_NONE, AST_TRUE, AST_FALSE,
+  AST_ATTR, AST_CALL, AST_KEYWORD, AST_STARRED, AST_SUBSCRIPT, AST_SLICE,
+  AST_TUPLE, AST_LIST, AST_DICT, AST_BINOP, AST_UNARY, AST_BOOLOP, AST_COMPARE,
+  AST_LAMBDA, AST_IFEXP,
+  AST_MODULE, AST_IMPORT, AST_FROM_IMPORT, AST_CLASS, AST_FUNCDEF, AST_PARAM,
+  AST_ASSIGN, AST_AUGASSIGN, AST_FOR, AST_WITH, AST_WITH_ITEM, AST_IF, AST_RETURN,
+  AST_PASS, AST_EXPR_STMT, AST_WHILE, AST_ASSERT, AST_BREAK, AST_CONTINUE,
+  AST_ERROR, /* placeholder left by error recovery; elaboration skips it silently */
+  AST_NUM_KINDS
+} AstKind;
+
+/* Operators of BINOP, AUGASSIGN, UNARY, BOOLOP and COMPARE. */
+typedef enum AstOp {
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW, OP_MATMUL,
+  OP_LSHIFT, OP_RSHIFT, OP_BITAND, OP_BITOR, OP_BITXOR,
+  OP_NEG, OP_POS, OP_INVERT, OP_NOT,
+  OP_AND, OP_OR,
+  OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_IN, OP_NOT_IN, OP_IS, OP_IS_NOT,
+  OP_NUM_OPS
+} AstOp;
+
+typedef struct Ast Ast;
+
+/* An arena-allocated array of nodes. */
+typedef struct AstList {
+  Ast **items; /* elements */
+  int len;     /* number of elements */
+  int cap;     /* allocated slots (growth doubles within the arena) */
+} AstList;
+
+struct Ast {
+  AstKind kind;       /* what this node is; decides which fields below are used */
+  Span span;          /* the whole construct in the source */
+  AstOp op;           /* BINOP/UNARY/BOOLOP/AUGASSIGN operator */
+  const char *name;   /* NAME id, ATTR attribute, KEYWORD/PARAM/CLASS/FUNCDEF name */
+  const char *name2;  /* IMPORT/FROM_IMPORT alias ("as" name) */
+  const char *str;    /* STR contents after escape processing */
+  int64_t ival;       /* INT value; STR length */
+  double fval;        /* FLOAT value */
+  int big;            /* INT literal did not fit in int64 (value saturated) */
+  Ast *a, *b, *c;     /* children, per kind (see table) */
+  AstList list;       /* children, per kind (see table) */
+  AstList list2;      /* DICT values */
+  AstList body;       /* statements of MODULE/CLASS/FUNCDEF/FOR/WITH/IF/WHILE */
+  AstList orelse;     /* IF else-branch */
+  AstList decorators; /* CLASS/FUNCDEF decorators */
+  AstOp *ops;         /* COMPARE operators (list.len of them) */
+};
+
+/* The result of parsing one file. */
+typedef struct AstFile {
+  Arena arena;             /* owns every node */
+  const SourceFile *src;   /* the text parsed */
+  Ast *module;             /* AST_MODULE, never NULL after parse_file returns */
+} AstFile;
+
+Ast *ast_new(Arena *a, AstKind kind, Span span);
+void ast_list_push(Arena *a, AstList *l, Ast *n);
+const char *ast_kind_name(AstKind k);
+const char *ast_op_str(AstOp op);   /* "+", "//", "not in", ... */
+/* The dotted name of a NAME/ATTR chain ("T.axis.remap") in the arena, or NULL. */
+const char *ast_dotted_name(Arena *a, const Ast *n);
+/* Debug dump in an s-expression form, used by `tvs show --stage ast`. */
+void ast_dump(const Ast *n, struct StrBuf *out);
+void ast_file_free(AstFile *f);
+
+#endif

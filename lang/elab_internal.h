@@ -1,0 +1,99 @@
+/* elab_internal.h - shared state of the elaboration files (not a public API).
+ *
+ *   elab.c        module level: decorators, classes, implicit modules, dispatch
+ *   elab_tir.c    T.prim_func bodies, TIR expressions and statements
+ *   elab_relax.c  R.function bodies, struct info, call_tir
+ *   elab_te.c     te.compute / te.reduce_axis sugar -> prim_func
+ *   builtins.c    the T./R./I./te. namespaces, "did you mean" suggestions */
+#ifndef TVS_LANG_ELAB_INTERNAL_H
+#define TVS_LANG_ELAB_INTERNAL_H
+
+#include "ir/module.h"
+#include "lang/ast.h"
+#include "lang/diag.h"
+#include "lang/elab.h"
+
+typedef enum SymKind {
+  SYM_TIR_VAR,     /* ptr = TirVar* (loop var, block iter var, let var, scalar param, size var) */
+  SYM_BUFFER,      /* ptr = TirBuffer* */
+  SYM_HANDLE,      /* ptr = TirVar* of dtype handle (a T.handle param before match_buffer) */
+  SYM_RX_VAR,      /* ptr = RxExpr* (RX_VAR / RX_DATAFLOW_VAR) */
+  SYM_GLOBAL_FUNC, /* ptr = the FUNCDEF Ast of a module function (name = global name) */
+  SYM_MODULE,      /* the module class itself (`cls = Module`, `Module.f`); ptr unused */
+  SYM_NAMESPACE,   /* T, R, I, te, tvm, tir, relax: ptr = const char* canonical namespace */
+  SYM_TE_TENSOR,   /* ptr = elab_te.c's tensor record */
+  SYM_TE_AXIS      /* ptr = elab_te.c's reduce-axis record */
+} SymKind;
+
+typedef struct Sym {
+  const char *name;  /* as written */
+  SymKind kind;      /* what it denotes */
+  void *ptr;         /* per kind (see above) */
+  Span span;         /* definition site */
+} Sym;
+
+typedef struct Scope Scope;
+struct Scope {
+  Scope *parent;     /* enclosing scope, NULL at module level */
+  Sym *syms;         /* definitions in order */
+  int n, cap;
+};
+
+typedef struct ElabCtx {
+  DiagCtx *diag;            /* where errors go */
+  const AstFile *file;      /* the parsed file */
+  IrModule *mod;            /* module being built */
+  IrHeap *h;                /* == mod->heap */
+  Arena scratch;            /* scopes and temporaries; freed at the end */
+  Scope *scope;             /* innermost scope */
+  const char *module_name;  /* class name of the module, for `cls = Name` / `Name.f` */
+  void *tir;                /* elab_tir.c's per-function state (NULL outside prim_funcs) */
+  void *rx;                 /* elab_relax.c's per-function state */
+} ElabCtx;
+
+/* scopes (elab.c) */
+void elab_push_scope(ElabCtx *c);
+void elab_pop_scope(ElabCtx *c);
+Sym *elab_define(ElabCtx *c, const char *name, SymKind kind, void *ptr, Span span);
+Sym *elab_lookup(ElabCtx *c, const char *name);
+/* Reports "use of undefined name 'x'" with a did-you-mean over visible names. */
+void elab_undefined(ElabCtx *c, const Ast *name_node);
+
+/* The dotted name of a callee/attribute chain with namespace aliases resolved
+ * to canonical form ("tvm.tir.max" / "tir.max" / "T.max" -> "T.max";
+ * "R.nn.relu"; "I.ir_module"; "te.compute"), or NULL if it is not rooted at a
+ * namespace. */
+const char *elab_canonical_name(ElabCtx *c, const Ast *callee);
+
+/* Parses a dtype argument: a string literal "float32" or `T.float32`.
+ * Reports an error and returns false otherwise. */
+bool elab_dtype_arg(ElabCtx *c, const Ast *e, DType *out);
+/* Finds keyword argument `name` in a CALL's args (NULL if absent). */
+const Ast *elab_kwarg(const Ast *call, const char *name);
+/* Positional (non-keyword) argument i of a CALL, or NULL. */
+const Ast *elab_posarg(const Ast *call, int i);
+int elab_num_posargs(const Ast *call);
+/* Reports unknown keyword arguments of call (allowed: NULL-terminated list). */
+bool elab_check_kwargs(ElabCtx *c, const Ast *call, const char *const *allowed);
+
+/* TIR (elab_tir.c) */
+TirFunc *elab_prim_func(ElabCtx *c, const Ast *def, bool is_private);
+/* A TIR expression in the current scope (also used for Relax shapes and TE
+ * formulas).  Returns NULL after reporting an error. */
+TirExpr *elab_tir_expr(ElabCtx *c, const Ast *e);
+/* Shape tuple/list/int -> array of extents in the scratch arena. */
+TirExpr **elab_shape(ElabCtx *c, const Ast *e, int *ndim, DType index_dtype);
+
+/* Relax (elab_relax.c) */
+RxFunc *elab_relax_func(ElabCtx *c, const Ast *def, bool is_private, bool is_pure);
+
+/* Tensor-expression sugar (elab_te.c) */
+TirFunc *elab_te_func(ElabCtx *c, const Ast *def);
+
+/* builtins.c */
+/* Is `name` ("T.max", "R.nn.relu", "te.compute") a known builtin? */
+bool builtin_known(const char *canonical);
+/* The closest known builtin to an unknown one, or NULL ("T.gird" -> "T.grid"). */
+const char *builtin_suggest(const char *canonical);
+
+#endif

@@ -1,0 +1,20 @@
+/* npy.h - reading and writing NumPy .npy files (format versions 1.0-3.0).
+ *
+ * C-order, little-endian arrays of bool, int8..int64, uint8..uint64, float16,
+ * float32, float64 (and bfloat16 stored as numpy's "V2"/ml_dtypes "<V2" is not
+ * supported).  Malformed files are rejected with a message, never a crash. */
+#ifndef TVS_RUNTIME_NPY_H
+#define TVS_RUNTIME_NPY_H
+
+#include "runtime/ndarray.h"
+
+/* Loads path; on failure returns NULL and writes a message (no trailing
+ * newline) into err[0..errlen). */
+TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen);
+/* Parses an in-memory .npy image (fuzzing, tests). */
+TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size_t errlen);
+/* Writes t (must be compact, C-order) to path via a temporary file + rename;
+ * returns 0 or -1 with a message in err. */
+int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen);
+
+#endif
