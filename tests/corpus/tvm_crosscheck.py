@@ -54,6 +54,22 @@ def respell(text, serial_threads):
         text = re.sub(r"\bT\.block_attr\(", "T.sblock_attr(", text)
         text = re.sub(r"@T\.prim_func\(private=True\)", "@T.prim_func(private=True, s_tir=True)", text)
         text = re.sub(r"@T\.prim_func\s*$", "@T.prim_func(s_tir=True)", text, flags=re.M)
+        # TIRx (>= 0.25) turned "x = expr" and "x: T.int32 = expr" into mutable local
+        # scalars; v0.23 made them let bindings, which TIRx spells with T.let.
+        # Only inside prim_funcs (Relax bindings are left alone).
+        out, in_tir = [], False
+        for line in text.split("\n"):
+            if re.match(r"\s*@T\.prim_func", line):
+                in_tir = True
+            elif re.match(r"\s*@R\.function", line):
+                in_tir = False
+            if in_tir:
+                line = re.sub(r"^(\s+)([A-Za-z_]\w*): (T\.\w+) = ", r"\1\2: T.let[\3] = ", line)
+                line = re.sub(r"^(\s+)([A-Za-z_]\w*) = (?!T\.(?:match_buffer|alloc_buffer|"
+                              r"sblock_alloc_buffer|axis|int32\(\)|int64\(\)|decl_buffer))",
+                              r"\1\2: T.let = ", line)
+            out.append(line)
+        text = "\n".join(out)
     if serial_threads:
         text = re.sub(r"T\.thread_binding\(([^()]*?),\s*thread=\"[^\"]*\"\)", r"T.serial(\1)", text)
     header = ["import tvm", "from tvm import relax",
@@ -133,7 +149,8 @@ def run_primfunc(irmod, fname, prog, inputs, outdir):
             t = tvm.runtime.tensor(arr)
             outs[pname] = t
             args.append(t)
-    ex = tvm.compile(irmod, target="llvm")
+    # compile the function alone: TVM's pipeline rejects unused private functions
+    ex = tvm.compile(tvm.IRModule({fname: func.with_attr("global_symbol", fname)}), target="llvm")
     ex[fname](*args)
     for k, t in outs.items():
         np.save(os.path.join(outdir, k + ".npy"), t.numpy())

@@ -1,0 +1,436 @@
+/* npy.c - NumPy .npy reader and writer (format versions 1.0, 2.0 and 3.0).
+ *
+ * The header is a Python dict literal; we parse it with a small tokenizer that
+ * accepts any key order and whitespace, and reject everything we cannot
+ * represent (big-endian multi-byte data, Fortran order, object/structured
+ * dtypes, shapes whose size overflows) with a message instead of crashing. */
+#include "runtime/npy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* ------------------------------------------------------------ header dict */
+
+typedef struct HdrParser {
+  const char *p, *end;  /* cursor and end of the header text */
+  char *err;            /* message buffer */
+  size_t errlen;
+} HdrParser;
+
+static void skip_ws(HdrParser *hp) {
+  while (hp->p < hp->end && (*hp->p == ' ' || *hp->p == '\t' || *hp->p == '\n' ||
+                             *hp->p == '\r'))
+    hp->p++;
+}
+
+static bool accept(HdrParser *hp, char c) {
+  skip_ws(hp);
+  if (hp->p < hp->end && *hp->p == c) {
+    hp->p++;
+    return true;
+  }
+  return false;
+}
+
+/* A quoted Python string (no escapes needed for npy keys and descrs). */
+static bool parse_string(HdrParser *hp, char *out, size_t outlen) {
+  skip_ws(hp);
+  if (hp->p >= hp->end || (*hp->p != '\'' && *hp->p != '"')) return false;
+  char q = *hp->p++;
+  size_t n = 0;
+  while (hp->p < hp->end && *hp->p != q) {
+    if (*hp->p == '\\' || n + 1 >= outlen) return false;
+    out[n++] = *hp->p++;
+  }
+  if (hp->p >= hp->end) return false;
+  hp->p++;
+  out[n] = '\0';
+  return true;
+}
+
+static bool parse_word(HdrParser *hp, const char *w) {
+  skip_ws(hp);
+  size_t n = strlen(w);
+  if ((size_t)(hp->end - hp->p) < n || memcmp(hp->p, w, n) != 0) return false;
+  hp->p += n;
+  return true;
+}
+
+/* A tuple of non-negative integers: (), (n,), (a, b, ...). */
+static bool parse_shape(HdrParser *hp, int64_t *shape, int *ndim) {
+  if (!accept(hp, '(')) {
+    set_err(hp->err, hp->errlen, "bad .npy header: 'shape' is not a tuple");
+    return false;
+  }
+  *ndim = 0;
+  for (;;) {
+    if (accept(hp, ')')) return true;
+    skip_ws(hp);
+    if (hp->p >= hp->end || *hp->p < '0' || *hp->p > '9') {
+      set_err(hp->err, hp->errlen, "bad .npy header: 'shape' must hold non-negative integers");
+      return false;
+    }
+    uint64_t v = 0;
+    while (hp->p < hp->end && *hp->p >= '0' && *hp->p <= '9') {
+      if (v > (uint64_t)INT64_MAX / 10) {
+        set_err(hp->err, hp->errlen, "bad .npy header: a shape dimension is too large");
+        return false;
+      }
+      v = v * 10 + (uint64_t)(*hp->p++ - '0');
+      if (v > (uint64_t)INT64_MAX) {
+        set_err(hp->err, hp->errlen, "bad .npy header: a shape dimension is too large");
+        return false;
+      }
+    }
+    if (hp->p < hp->end && (*hp->p == 'L' || *hp->p == 'l')) hp->p++; /* Python 2 longs */
+    if (*ndim >= TVS_MAX_NDIM) {
+      set_err(hp->err, hp->errlen, "arrays with more than %d dimensions are not supported",
+              TVS_MAX_NDIM);
+      return false;
+    }
+    shape[(*ndim)++] = (int64_t)v;
+    if (accept(hp, ',')) continue;
+    if (accept(hp, ')')) return true;
+    set_err(hp->err, hp->errlen, "bad .npy header: malformed 'shape' tuple");
+    return false;
+  }
+}
+
+/* Maps a descr string such as '<f4' to a DLPack dtype. */
+static bool parse_descr(const char *d, DLDataType *out, char *err, size_t errlen) {
+  size_t n = strlen(d);
+  if (n < 2) goto bad;
+  char order = d[0], kind = d[1];
+  const char *digits = d + 2;
+  if (order != '<' && order != '>' && order != '|' && order != '=') {
+    order = '=';
+    kind = d[0];
+    digits = d + 1;
+  }
+  if (kind == 'O') {
+    set_err(err, errlen, "object arrays are not supported in .npy files");
+    return false;
+  }
+  if (!*digits) goto bad;
+  char *end;
+  long size = strtol(digits, &end, 10);
+  if (*end || size <= 0) goto bad;
+  uint8_t code;
+  switch (kind) {
+    case 'b': if (size != 1) goto bad; code = kDLBool; break;
+    case 'i': code = kDLInt; break;
+    case 'u': code = kDLUInt; break;
+    case 'f': code = kDLFloat; break;
+    default: goto bad;
+  }
+  if (code == kDLInt || code == kDLUInt) {
+    if (size != 1 && size != 2 && size != 4 && size != 8) goto bad;
+  } else if (code == kDLFloat) {
+    if (size != 2 && size != 4 && size != 8) goto bad;
+  }
+  if (order == '>' && size > 1) {
+    set_err(err, errlen, "big-endian .npy data (descr '%s') is not supported; save it as little-endian ('<')", d);
+    return false;
+  }
+  *out = (DLDataType){code, (uint8_t)(code == kDLBool ? 8 : size * 8), 1};
+  return true;
+bad:
+  set_err(err, errlen, "unsupported .npy dtype descr '%s'", d);
+  return false;
+}
+
+/* Parses the header dict into dtype and shape. */
+static bool parse_header(const char *text, size_t len, DLDataType *dtype, int64_t *shape,
+                         int *ndim, char *err, size_t errlen) {
+  HdrParser hp = {text, text + len, err, errlen};
+  bool have_descr = false, have_order = false, have_shape = false;
+  if (!accept(&hp, '{')) {
+    set_err(err, errlen, "bad .npy header: expected a '{' dict");
+    return false;
+  }
+  for (;;) {
+    if (accept(&hp, '}')) break;
+    char key[32];
+    if (!parse_string(&hp, key, sizeof key)) {
+      set_err(err, errlen, "bad .npy header: expected a quoted key");
+      return false;
+    }
+    if (!accept(&hp, ':')) {
+      set_err(err, errlen, "bad .npy header: expected ':' after '%s'", key);
+      return false;
+    }
+    if (!strcmp(key, "descr")) {
+      char d[32];
+      skip_ws(&hp);
+      if (hp.p < hp.end && *hp.p == '[') {
+        set_err(err, errlen, "structured .npy dtypes are not supported");
+        return false;
+      }
+      if (!parse_string(&hp, d, sizeof d)) {
+        set_err(err, errlen, "bad .npy header: 'descr' is not a string");
+        return false;
+      }
+      if (!parse_descr(d, dtype, err, errlen)) return false;
+      have_descr = true;
+    } else if (!strcmp(key, "fortran_order")) {
+      if (parse_word(&hp, "True")) {
+        set_err(err, errlen, "Fortran-order .npy arrays are not supported (save a C-order array)");
+        return false;
+      }
+      if (!parse_word(&hp, "False")) {
+        set_err(err, errlen, "bad .npy header: 'fortran_order' must be True or False");
+        return false;
+      }
+      have_order = true;
+    } else if (!strcmp(key, "shape")) {
+      if (!parse_shape(&hp, shape, ndim)) return false;
+      have_shape = true;
+    } else {
+      set_err(err, errlen, "bad .npy header: unexpected key '%s'", key);
+      return false;
+    }
+    if (accept(&hp, ',')) continue;
+    if (accept(&hp, '}')) break;
+    set_err(err, errlen, "bad .npy header: expected ',' or '}' after '%s'", key);
+    return false;
+  }
+  skip_ws(&hp);
+  while (hp.p < hp.end && *hp.p == '\0') hp.p++; /* tolerate NUL padding */
+  if (hp.p != hp.end) {
+    set_err(err, errlen, "bad .npy header: unexpected text after the dict");
+    return false;
+  }
+  if (!have_descr || !have_order || !have_shape) {
+    set_err(err, errlen, "bad .npy header: missing key '%s'",
+            !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
+    return false;
+  }
+  return true;
+}
+
+TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size_t errlen) {
+  static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (len < 8 || memcmp(data, magic, 6) != 0) {
+    set_err(err, errlen, "not a .npy file (bad magic)");
+    return NULL;
+  }
+  unsigned major = data[6], minor = data[7];
+  size_t hlen, hstart;
+  if (major == 1) {
+    if (len < 10) goto truncated_header;
+    hlen = (size_t)data[8] | (size_t)data[9] << 8;
+    hstart = 10;
+  } else if (major == 2 || major == 3) {
+    if (len < 12) goto truncated_header;
+    hlen = (size_t)data[8] | (size_t)data[9] << 8 | (size_t)data[10] << 16 |
+           (size_t)data[11] << 24;
+    hstart = 12;
+  } else {
+    set_err(err, errlen, "unsupported .npy format version %u.%u", major, minor);
+    return NULL;
+  }
+  if (hlen > len - hstart) goto truncated_header;
+  DLDataType dtype;
+  int64_t shape[TVS_MAX_NDIM];
+  int ndim = 0;
+  if (!parse_header((const char *)data + hstart, hlen, &dtype, shape, &ndim, err, errlen))
+    return NULL;
+  size_t count = 1, nbytes;
+  for (int i = 0; i < ndim; i++)
+    if (__builtin_mul_overflow(count, (size_t)shape[i], &count)) goto too_big;
+  if (__builtin_mul_overflow(count, tvs_dtype_bytes(dtype), &nbytes) ||
+      nbytes > (size_t)PTRDIFF_MAX / 2)
+    goto too_big;
+  size_t avail = len - hstart - hlen;
+  if (avail < nbytes) {
+    set_err(err, errlen, "truncated .npy data: expected %zu bytes, found %zu", nbytes, avail);
+    return NULL;
+  }
+  if (avail > nbytes) {
+    set_err(err, errlen, "%zu unexpected bytes after the .npy array data", avail - nbytes);
+    return NULL;
+  }
+  TvsNDArray *a = tvs_ndarray_empty(ndim, shape, dtype);
+  if (!a) {
+    set_err(err, errlen, "out of memory allocating a %zu-byte array", nbytes);
+    return NULL;
+  }
+  if (nbytes) memcpy(a->t.data, data + hstart + hlen, nbytes);
+  if (dtype.code == kDLBool) {
+    unsigned char *b = a->t.data;
+    for (size_t i = 0; i < nbytes; i++) b[i] = b[i] != 0; /* canonical 0/1 */
+  }
+  return a;
+truncated_header:
+  set_err(err, errlen, "truncated .npy header");
+  return NULL;
+too_big:
+  set_err(err, errlen, "the .npy shape is too large (its size overflows)");
+  return NULL;
+}
+
+TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  size_t cap = 1 << 16, len = 0;
+  unsigned char *buf = malloc(cap);
+  if (!buf) {
+    fclose(f);
+    set_err(err, errlen, "%s: out of memory", path);
+    return NULL;
+  }
+  for (;;) {
+    if (len == cap) {
+      unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        set_err(err, errlen, "%s: out of memory", path);
+        return NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  bool rd_err = ferror(f) != 0;
+  fclose(f);
+  if (rd_err) {
+    free(buf);
+    set_err(err, errlen, "cannot read '%s'", path);
+    return NULL;
+  }
+  char msg[256];
+  TvsNDArray *a = tvs_npy_parse(buf, len, msg, sizeof msg);
+  free(buf);
+  if (!a) set_err(err, errlen, "%s: %s", path, msg);
+  return a;
+}
+
+/* ------------------------------------------------------------------ save */
+
+static bool write_all(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n; }
+
+int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) {
+  char descr[8];
+  size_t esz = tvs_dtype_bytes(t->dtype);
+  if (t->dtype.lanes != 1) goto bad_dtype;
+  switch (t->dtype.code) {
+    case kDLBool: snprintf(descr, sizeof descr, "|b1"); break;
+    case kDLInt: case kDLUInt:
+      if (t->dtype.bits != 8 && t->dtype.bits != 16 && t->dtype.bits != 32 && t->dtype.bits != 64)
+        goto bad_dtype;
+      snprintf(descr, sizeof descr, "%c%c%u", esz == 1 ? '|' : '<',
+               t->dtype.code == kDLInt ? 'i' : 'u', (unsigned)esz);
+      break;
+    case kDLFloat:
+      if (t->dtype.bits != 16 && t->dtype.bits != 32 && t->dtype.bits != 64) goto bad_dtype;
+      snprintf(descr, sizeof descr, "<f%u", (unsigned)esz);
+      break;
+    default: goto bad_dtype;
+  }
+  if (t->ndim < 0 || t->ndim > TVS_MAX_NDIM) {
+    set_err(err, errlen, "cannot save a %d-dimensional array", t->ndim);
+    return -1;
+  }
+  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost) {
+    set_err(err, errlen, "cannot save a tensor that is not in host memory");
+    return -1;
+  }
+  size_t count = 1;
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->shape[i] < 0 || __builtin_mul_overflow(count, (size_t)t->shape[i], &count)) {
+      set_err(err, errlen, "cannot save: bad shape");
+      return -1;
+    }
+  }
+  if (t->strides) {
+    int64_t expect = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+      if (t->shape[i] != 1 && t->strides[i] != expect) {
+        set_err(err, errlen, "cannot save a non-compact (strided) tensor");
+        return -1;
+      }
+      expect *= t->shape[i];
+    }
+  }
+  /* Header: dict, padded with spaces so that the data starts at a multiple of 64. */
+  char hdr[512];
+  int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+  for (int i = 0; i < t->ndim; i++)
+    n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+  n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%s), }", t->ndim == 1 ? "," : "");
+  size_t total = 10 + (size_t)n + 1;
+  size_t padded = (total + 63) / 64 * 64;
+  size_t hlen = padded - 10;
+  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
+                           (unsigned char)(hlen >> 8)};
+  while ((size_t)n < hlen - 1) hdr[n++] = ' ';
+  hdr[n++] = '\n';
+
+  size_t plen = strlen(path);
+  char *tmp = malloc(plen + 16);
+  if (!tmp) {
+    set_err(err, errlen, "out of memory");
+    return -1;
+  }
+  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+    free(tmp);
+    return -1;
+  }
+  (void)fchmod(fd, 0644); /* mkstemp makes 0600; match what np.save leaves */
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return -1;
+  }
+  const unsigned char *src = (const unsigned char *)t->data + t->byte_offset;
+  bool ok = write_all(f, pre, sizeof pre) && write_all(f, hdr, hlen);
+  if (ok && count) ok = write_all(f, src, count * esz);
+  if (fclose(f) != 0) ok = false;
+  if (!ok) {
+    set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
+    unlink(tmp);
+    free(tmp);
+    return -1;
+  }
+  if (rename(tmp, path) != 0) {
+    set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+bad_dtype: {
+  char name[24];
+  set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
+  return -1;
+}
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# test.sh - set up, then build twice (normal; ASan+UBSan) and run the whole suite on both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+jobs=$(nproc)
+for variant in build build-asan; do
+  extra=()
+  [ "$variant" = build-asan ] && extra=(-DTVS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+  echo "== configure $variant"
+  cmake -S . -B "$variant" -G Ninja "${extra[@]}" >/dev/null
+  echo "== build $variant"
+  cmake --build "$variant" -j "$jobs"
+  echo "== test $variant"
+  (cd "$variant" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+     ctest --output-on-failure -j "$jobs")
+done

@@ -1,0 +1,26 @@
+# lit configuration for TVS's compiler-behaviour tests (printers, diagnostics, --emit output).
+import os
+import lit.formats
+
+config.name = "tvs"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".tvs", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+params = lit_config.params
+tvs = params.get("tvs")
+filecheck = params.get("FileCheck", "/usr/lib/llvm-14/bin/FileCheck")
+python = params.get("python", "/usr/bin/python3")
+if not tvs:
+    lit_config.fatal("pass -Dtvs=/path/to/tvs")
+
+config.substitutions.append(("%tvs", tvs))
+config.substitutions.append(("%FileCheck", filecheck))
+config.substitutions.append(("FileCheck", filecheck))
+config.substitutions.append(("%python", python))
+# Diagnostics must be deterministic: no colour, whatever the terminal.
+config.environment["NO_COLOR"] = "1"
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "PATH"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

@@ -1,0 +1,49 @@
+# suite.cmake - lit/FileCheck tests, the corpus (interpreter vs numpy + round
+# trip) and end-to-end command tests, all run by ctest.
+find_program(PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+set(LIT_PY /usr/lib/llvm-14/build/utils/lit/lit.py)
+find_program(FILECHECK FileCheck PATHS /usr/lib/llvm-14/bin NO_DEFAULT_PATH)
+
+if(EXISTS ${LIT_PY} AND FILECHECK)
+  add_test(NAME lit
+    COMMAND ${PYTHON3} ${LIT_PY} -q --no-progress-bar ${CMAKE_CURRENT_SOURCE_DIR}/lit
+            -Dtvs=$<TARGET_FILE:tvs> -DFileCheck=${FILECHECK} -Dpython=${PYTHON3})
+  set_tests_properties(lit PROPERTIES LABELS lit)
+else()
+  message(WARNING "lit or FileCheck not found (install llvm-14-tools): lit tests disabled")
+endif()
+
+# One ctest per corpus program: interpreter vs numpy reference, then round trip.
+file(GLOB CORPUS_PROGRAMS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/*.tvs)
+foreach(prog ${CORPUS_PROGRAMS})
+  get_filename_component(name ${prog} NAME_WE)
+  add_test(NAME corpus/${name}
+    COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/corpus/check_program.py
+            --tvs $<TARGET_FILE:tvs> --work ${CMAKE_CURRENT_BINARY_DIR}/corpus-work ${name})
+  set_tests_properties(corpus/${name} PROPERTIES LABELS corpus)
+endforeach()
+
+file(GLOB E2E_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/e2e/test_*.sh)
+foreach(t ${E2E_TESTS})
+  get_filename_component(name ${t} NAME_WE)
+  add_test(NAME e2e/${name} COMMAND bash ${t} $<TARGET_FILE:tvs> ${CMAKE_CURRENT_BINARY_DIR}/e2e-work/${name})
+  set_tests_properties(e2e/${name} PROPERTIES LABELS e2e
+    ENVIRONMENT "TVS_SOURCE_DIR=${CMAKE_SOURCE_DIR};PYTHON3=${PYTHON3}")
+endforeach()
+
+# The fuzz target in replay mode: every seed input must go through cleanly.
+add_executable(fuzz_frontend_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_frontend.c)
+target_link_libraries(fuzz_frontend_replay PRIVATE tvs_lang tvs_ir tvs_base)
+target_compile_options(fuzz_frontend_replay PRIVATE ${TVS_WARNINGS})
+file(GLOB FUZZ_SEEDS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/*.tvs
+     ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/*)
+add_test(NAME fuzz/replay COMMAND fuzz_frontend_replay ${FUZZ_SEEDS})
+set_tests_properties(fuzz/replay PROPERTIES LABELS fuzz)
+
+if(TVS_FUZZ)
+  add_executable(fuzz_frontend ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_frontend.c)
+  target_compile_definitions(fuzz_frontend PRIVATE TVS_LIBFUZZER)
+  target_compile_options(fuzz_frontend PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_options(fuzz_frontend PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_frontend PRIVATE tvs_lang tvs_ir tvs_base)
+endif()

@@ -1,0 +1,642 @@
+/* cmd_run.c - `tvs run FILE`: run a prim_func or graph function on .npy inputs.
+ *
+ * Destination-passing style: prim_func buffer params given no --input are
+ * allocated zeroed and written back as DIR/NAME.npy after the run; a graph
+ * function's return value becomes DIR/output.npy (output_0.npy... for tuples).
+ * With no --input at all, read-only inputs are random (fixed --seed) and a
+ * summary of each output is printed. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ir/interp.h"
+#include "lang/util.h"
+#include "runtime/npy.h"
+#include "tools/tvs/tvs.h"
+
+typedef struct NamedValue {
+  const char *name;   /* parameter or size-var name */
+  const char *value;  /* path to .npy, or a scalar literal */
+} NamedValue;
+
+typedef struct RunArgs {
+  const char *file, *func, *outdir, *target;
+  NamedValue inputs[64];
+  int ninputs;
+  NamedValue dims[32];
+  int ndims;
+  uint64_t seed;
+} RunArgs;
+
+/* ---------------------------------------------------------------- helpers */
+
+static DLDataType to_dl(DType t) {
+  DLDataType d;
+  d.lanes = 1;
+  d.bits = t.bits;
+  switch (t.code) {
+    case DT_INT: d.code = kDLInt; break;
+    case DT_UINT: d.code = kDLUInt; break;
+    case DT_BFLOAT: d.code = kDLBfloat; break;
+    case DT_BOOL: d.code = kDLBool; d.bits = 8; break;
+    default: d.code = kDLFloat; break;
+  }
+  return d;
+}
+
+static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint16_t f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
+  int e = (int)exp - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) {
+    if (e < -10) return (uint16_t)sign;
+    man |= 0x800000;
+    uint32_t shift = (uint32_t)(14 - e);
+    uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) half++;
+    return (uint16_t)(sign | half);
+  }
+  uint32_t h = sign | ((uint32_t)e << 10) | (man >> 13);
+  uint32_t rem = man & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+  return (uint16_t)h;
+}
+
+/* Fills t with random values: floats uniform in [-1, 1), ints in [-5, 5],
+ * unsigned in [0, 10], bools 0/1. */
+static void fill_random(DLTensor *t, uint64_t *rng) {
+  int64_t n = tvs_ndarray_numel(t);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = rng_next(rng);
+    double u = (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    int64_t iv = (int64_t)(r % 11) - 5;
+    uint64_t uv = r % 11;
+    void *p = (char *)t->data + i * (int64_t)tvs_dtype_bytes(t->dtype);
+    switch (t->dtype.code) {
+      case kDLFloat:
+        if (t->dtype.bits == 32) *(float *)p = (float)u;
+        else if (t->dtype.bits == 64) *(double *)p = u;
+        else *(uint16_t *)p = f32_to_f16((float)u);
+        break;
+      case kDLBfloat: {
+        float f = (float)u;
+        uint32_t x;
+        memcpy(&x, &f, 4);
+        *(uint16_t *)p = (uint16_t)(x >> 16);
+        break;
+      }
+      case kDLInt:
+        if (t->dtype.bits == 8) *(int8_t *)p = (int8_t)iv;
+        else if (t->dtype.bits == 16) *(int16_t *)p = (int16_t)iv;
+        else if (t->dtype.bits == 32) *(int32_t *)p = (int32_t)iv;
+        else *(int64_t *)p = iv;
+        break;
+      case kDLUInt:
+        if (t->dtype.bits == 8) *(uint8_t *)p = (uint8_t)uv;
+        else if (t->dtype.bits == 16) *(uint16_t *)p = (uint16_t)uv;
+        else if (t->dtype.bits == 32) *(uint32_t *)p = (uint32_t)uv;
+        else *(uint64_t *)p = uv;
+        break;
+      default: /* bool */
+        *(uint8_t *)p = (uint8_t)(r & 1);
+    }
+  }
+}
+
+static double elem_as_double(const DLTensor *t, int64_t i) {
+  const char *p = (const char *)t->data + i * (int64_t)tvs_dtype_bytes(t->dtype);
+  switch (t->dtype.code) {
+    case kDLFloat:
+      if (t->dtype.bits == 32) return *(const float *)p;
+      if (t->dtype.bits == 64) return *(const double *)p;
+      {
+        uint16_t h = *(const uint16_t *)p;
+        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+        return (h & 0x8000) ? -v : v;
+      }
+    case kDLBfloat: {
+      uint32_t x = (uint32_t)*(const uint16_t *)p << 16;
+      float f;
+      memcpy(&f, &x, 4);
+      return f;
+    }
+    case kDLInt:
+      if (t->dtype.bits == 8) return *(const int8_t *)p;
+      if (t->dtype.bits == 16) return *(const int16_t *)p;
+      if (t->dtype.bits == 32) return *(const int32_t *)p;
+      return (double)*(const int64_t *)p;
+    case kDLUInt:
+      if (t->dtype.bits == 8) return *(const uint8_t *)p;
+      if (t->dtype.bits == 16) return *(const uint16_t *)p;
+      if (t->dtype.bits == 32) return *(const uint32_t *)p;
+      return (double)*(const uint64_t *)p;
+    default:
+      return *(const uint8_t *)p;
+  }
+}
+
+static void print_summary(const char *name, const DLTensor *t) {
+  char dts[32];
+  printf("%s: %s (", name, tvs_dtype_str(t->dtype, dts));
+  for (int i = 0; i < t->ndim; i++) printf(i ? ", %lld" : "%lld", (long long)t->shape[i]);
+  printf(t->ndim == 1 ? ",)" : ")");
+  int64_t n = tvs_ndarray_numel(t);
+  if (n == 0) {
+    printf(" empty\n");
+    return;
+  }
+  double mn = INFINITY, mx = -INFINITY, sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double v = elem_as_double(t, i);
+    if (v < mn) mn = v;
+    if (v > mx) mx = v;
+    sum += v;
+  }
+  printf(" min=%.6g max=%.6g mean=%.6g sum=%.6g\n", mn, mx, sum / (double)n, sum);
+}
+
+static const char *find_named(const NamedValue *v, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(v[i].name, name)) return v[i].value;
+  return NULL;
+}
+
+/* Is value a scalar literal (rather than a path)? */
+static bool parse_scalar(const char *s, int64_t *iv, double *fv, bool *is_float) {
+  char *end;
+  errno = 0;
+  long long l = strtoll(s, &end, 0);
+  if (*s && !*end && !errno) {
+    *iv = l;
+    *fv = (double)l;
+    *is_float = false;
+    return true;
+  }
+  double d = strtod(s, &end);
+  if (*s && !*end) {
+    *fv = d;
+    *iv = (int64_t)d;
+    *is_float = true;
+    return true;
+  }
+  if (!strcmp(s, "True") || !strcmp(s, "true")) {
+    *iv = 1, *fv = 1, *is_float = false;
+    return true;
+  }
+  if (!strcmp(s, "False") || !strcmp(s, "false")) {
+    *iv = 0, *fv = 0, *is_float = false;
+    return true;
+  }
+  return false;
+}
+
+/* Known values of size vars while allocating outputs. */
+typedef struct Bindings {
+  const TirVar *vars[64];
+  int64_t vals[64];
+  int n;
+} Bindings;
+
+static bool lookup_binding(const Bindings *b, const TirVar *v, int64_t *out) {
+  for (int i = 0; i < b->n; i++)
+    if (b->vars[i] == v) return *out = b->vals[i], true;
+  return false;
+}
+
+static void add_binding(Bindings *b, const TirVar *v, int64_t val) {
+  int64_t old;
+  if (lookup_binding(b, v, &old) || b->n == 64) return;
+  b->vars[b->n] = v;
+  b->vals[b->n++] = val;
+}
+
+static int64_t floordiv64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/* Evaluates a shape expression over bound size vars; false when unknown. */
+static bool eval_shape(const TirExpr *e, const Bindings *b, int64_t *out) {
+  int64_t x, y;
+  switch (e->kind) {
+    case TIR_INT: *out = e->ival; return true;
+    case TIR_VAR: return lookup_binding(b, e->var, out);
+    case TIR_CAST: return eval_shape(e->un.a, b, out);
+    case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD:
+    case TIR_MIN: case TIR_MAX: case TIR_DIV: case TIR_MOD:
+      if (!eval_shape(e->bin.a, b, &x) || !eval_shape(e->bin.b, b, &y)) return false;
+      switch (e->kind) {
+        case TIR_ADD: *out = x + y; return true;
+        case TIR_SUB: *out = x - y; return true;
+        case TIR_MUL: *out = x * y; return true;
+        case TIR_MIN: *out = x < y ? x : y; return true;
+        case TIR_MAX: *out = x > y ? x : y; return true;
+        default:
+          if (y == 0) return false;
+          if (e->kind == TIR_DIV) *out = x / y;
+          else if (e->kind == TIR_MOD) *out = x % y;
+          else if (e->kind == TIR_FLOORDIV) *out = floordiv64(x, y);
+          else *out = x - floordiv64(x, y) * y;
+          return true;
+      }
+    default: return false;
+  }
+}
+
+/* Does any statement in s store to (or declare a write of) buffer data var v? */
+static bool stmt_writes(const TirStmt *s, const TirVar *v) {
+  if (!s) return false;
+  switch (s->kind) {
+    case TIR_S_STORE: return s->store.buf->data == v;
+    case TIR_S_SEQ:
+      for (int i = 0; i < s->seq.n; i++)
+        if (stmt_writes(s->seq.stmts[i], v)) return true;
+      return false;
+    case TIR_S_FOR: return stmt_writes(s->loop.body, v);
+    case TIR_S_IF: return stmt_writes(s->ifs.then_s, v) || stmt_writes(s->ifs.else_s, v);
+    case TIR_S_LET: return stmt_writes(s->let.body, v);
+    case TIR_S_ASSERT: return stmt_writes(s->assrt.body, v);
+    case TIR_S_WHILE: return stmt_writes(s->loop_while.body, v);
+    case TIR_S_BLOCK_REALIZE: return stmt_writes(s->realize.block, v);
+    case TIR_S_BLOCK:
+      for (int i = 0; i < s->block.nwrites; i++)
+        if (s->block.writes[i].buffer->data == v) return true;
+      for (int i = 0; i < s->block.nmatches; i++)
+        if (s->block.matches[i].source.buffer->data == v && stmt_writes(s->block.body, s->block.matches[i].buffer->data))
+          return true;
+      return stmt_writes(s->block.init, v) || stmt_writes(s->block.body, v);
+    case TIR_S_ALLOCATE: return stmt_writes(s->alloc.body, v);
+    case TIR_S_DECL_BUFFER: return stmt_writes(s->decl.body, v);
+    case TIR_S_ATTR: return stmt_writes(s->attr.body, v);
+    default: return false;
+  }
+}
+
+static int write_output(const char *dir, const char *name, const DLTensor *t) {
+  char *path = xasprintf("%s/%s.npy", dir, name);
+  char err[256];
+  int rc = tvs_npy_save(path, t, err, sizeof err);
+  if (rc) fprintf(stderr, "tvs run: error: %s\n", err);
+  free(path);
+  return rc;
+}
+
+static TvsNDArray *load_input(const char *param, const char *path) {
+  char err[256];
+  TvsNDArray *a = tvs_npy_load(path, err, sizeof err);
+  if (!a) fprintf(stderr, "tvs run: error: input '%s': %s\n", param, err);
+  return a;
+}
+
+/* ---------------------------------------------------------------- prim_func */
+
+static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const RunArgs *ra,
+                   DiagCtx *d) {
+  int n = f->nparams, rc = 1;
+  InterpArg *args = xcalloc((size_t)(n ? n : 1), sizeof *args);
+  TvsNDArray **arrays = xcalloc((size_t)(n ? n : 1), sizeof *arrays);
+  bool *is_output = xcalloc((size_t)(n ? n : 1), sizeof *is_output);
+  Bindings b = {.n = 0};
+  uint64_t rng = ra->seed;
+  bool random_mode = ra->ninputs == 0;
+
+  for (int i = 0; i < ra->ninputs; i++) {
+    bool found = false;
+    for (int k = 0; k < n; k++) found |= !strcmp(f->params[k]->name, ra->inputs[i].name) ||
+                                         (f->buffer_map[k] && !strcmp(f->buffer_map[k]->name, ra->inputs[i].name));
+    if (!found) {
+      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
+      goto done;
+    }
+  }
+  /* Pass 1: given inputs; bind size vars from their shapes. */
+  for (int i = 0; i < n; i++) {
+    const TirBuffer *buf = f->buffer_map[i];
+    const char *pname = buf ? buf->name : f->params[i]->name;
+    const char *val = find_named(ra->inputs, ra->ninputs, pname);
+    if (!val) val = find_named(ra->inputs, ra->ninputs, f->params[i]->name);
+    if (!buf) {
+      int64_t iv;
+      double fv;
+      bool isf;
+      const char *dim = find_named(ra->dims, ra->ndims, f->params[i]->name);
+      if (!val) val = dim;
+      if (!val) {
+        fprintf(stderr, "tvs run: error: scalar parameter '%s' needs a value (--input %s=VALUE)\n", pname, pname);
+        goto done;
+      }
+      if (!parse_scalar(val, &iv, &fv, &isf)) {
+        fprintf(stderr, "tvs run: error: scalar parameter '%s': '%s' is not a number\n", pname, val);
+        goto done;
+      }
+      args[i].i = iv;
+      args[i].f = fv;
+      add_binding(&b, f->params[i], iv);
+      continue;
+    }
+    if (!val) continue;
+    arrays[i] = load_input(pname, val);
+    if (!arrays[i]) goto done;
+    args[i].tensor = &arrays[i]->t;
+    if (arrays[i]->t.ndim == buf->ndim)
+      for (int k = 0; k < buf->ndim; k++)
+        if (buf->shape[k]->kind == TIR_VAR) add_binding(&b, buf->shape[k]->var, arrays[i]->t.shape[k]);
+  }
+  /* --dim NAME=VALUE binds size vars by name. */
+  for (int k = 0; k < ra->ndims; k++) {
+    int64_t iv;
+    double fv;
+    bool isf;
+    if (!parse_scalar(ra->dims[k].value, &iv, &fv, &isf) || isf) {
+      fprintf(stderr, "tvs run: error: --dim %s: '%s' is not an integer\n", ra->dims[k].name, ra->dims[k].value);
+      goto done;
+    }
+    for (int i = 0; i < n; i++) {
+      const TirBuffer *buf = f->buffer_map[i];
+      if (!buf) continue;
+      for (int j = 0; j < buf->ndim; j++)
+        if (buf->shape[j]->kind == TIR_VAR && !strcmp(buf->shape[j]->var->name, ra->dims[k].name))
+          add_binding(&b, buf->shape[j]->var, iv);
+    }
+  }
+  /* Pass 2: allocate the rest (random read-only inputs in random mode). */
+  for (int i = 0; i < n; i++) {
+    const TirBuffer *buf = f->buffer_map[i];
+    if (!buf || arrays[i]) continue;
+    int64_t shape[TVS_MAX_NDIM];
+    if (buf->ndim > TVS_MAX_NDIM) {
+      fprintf(stderr, "tvs run: error: parameter '%s' has %d dimensions (at most %d supported)\n", buf->name, buf->ndim, TVS_MAX_NDIM);
+      goto done;
+    }
+    for (int k = 0; k < buf->ndim; k++) {
+      if (!eval_shape(buf->shape[k], &b, &shape[k])) {
+        fprintf(stderr,
+                "tvs run: error: cannot allocate '%s': dimension %d is symbolic; pass an input that binds it "
+                "or --dim NAME=VALUE\n", buf->name, k);
+        goto done;
+      }
+      if (shape[k] < 0) {
+        fprintf(stderr, "tvs run: error: cannot allocate '%s': dimension %d is negative (%lld)\n", buf->name, k, (long long)shape[k]);
+        goto done;
+      }
+    }
+    arrays[i] = tvs_ndarray_empty(buf->ndim, shape, to_dl(buf->dtype));
+    if (!arrays[i]) {
+      fprintf(stderr, "tvs run: error: cannot allocate '%s' (too large)\n", buf->name);
+      goto done;
+    }
+    args[i].tensor = &arrays[i]->t;
+    bool written = stmt_writes(f->body, buf->data);
+    if (random_mode && !written) fill_random(&arrays[i]->t, &rng);
+    else is_output[i] = true;
+  }
+  if (interp_run_tir(m, fname, args, n, d) != 0) {
+    diag_flush(d);
+    goto done;
+  }
+  diag_flush(d);
+  for (int i = 0; i < n; i++) {
+    if (!is_output[i]) continue;
+    const char *name = f->buffer_map[i]->name;
+    if (ra->outdir && write_output(ra->outdir, name, &arrays[i]->t)) goto done;
+    if (random_mode) print_summary(name, &arrays[i]->t);
+  }
+  rc = 0;
+done:
+  for (int i = 0; i < n; i++) tvs_ndarray_free(arrays[i]);
+  free(arrays);
+  free(args);
+  free(is_output);
+  return rc;
+}
+
+/* ------------------------------------------------------------ graph function */
+
+static int run_relax(const IrModule *m, const char *fname, const RxFunc *f, const RunArgs *ra,
+                     DiagCtx *d) {
+  int n = f->nparams, rc = 1;
+  InterpArg *args = xcalloc((size_t)(n ? n : 1), sizeof *args);
+  TvsNDArray **arrays = xcalloc((size_t)(n ? n : 1), sizeof *arrays);
+  DLTensor **results = NULL;
+  int nresults = 0;
+  uint64_t rng = ra->seed;
+  Bindings b = {.n = 0};
+  for (int i = 0; i < ra->ninputs; i++) {
+    bool found = false;
+    for (int k = 0; k < n; k++) found |= !strcmp(f->params[k]->var.name, ra->inputs[i].name);
+    if (!found) {
+      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
+      goto done;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const RxExpr *p = f->params[i];
+    const char *val = find_named(ra->inputs, ra->ninputs, p->var.name);
+    const RxSInfo *si = p->sinfo;
+    if (val) {
+      arrays[i] = load_input(p->var.name, val);
+      if (!arrays[i]) goto done;
+      args[i].tensor = &arrays[i]->t;
+      if (si && si->kind == RX_SI_TENSOR && si->shape && si->ndim == arrays[i]->t.ndim)
+        for (int k = 0; k < si->ndim; k++)
+          if (si->shape[k]->kind == TIR_VAR) add_binding(&b, si->shape[k]->var, arrays[i]->t.shape[k]);
+    }
+  }
+  for (int k = 0; k < ra->ndims; k++) {
+    int64_t iv;
+    double fv;
+    bool isf;
+    if (!parse_scalar(ra->dims[k].value, &iv, &fv, &isf) || isf) {
+      fprintf(stderr, "tvs run: error: --dim %s: '%s' is not an integer\n", ra->dims[k].name, ra->dims[k].value);
+      goto done;
+    }
+    for (int j = 0; j < f->nsym_vars; j++)
+      if (!strcmp(f->sym_vars[j]->name, ra->dims[k].name)) add_binding(&b, f->sym_vars[j], iv);
+  }
+  for (int i = 0; i < n; i++) {
+    if (arrays[i]) continue;
+    const RxExpr *p = f->params[i];
+    const RxSInfo *si = p->sinfo;
+    if (!si || si->kind != RX_SI_TENSOR || !si->shape || dt_is_void(si->dtype)) {
+      fprintf(stderr, "tvs run: error: parameter '%s' needs --input (its shape or dtype is not static)\n", p->var.name);
+      goto done;
+    }
+    if (ra->ninputs) {
+      fprintf(stderr, "tvs run: error: missing --input for parameter '%s'\n", p->var.name);
+      goto done;
+    }
+    int64_t shape[TVS_MAX_NDIM];
+    if (si->ndim > TVS_MAX_NDIM) goto done;
+    for (int k = 0; k < si->ndim; k++)
+      if (!eval_shape(si->shape[k], &b, &shape[k]) || shape[k] < 0) {
+        fprintf(stderr, "tvs run: error: parameter '%s': dimension %d is symbolic; use --dim NAME=VALUE or --input\n", p->var.name, k);
+        goto done;
+      }
+    arrays[i] = tvs_ndarray_empty(si->ndim, shape, to_dl(si->dtype));
+    if (!arrays[i]) goto done;
+    fill_random(&arrays[i]->t, &rng);
+    args[i].tensor = &arrays[i]->t;
+  }
+  if (interp_run_relax(m, fname, args, n, &results, &nresults, d) != 0) {
+    diag_flush(d);
+    goto done;
+  }
+  diag_flush(d);
+  rc = 0;
+  for (int i = 0; i < nresults; i++) {
+    char name[32];
+    if (nresults == 1) snprintf(name, sizeof name, "output");
+    else snprintf(name, sizeof name, "output_%d", i);
+    if (ra->outdir && write_output(ra->outdir, name, results[i])) rc = 1;
+    if (ra->ninputs == 0) print_summary(name, results[i]);
+  }
+done:
+  for (int i = 0; i < nresults; i++) interp_free_result(results[i]);
+  free(results);
+  for (int i = 0; i < n; i++) tvs_ndarray_free(arrays[i]);
+  free(arrays);
+  free(args);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- command */
+
+static int split_named(const char *opt, const char *arg, NamedValue *out) {
+  const char *eq = strchr(arg, '=');
+  if (!eq || eq == arg || !eq[1])
+    return tool_usage_error("run", "%s expects NAME=VALUE, got '%s'", opt, arg);
+  out->name = xstrndup(arg, (size_t)(eq - arg));
+  out->value = eq + 1;
+  return 0;
+}
+
+int cmd_run(int argc, char **argv) {
+  ToolCommon common = {DIAG_FORMAT_TEXT, -1};
+  RunArgs ra;
+  memset(&ra, 0, sizeof ra);
+  ra.target = "interp";
+  int rc = 2;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int r = tool_common_option(&common, argc, argv, &i);
+    if (r < 0) goto out;
+    if (r > 0) continue;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      puts("usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
+           "                [--seed N] [--dim NAME=VALUE ...] [--target interp]\n"
+           "Runs a prim_func (destination-passing: params without --input are allocated\n"
+           "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
+           "written to DIR/output.npy). With no --input, read-only inputs are random\n"
+           "(seeded by --seed, default 0) and a summary of each output is printed.");
+      rc = 0;
+      goto out;
+    }
+    const char *val = NULL;
+    const char *opts[] = {"--func", "--input", "--output", "--seed", "--dim", "--target", "-o"};
+    int which = -1;
+    for (int k = 0; k < (int)(sizeof opts / sizeof opts[0]); k++) {
+      size_t l = strlen(opts[k]);
+      if (!strncmp(a, opts[k], l) && (a[l] == '\0' || a[l] == '=')) {
+        which = k;
+        if (a[l] == '=') val = a + l + 1;
+        else if (i + 1 < argc) val = argv[++i];
+        else {
+          tool_usage_error("run", "%s needs a value", opts[k]);
+          goto out;
+        }
+        break;
+      }
+    }
+    if (which < 0) {
+      if (a[0] == '-' && a[1]) {
+        tool_usage_error("run", "unknown option '%s'", a);
+        goto out;
+      }
+      if (ra.file) {
+        tool_usage_error("run", "more than one input file ('%s' and '%s')", ra.file, a);
+        goto out;
+      }
+      ra.file = a;
+      continue;
+    }
+    switch (which) {
+      case 0: ra.func = val; break;
+      case 1:
+        if (ra.ninputs == 64) { tool_usage_error("run", "too many --input options"); goto out; }
+        if (split_named("--input", val, &ra.inputs[ra.ninputs])) goto out;
+        ra.ninputs++;
+        break;
+      case 2: case 6: ra.outdir = val; break;
+      case 3: {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(val, &end, 0);
+        if (!*val || *end || errno) { tool_usage_error("run", "--seed expects an integer, got '%s'", val); goto out; }
+        ra.seed = s;
+        break;
+      }
+      case 4:
+        if (ra.ndims == 32) { tool_usage_error("run", "too many --dim options"); goto out; }
+        if (split_named("--dim", val, &ra.dims[ra.ndims])) goto out;
+        ra.ndims++;
+        break;
+      case 5: ra.target = val; break;
+    }
+  }
+  if (!ra.file) {
+    tool_usage_error("run", "no input file");
+    goto out;
+  }
+  if (strcmp(ra.target, "interp") != 0) {
+    tool_usage_error("run", "unknown target '%s' (available: interp)", ra.target);
+    goto out;
+  }
+  if (ra.outdir) {
+    struct stat st;
+    if (stat(ra.outdir, &st) != 0 && mkdir(ra.outdir, 0777) != 0) {
+      tool_usage_error("run", "cannot create output directory '%s': %s", ra.outdir, strerror(errno));
+      goto out;
+    }
+  }
+  DiagCtx d;
+  tool_diag_init(&d, &common);
+  SourceFile *src = NULL;
+  IrModule *m = tool_load(ra.file, &d, &src);
+  rc = 1;
+  if (m) {
+    const IrGlobal *g = NULL;
+    if (ra.func) {
+      g = ir_module_lookup(m, ra.func);
+      if (!g) fprintf(stderr, "tvs run: error: module has no function '%s'\n", ra.func);
+    } else if (m->nfuncs == 1) {
+      g = &m->funcs[0];
+    } else if ((g = ir_module_lookup(m, "main")) == NULL) {
+      fprintf(stderr, "tvs run: error: the module has %d functions; choose one with --func (", m->nfuncs);
+      for (int i = 0; i < m->nfuncs; i++) fprintf(stderr, i ? ", %s" : "%s", m->funcs[i].name);
+      fprintf(stderr, ")\n");
+    }
+    if (g) rc = g->kind == IR_FUNC_TIR ? run_tir(m, g->name, g->tir, &ra, &d) : run_relax(m, g->name, g->rx, &ra, &d);
+  }
+  ir_module_free(m);
+  src_free(src);
+  diag_free(&d);
+out:
+  for (int i = 0; i < ra.ninputs; i++) free((char *)ra.inputs[i].name);
+  for (int i = 0; i < ra.ndims; i++) free((char *)ra.dims[i].name);
+  return rc;
+}

@@ -1,0 +1,139 @@
+/* cmd_show.c - `tvs show FILE --stage NAME`: print one stage of the pipeline. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/printer.h"
+#include "lang/elab.h"
+#include "lang/util.h"
+#include "parser/parser.h"
+#include "tools/tvs/tvs.h"
+
+/* The stages a user can stop at, in pipeline order (DESIGN.md section 1). */
+static const struct {
+  const char *name;
+  const char *what;
+} stages[] = {
+    {"tokens", "the lexer's token stream (kind, line:col, text)"},
+    {"ast", "the syntax tree as parsed"},
+    {"graph", "the elaborated module: graph functions and prim_funcs, as .tvs text"},
+    {"tir", "the loop-IR prim_funcs of the module, as .tvs text"},
+};
+#define NSTAGES ((int)(sizeof stages / sizeof stages[0]))
+
+static int show_tokens(const SourceFile *src, DiagCtx *d) {
+  LexToken *toks = NULL;
+  int n = lex_all(src, d, &toks);
+  for (int i = 0; i < n; i++) {
+    const Span *s = &toks[i].span;
+    printf("%u:%u %s", s->line, s->col, lex_token_name(toks[i].kind));
+    if (s->len && toks[i].kind != 0) {
+      fputs(" '", stdout);
+      for (uint32_t k = 0; k < s->len; k++) {
+        char ch = src->text[s->off + k];
+        if (ch == '\n') fputs("\\n", stdout);
+        else putchar(ch);
+      }
+      putchar('\'');
+    }
+    putchar('\n');
+  }
+  free(toks);
+  diag_flush(d);
+  return d->nerr ? 1 : 0;
+}
+
+static int show_ast(const SourceFile *src, DiagCtx *d) {
+  AstFile *f = parse_file(src, d);
+  StrBuf sb;
+  sb_init(&sb);
+  ast_dump(f->module, &sb);
+  diag_flush(d);
+  if (!d->nerr) fputs(sb.data, stdout);
+  sb_free(&sb);
+  ast_file_free(f);
+  return d->nerr ? 1 : 0;
+}
+
+int cmd_show(int argc, char **argv) {
+  ToolCommon common = {DIAG_FORMAT_TEXT, -1};
+  const char *file = NULL, *stage = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int r = tool_common_option(&common, argc, argv, &i);
+    if (r < 0) return 2;
+    if (r > 0) continue;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      puts("usage: tvs show FILE --stage NAME\n       tvs show --list-stages");
+      return 0;
+    }
+    if (!strcmp(a, "--list-stages")) {
+      for (int k = 0; k < NSTAGES; k++) printf("%-8s %s\n", stages[k].name, stages[k].what);
+      return 0;
+    }
+    if (!strcmp(a, "--stage") || !strncmp(a, "--stage=", 8)) {
+      if (a[7] == '=') stage = a + 8;
+      else if (i + 1 < argc) stage = argv[++i];
+      else return tool_usage_error("show", "--stage needs a stage name");
+      continue;
+    }
+    if (a[0] == '-' && a[1]) return tool_usage_error("show", "unknown option '%s'", a);
+    if (file) return tool_usage_error("show", "more than one input file ('%s' and '%s')", file, a);
+    file = a;
+  }
+  if (!file) return tool_usage_error("show", "no input file");
+  if (!stage) stage = "graph";
+  int k = 0;
+  while (k < NSTAGES && strcmp(stages[k].name, stage)) k++;
+  if (k == NSTAGES) {
+    tool_usage_error("show", "unknown stage '%s'", stage);
+    fputs("available stages:", stderr);
+    for (int j = 0; j < NSTAGES; j++) fprintf(stderr, " %s", stages[j].name);
+    fputc('\n', stderr);
+    return 2;
+  }
+  DiagCtx d;
+  tool_diag_init(&d, &common);
+  int rc;
+  if (!strcmp(stage, "tokens") || !strcmp(stage, "ast")) {
+    const char *err = NULL;
+    SourceFile *src = src_from_path(file, &err);
+    if (!src) {
+      fprintf(stderr, "tvs: error: cannot open '%s': %s\n", file, err);
+      diag_free(&d);
+      return 1;
+    }
+    rc = !strcmp(stage, "tokens") ? show_tokens(src, &d) : show_ast(src, &d);
+    src_free(src);
+    diag_free(&d);
+    return rc;
+  }
+  SourceFile *src = NULL;
+  IrModule *m = tool_load(file, &d, &src);
+  if (!m) {
+    src_free(src);
+    diag_free(&d);
+    return 1;
+  }
+  PrintOptions opt = print_options_default();
+  StrBuf sb;
+  sb_init(&sb);
+  if (!strcmp(stage, "tir")) {
+    /* Only the prim_funcs, as a module of their own. */
+    IrModule *t = ir_module_copy(m);
+    int n = 0;
+    for (int i = 0; i < t->nfuncs; i++)
+      if (t->funcs[i].kind == IR_FUNC_TIR) t->funcs[n++] = t->funcs[i];
+    t->nfuncs = n;
+    print_module(&sb, t, &opt);
+    ir_module_free(t);
+  } else {
+    print_module(&sb, m, &opt);
+  }
+  fputs(sb.data, stdout);
+  sb_free(&sb);
+  ir_module_free(m);
+  src_free(src);
+  diag_free(&d);
+  return 0;
+}

@@ -1,0 +1,35 @@
+/* tvs.h - shared pieces of the `tvs` command's subcommands (tools/tvs/*.c).
+ * The binary stays thin: each subcommand parses its arguments and calls the
+ * libraries (lang/, ir/, runtime/). */
+#ifndef TVS_TOOLS_TVS_H
+#define TVS_TOOLS_TVS_H
+
+#include "ir/module.h"
+#include "lang/diag.h"
+
+#define TVS_VERSION_STRING "tvs 0.1.0 (TVMScript surface of TVM v0.23)"
+
+/* Options common to every subcommand. */
+typedef struct ToolCommon {
+  DiagFormat diag_format;  /* --diagnostics-format=text|json */
+  int color;               /* -1 auto, 0 never, 1 always (--color=) */
+} ToolCommon;
+
+/* Consumes a common option at argv[*i] if it is one; returns 1 if consumed,
+ * 0 if not, -1 on a malformed common option (message printed). */
+int tool_common_option(ToolCommon *c, int argc, char **argv, int *i);
+void tool_diag_init(DiagCtx *d, const ToolCommon *c);
+
+/* Reads, parses and elaborates path; prints diagnostics; NULL on error.
+ * *src_out receives the source (keep it alive while the module is used). */
+IrModule *tool_load(const char *path, DiagCtx *d, SourceFile **src_out);
+
+int cmd_run(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_equal(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+/* Reports a command-line usage error ("tvs run: error: ...") and returns 2. */
+int tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
