@@ -96,4 +96,36 @@ bool builtin_known(const char *canonical);
 /* The closest known builtin to an unknown one, or NULL ("T.gird" -> "T.grid"). */
 const char *builtin_suggest(const char *canonical);
 
+/* ---------------------------------------------------------------------------
+ * Additions (elaboration owner).  Shared helpers of elab.c, and the internals
+ * that elab_tir_expr.c and elab_tir_stmt.c share. */
+
+/* The source text of a span, copied into the scratch arena (for messages
+ * such as "'i+1' is not a loop variable"). */
+const char *elab_span_text(ElabCtx *c, Span s);
+
+/* An elaborated TIR value: a typed expression, or a Python literal (lit) whose
+ * node carries the default type (int32, int64 when it does not fit, float32,
+ * bool) until an operand or a destination gives it one (TVM's literal rule). */
+typedef struct TirVal {
+  TirExpr *e;  /* NULL after an error */
+  bool lit;    /* an untyped Python literal (or a literal-only expression) */
+} TirVal;
+
+TirVal elab_tir_val(ElabCtx *c, const Ast *e);
+/* v as a value of type t, as a store or a typed let needs it: literals adopt t
+ * (range-checked), typed values must already be t.  Returns NULL without
+ * reporting when a typed value has another type (the caller words the error),
+ * and after reporting a literal that does not fit. */
+TirExpr *elab_tir_adopt(ElabCtx *c, TirVal v, DType t);
+/* An integer expression (extent, index, shape dim, binding) whose literals get
+ * type lit_dtype; reports non-integer values.  NULL after an error. */
+TirExpr *elab_tir_int_expr(ElabCtx *c, const Ast *e, DType lit_dtype, const char *what);
+/* Converts an integer expression to type t (literals retyped, else a Cast). */
+TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t);
+/* a - b with constant folding, b == 0 -> a, and (x + c1) - (x + c2) -> c1 - c2. */
+TirExpr *elab_tir_sub_fold(IrHeap *h, TirExpr *a, TirExpr *b);
+/* Converts an attribute-dict literal (T.func_attr, annotations=) to an IrValue. */
+IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e);
+
 #endif

@@ -13,6 +13,12 @@
 
 #define TVS_ALLOC_ALIGN 64
 
+/* Bool tensors are {kDLBool, 8, 1}: one byte (0 or 1) per element.  The
+ * installed DLPack (0.6) predates kDLBool; 6 is its value from DLPack 0.8 on. */
+#if !defined(DLPACK_VERSION) || DLPACK_VERSION < 80
+#define kDLBool 6
+#endif
+
 typedef struct TvsNDArray {
   DLTensor t;         /* data, device (kDLCPU), ndim, dtype, shape; strides NULL (compact) */
   int64_t shape[8];   /* storage for t.shape (ndim <= 8) */

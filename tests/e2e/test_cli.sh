@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# test_cli.sh - the `tvs` command line as a user meets it: help, version,
+# misuse (exit 2 with a message), bad files and bad .npy inputs (exit 1 with a
+# message), never a crash or a half-written output.
+# usage: test_cli.sh TVS WORKDIR
+set -u
+TVS=$1
+W=$2
+SRC=${TVS_SOURCE_DIR:?}
+PY=${PYTHON3:-/usr/bin/python3}
+rm -rf "$W" && mkdir -p "$W"
+pass=0 fail=0
+
+# expect CODE "description" cmd... ; stdout+stderr saved in $W/out
+expect() {
+  local code=$1 desc=$2
+  shift 2
+  "$@" >"$W/out" 2>&1
+  local rc=$?
+  if [ "$rc" -eq "$code" ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $desc: exit $rc, expected $code"; cat "$W/out"; fi
+}
+# contains "text" : the last command's output contains text
+contains() {
+  if grep -qF -- "$1" "$W/out"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: output lacks: $1"; cat "$W/out"; fi
+}
+
+expect 0 "help" "$TVS" --help;                        contains "usage: tvs <command>"
+expect 0 "version" "$TVS" --version;                  contains "tvs 0."
+expect 2 "no args" "$TVS"
+expect 2 "unknown command" "$TVS" frobnicate;         contains "unknown command 'frobnicate'"
+expect 2 "run without file" "$TVS" run;               contains "no input file"
+expect 2 "run unknown option" "$TVS" run x.tvs --bogus; contains "unknown option '--bogus'"
+expect 2 "run bad input syntax" "$TVS" run x.tvs --input A;  contains "expects NAME=VALUE"
+expect 2 "run bad seed" "$TVS" run x.tvs --seed abc;  contains "--seed expects an integer"
+expect 2 "run unknown target" "$TVS" run "$SRC/examples/mm_relu.tvs" --target gpu9; contains "unknown target 'gpu9'"
+expect 1 "missing file" "$TVS" run "$W/nope.tvs";     contains "cannot open"
+expect 2 "show unknown stage" "$TVS" show "$SRC/examples/mm_relu.tvs" --stage bogus; contains "unknown stage 'bogus'"
+expect 0 "list stages" "$TVS" show --list-stages;     contains "tir"
+expect 2 "equal one file" "$TVS" equal a.tvs;          contains "expected exactly two files"
+expect 2 "bad diag format" "$TVS" check x.tvs --diagnostics-format=xml; contains "unknown diagnostics format"
+
+# The bundled example runs with random inputs and prints a summary of C.
+expect 0 "run example" "$TVS" run "$SRC/examples/mm_relu.tvs"; contains "C: float32 (128, 128)"
+expect 1 "unknown --func" "$TVS" run "$SRC/examples/mm_relu.tvs" --func nope; contains "module has no function 'nope'"
+
+# Bad .npy inputs: clear message, exit 1, no output file written.
+printf 'garbage' >"$W/bad.npy"
+expect 1 "garbage npy" "$TVS" run "$SRC/examples/mm_relu.tvs" --input A="$W/bad.npy" --output "$W/o1"
+contains "input 'A'"
+[ ! -e "$W/o1/C.npy" ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: C.npy written after an error"; }
+"$PY" -c "import numpy as np; np.save('$W/a64.npy', np.zeros((64, 128), 'float32')); np.save('$W/ai.npy', np.zeros((128, 128), 'int32')); np.save('$W/b.npy', np.zeros((128, 128), 'float32'))"
+expect 1 "wrong shape" "$TVS" run "$SRC/examples/mm_relu.tvs" --input A="$W/a64.npy" --input B="$W/b.npy"
+contains "A"
+expect 1 "wrong dtype" "$TVS" run "$SRC/examples/mm_relu.tvs" --input A="$W/ai.npy" --input B="$W/b.npy"
+contains "A"
+expect 1 "unknown param" "$TVS" run "$SRC/examples/mm_relu.tvs" --input Z="$W/b.npy"; contains "has no parameter 'Z'"
+
+# Syntax errors: file:line:col, caret, exit 1; JSON form for editors.
+printf 'from tvm.script import tir as T\n@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    for i in T.grid(4)\n        A[i] = 1.0\n' >"$W/syntax.tvs"
+expect 1 "syntax error" "$TVS" check "$W/syntax.tvs";  contains "syntax.tvs:4:"
+contains "^"
+expect 1 "json diagnostics" "$TVS" check "$W/syntax.tvs" --diagnostics-format=json; contains '"severity":"error"'
+contains '"line":4'
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
