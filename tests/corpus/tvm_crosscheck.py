@@ -44,6 +44,7 @@ def _new_spelling():
 
 
 NEW = _new_spelling()
+_tensor = getattr(tvm.runtime, "tensor", None) or tvm.nd.array  # pylint: disable=no-member
 
 
 def respell(text, serial_threads):
@@ -142,11 +143,11 @@ def run_primfunc(irmod, fname, prog, inputs, outdir):
         pname = pname_of(param)
         if pname in inputs:
             val = inputs[pname]
-            args.append(tvm.runtime.tensor(val) if isinstance(val, np.ndarray) else val)
+            args.append(_tensor(val) if isinstance(val, np.ndarray) else val)
         else:
             buf = func.buffer_map[param]
             arr = np.zeros(resolve_shape(buf.shape, env), dtype=buf.dtype)
-            t = tvm.runtime.tensor(arr)
+            t = _tensor(arr)
             outs[pname] = t
             args.append(t)
     # compile the function alone: TVM's pipeline rejects unused private functions
@@ -160,7 +161,7 @@ def run_relax(irmod, fname, prog, inputs, outdir):
     from tvm import relax
     ex = tvm.compile(irmod, target="llvm")
     vm = relax.VirtualMachine(ex, tvm.cpu())
-    args = [tvm.runtime.tensor(inputs[p]) for p in prog.INPUTS]
+    args = [_tensor(inputs[p]) for p in prog.INPUTS]
     res = vm[fname](*args)
     if hasattr(res, "numpy"):
         np.save(os.path.join(outdir, "output.npy"), res.numpy())
