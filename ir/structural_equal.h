@@ -19,15 +19,24 @@ typedef struct SEqualOptions {
 
 /* On inequality, when diff is non-NULL, *diff receives a malloc'd text giving
  * the path to the first difference and both sides, e.g.
- *   "mm_relu: body.block[root].body.seq[0].loop(i).extent: 128 vs 64". */
+ *   "mm_relu: body -> block \"root\" -> seq[1] -> for j -> extent: 128 vs 64"
+ *   "mm_relu: params[2] -> buffer C -> shape[0]: 128 vs 64"
+ *   "module: function 'f' missing on the right".
+ * opt may be NULL (all options off). */
 bool seq_module(const IrModule *a, const IrModule *b, const SEqualOptions *opt, char **diff);
 bool seq_tir_func(const TirFunc *a, const TirFunc *b, const SEqualOptions *opt, char **diff);
 bool seq_relax_func(const RxFunc *a, const RxFunc *b, const SEqualOptions *opt, char **diff);
 /* Expressions with free variables compared by identity. */
 bool seq_tir_expr(const TirExpr *a, const TirExpr *b);
+/* Statements: free vars by identity, vars and buffers defined inside mapped. */
+bool seq_tir_stmt(const TirStmt *a, const TirStmt *b, char **diff);
 
 /* Hashes consistent with equality (equal => same hash). */
 uint64_t shash_tir_func(const TirFunc *f, bool ignore_global_symbol);
 uint64_t shash_module(const IrModule *m);
+uint64_t shash_relax_func(const RxFunc *f, bool ignore_global_symbol);
+/* Free vars hash by identity, as seq_tir_expr / seq_tir_stmt compare them. */
+uint64_t shash_tir_expr(const TirExpr *e);
+uint64_t shash_tir_stmt(const TirStmt *s);
 
 #endif

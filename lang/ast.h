@@ -38,7 +38,33 @@
  *             (ops[i] between operand i and i+1) ASSERT     a=cond, b=message or NULL
  *   LAMBDA    list=params (PARAM), a=body       BREAK/CONTINUE -
  *   IFEXP     a=cond, b=then, c=else            (decorators are expressions in `decorators`)
- */
+ *
+ * Details the parser guarantees (parser/grammar.y):
+ *   - Spans cover the whole construct.  A parenthesized expression keeps the
+ *     span of its inside; a parenthesized TUPLE includes the parentheses.
+ *     Compound statements run from their keyword (or first decorator) to the
+ *     end of their body.
+ *   - SUBSCRIPT: A[i] -> b = i; A[i, j] and A[i,] -> b = TUPLE; A[()] -> b = empty
+ *     TUPLE; A[0:16, ::2] -> b = TUPLE(SLICE(0,16,NULL), SLICE(NULL,NULL,2)).
+ *     SLICE only appears as a subscript index or an element of that TUPLE.
+ *   - CALL list: positional args, STARRED (*xs) and KEYWORD nodes in source
+ *     order; `**kw` is a KEYWORD with name == NULL.  No positional argument
+ *     follows a KEYWORD with a name (reported as an error).
+ *   - Decorators: `@T.prim_func` is the ATTR chain itself; `@T.prim_func(private=True)`
+ *     is a CALL (a = the ATTR chain, list = [KEYWORD private=TRUE]).
+ *   - CLASS list = bases, same node kinds as CALL arguments.
+ *   - PARAM ival: 0 plain, 1 `*args` (bare `*`: name == NULL), 2 `**kwargs`.
+ *   - COMPARE: `0 <= i < n` is a=0, list=[i, n], ops=[OP_LE, OP_LT] (one
+ *     node for a chain, never nested).  BOOLOP flattens `a and b and c` into
+ *     one node with three operands (not when parenthesized).
+ *   - ASSIGN targets (list items) are NAME, ATTR, SUBSCRIPT, or TUPLE/LIST of
+ *     targets (STARRED allowed inside); `i, j = e` has one TUPLE target.
+ *     Other targets are reported as errors ("cannot assign to ...").
+ *   - STARRED also appears in tuple/list displays and targets (`*a, b = c`).
+ *   - STR: adjacent literals are concatenated into one STR.
+ *   - FOR a: a NAME, or a TUPLE for `for i, j in ...`.  IF: `elif` is an IF
+ *     alone in orelse.  FROM_IMPORT `from m import *`: list = [NAME "*"].
+ *   - ERROR: a statement that failed to parse (its error was reported). */
 typedef enum AstKind {
   AST_NAME, AST_INT, AST_FLOAT, AST_STR, AST_NONE, AST_TRUE, AST_FALSE,
   AST_ATTR, AST_CALL, AST_KEYWORD, AST_STARRED, AST_SUBSCRIPT, AST_SLICE,
@@ -102,7 +128,9 @@ const char *ast_kind_name(AstKind k);
 const char *ast_op_str(AstOp op);   /* "+", "//", "not in", ... */
 /* The dotted name of a NAME/ATTR chain ("T.axis.remap") in the arena, or NULL. */
 const char *ast_dotted_name(Arena *a, const Ast *n);
-/* Debug dump in an s-expression form, used by `tvs show --stage ast`. */
+/* Debug dump in an s-expression form, used by `tvs show --stage ast` (the form
+ * is documented at the top of lang/ast.c). */
+struct StrBuf;
 void ast_dump(const Ast *n, struct StrBuf *out);
 void ast_file_free(AstFile *f);
 

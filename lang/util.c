@@ -108,7 +108,8 @@ void sb_printf(StrBuf *sb, const char *fmt, ...) {
 
 char *sb_take(StrBuf *sb) {
   char *p = sb->data;
-  sb_init(sb);
+  sb->data = NULL;
+  sb->len = sb->cap = 0;
   return p;
 }
 

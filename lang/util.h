@@ -35,7 +35,8 @@ void sb_puts(StrBuf *sb, const char *s);
 void sb_putn(StrBuf *sb, const char *s, size_t n);
 void sb_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
-/* Hands the buffer to the caller (free with free()) and resets sb. */
+/* Hands the buffer to the caller (free with free()); sb is left empty and
+ * holds no memory (sb_free is a no-op; appending reallocates). */
 char *sb_take(StrBuf *sb);
 
 /* Generic vector of pointers. */

@@ -47,8 +47,12 @@ typedef struct Lexer {
   bool at_bol;                     /* at the beginning of a logical line */
   bool line_has_tokens;            /* a token was produced since the last NEWLINE */
   int last_kind;                   /* kind of the last token produced (-1: none) */
-  bool colon_before_newline;       /* the last logical line ended with ':' */
+  int line_first_kind;             /* kind of the first token of the current line */
+  bool line_colon;                 /* a ':' outside brackets was seen on this line */
+  bool colon_before_newline;       /* the last logical line may open a block (ended
+                                      with ':' or began with a block keyword) */
   int eof_state;                   /* 0 scanning, 1 final NEWLINE done, 2 EOF returned */
+  uint32_t line_idx;               /* 0-based line of the last span made (cache) */
   uint32_t last_err_line;          /* line of the last error reported (0: none) */
   int nerr;                        /* errors found, reported or not */
   bool incomplete;                 /* input ended inside brackets, a triple-quoted
@@ -74,10 +78,11 @@ typedef struct ParseCtx {
   /* what the error messages look at */
   int prev_kind, prev2_kind;  /* the two tokens fed before the current one */
   int line_first_kind;        /* first token of the current logical line */
-  int prev_line_first_kind;   /* first token of the previous logical line */
-  uint32_t prev_line_no;      /* its line number */
+  uint32_t line_first_line;   /* and its line number */
+  Span line_first_span;       /* and its span */
   bool line_colon;            /* a ':' outside brackets was seen on this line */
   int depth;                  /* bracket depth as seen by the parser */
+  Span cur_span;              /* span of the token being fed */
 } ParseCtx;
 
 /* Lemon-generated entry points (grammar.y, %name parse_lemon). */
