@@ -1559,7 +1559,8 @@ RxFunc *elab_relax_func(ElabCtx *c, const Ast *def, bool is_private, bool is_pur
   const Ast *ret_st = NULL;
   if (ok) ok = elab_body(c, body, from, body->len, &ret, &ret_st);
   if (ok && !ret) {
-    diag_error(c->diag, def->span, "R.function '%s' must end with a return statement", def->name);
+    diag_error(c->diag, body->len ? body->items[body->len - 1]->span : def->span,
+               "R.function '%s' must end with a return statement", def->name);
     ok = false;
   }
   if (ok && ret_si && !sinfo_compatible(ret_si, ret->sinfo)) {

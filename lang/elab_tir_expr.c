@@ -497,6 +497,8 @@ static bool want_args(ElabCtx *c, const Ast *call, const char *name, int lo, int
   if (n >= lo && n <= hi) return true;
   if (lo == hi)
     diag_error(c->diag, call->span, "%s takes %d argument%s, got %d", name, lo, lo == 1 ? "" : "s", n);
+  else if (hi >= 1000)
+    diag_error(c->diag, call->span, "%s takes at least %d arguments, got %d", name, lo, n);
   else
     diag_error(c->diag, call->span, "%s takes %d to %d arguments, got %d", name, lo, hi, n);
   return false;
@@ -575,7 +577,9 @@ static TirVal call_extern(ElabCtx *c, const Ast *call, const TirOpInfo *op) {
   if (dk) {
     if (!elab_dtype_arg(c, dk, &t)) return bad();
   } else {
-    if (!want_args(c, call, op->name, 2, 1000)) return bad();
+    if (!want_args(c, call, op == op_info(TIR_OP_CALL_EXTERN) ? "T.call_extern" : "T.call_pure_extern",
+                   2, 1000))
+      return bad();
     if (!elab_dtype_arg(c, elab_posarg(call, 0), &t)) return bad();
     first = 1;
   }
@@ -644,6 +648,11 @@ static TirVal binary_builtin(ElabCtx *c, const Ast *call, const char *cn, TirExp
   TirVal a = arg_val(c, call, 0), b = arg_val(c, call, 1);
   if (!a.e || !b.e) return bad();
   if (a.lit && b.lit) a.lit = false;
+  if ((kind == TIR_DIV || kind == TIR_MOD || kind == TIR_FLOORDIV || kind == TIR_FLOORMOD) &&
+      ((b.e->kind == TIR_INT && b.e->ival == 0) || (b.e->kind == TIR_FLOAT && b.e->fval == 0))) {
+    diag_error(c->diag, call->span, "division by zero");
+    return bad();
+  }
   return arith(c, kind, a, b, cn, call->span);
 }
 

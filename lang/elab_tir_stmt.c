@@ -426,6 +426,15 @@ static bool check_store_target(ElabCtx *c, const Ast *tg) {
     diag_error(c->diag, tg->span, "only buffers can be assigned to by index");
     return false;
   }
+  const Ast *ix = tg->b;
+  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
+  for (int i = 0; i < n; i++) {
+    const Ast *it = ix->kind == AST_TUPLE ? ix->list.items[i] : ix;
+    if (it->kind == AST_SLICE) {
+      diag_error(c->diag, it->span, "cannot store to a slice; store each element, e.g. in a loop");
+      return false;
+    }
+  }
   return true;
 }
 

@@ -333,12 +333,12 @@ static void test_errors(void) {
   ERR("@R.function\ndef f(x: R.Tensor((4,), \"float32\")):\n    y = R.nn.rleu(x)\n    return y\n",
       5, 9, "unknown operator 'R.nn.rleu'");
   ERR("@R.function\ndef f(x: R.Tensor((4,), \"float32\")):\n    y = R.const([[1, 2], [3]])\n    return y\n",
-      5, 27, "ragged");
+      5, 26, "ragged");
   ERR("@R.function\ndef f(x: R.Tensor((4,), \"float32\")):\n    y = R.add(x)\n    return y\n",
       5, 9, "R.add takes 2 arguments but 1 were given");
   ERR("@R.function\ndef f(x: R.Tuple(R.Tensor((4,), \"float32\"))):\n    y = x[2]\n    return y\n",
       5, 11, "tuple index 2 is out of range");
-  ERR("@R.function\ndef f(x: R.Tensor((4,), \"float32\")):\n    y = x\n", 3, 1, "must end with a return");
+  ERR("@R.function\ndef f(x: R.Tensor((4,), \"float32\")):\n    y = x\n", 5, 5, "must end with a return");
 #undef ERR
   sb_free(&sb);
 }

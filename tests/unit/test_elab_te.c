@@ -179,7 +179,7 @@ static const char *ELEMWISE =
 
 static const char *SYMBOLIC =
     "@te.prim_func\n"
-    "def rowsum(A: te.placeholder((\"n\", 16))):\n"
+    "def rowsum(A: te.placeholder((\"m\", 16))):\n"
     "    n = T.int32()\n"
     "    r = te.reduce_axis((0, 16), name=\"r\")\n"
     "    B = te.compute((n,), lambda i: te.sum(A[i, r], axis=r))\n"
@@ -219,8 +219,9 @@ static void test_more(void) {
     CHECK_EQ_INT(tir_realize_block(f->body)->nallocs, 0);
   }
   if (m) ir_module_free(m);
-  /* string dims are not size vars in TE: declare them with T.int32() */
-  CHECK(fails(SYMBOLIC, 2, 30, "undefined size variable 'n'"));
+  /* string dims name size vars declared with T.int32() */
+  CHECK(fails(SYMBOLIC, 2, 31, "undefined size variable 'm'"));
+  CHECK(same(SYMBOLIC_OK, "rowsum", "ref"));
   m = load(SYMBOLIC_OK);
   f = tir(m, "rowsum");
   CHECK(f != NULL);
@@ -270,7 +271,7 @@ static void test_errors(void) {
               "    k = te.reduce_axis((0, 8), name=\"k\")\n"
               "    B = te.compute((8,), lambda i: A[i, k])\n"
               "    return B\n",
-              4, 40, "reduce axis 'k' is used outside te.sum/te.max/te.min"));
+              4, 41, "reduce axis 'k' is used outside te.sum/te.max/te.min"));
   CHECK(fails("@te.prim_func\n"
               "def f(A: te.placeholder((8, 8))):\n"
               "    B = te.compute((8, 8), lambda i: A[i, i])\n"

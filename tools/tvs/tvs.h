@@ -1,4 +1,4 @@
-/* tvs.h - shared pieces of the `tvs` command's subcommands (tools/tvs/*.c).
+/* tvs.h - shared pieces of the `tvs` command's subcommands (tools/tvs/).
  * The binary stays thin: each subcommand parses its arguments and calls the
  * libraries (lang/, ir/, runtime/). */
 #ifndef TVS_TOOLS_TVS_H
