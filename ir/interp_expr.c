@@ -556,6 +556,8 @@ static int access(Interp *in, const TirBuffer *b, TirExpr **exprs, int n, IVal *
                   Span sp) {
   IView *v;
   if (interp_view(in, b, &v)) return -1;
+  /* keep the index: evaluating the indices may push views and move the array */
+  size_t vi = (size_t)(v - in->views);
   if (n > INTERP_MAX_DIMS) return interp_error(in, sp, "too many indices");
   int lanes = val->t.lanes;
   DType et = dt_element(b->dtype);
@@ -572,8 +574,7 @@ static int access(Interp *in, const TirBuffer *b, TirExpr **exprs, int n, IVal *
       return -1;
     }
   }
-  /* the view may have moved if evaluating the indices created views */
-  if (interp_view(in, b, &v)) goto fail;
+  v = &in->views[vi];
   for (int l = 0; l < lanes; l++) {
     int64_t off;
     if (interp_flat_index(in, v, idx + (size_t)l * (size_t)n, n, store, sp, &off)) goto fail;

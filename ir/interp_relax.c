@@ -289,7 +289,8 @@ static int eval_call_tir(RxCtx *c, const RxExpr *e, RVal **out) {
     }
   }
   if (interp_call_tir(c->tin.mod, g->tir, g->name, iargs, total, c->tin.diag, c->tin.depth + 1)) {
-    rx_err(c, e->span, "in this call_tir of '%s'", g->name);
+    diag_note(c->tin.diag, e->span.file ? e->span : c->tin.span, "in this call_tir of '%s'",
+              g->name);
     goto done_err;
   }
   if (!tuple_out) {

@@ -224,25 +224,27 @@ static int exec_decl_buffer(Interp *in, const TirStmt *s) {
   return rc;
 }
 
+static int exec_store(Interp *in, const TirStmt *s) {
+  IVal v;
+  if (interp_eval(in, s->store.value, &v)) return -1;
+  if (!dt_eq(dt_element(v.t), dt_element(s->store.buf->dtype))) {
+    char a[DT_STR_MAX], b[DT_STR_MAX];
+    return interp_error(in, s->span, "store of a %s value into %s buffer '%s'",
+                        dt_str(dt_element(v.t), a), dt_str(s->store.buf->dtype, b),
+                        s->store.buf->name);
+  }
+  return interp_store(in, s, &v);
+}
+
 int interp_exec(Interp *in, const TirStmt *s) {
   if (!s) return 0;
   Span saved = in->span;
   if (s->span.file) in->span = s->span;
   int rc = 0;
   switch (s->kind) {
-    case TIR_S_STORE: {
-      IVal *v = xmalloc(sizeof *v);
-      rc = interp_eval(in, s->store.value, v);
-      if (rc == 0 && !dt_eq(dt_element(v->t), dt_element(s->store.buf->dtype))) {
-        char a[DT_STR_MAX], b[DT_STR_MAX];
-        rc = interp_error(in, s->span, "store of a %s value into %s buffer '%s'",
-                          dt_str(dt_element(v->t), a), dt_str(s->store.buf->dtype, b),
-                          s->store.buf->name);
-      }
-      if (rc == 0) rc = interp_store(in, s, v);
-      free(v);
+    case TIR_S_STORE:
+      rc = exec_store(in, s);
       break;
-    }
     case TIR_S_SEQ:
       for (int i = 0; i < s->seq.n && rc == 0; i++) rc = interp_exec(in, s->seq.stmts[i]);
       break;

@@ -823,6 +823,15 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const char *sname) {
       args[i] = NULL;
       continue;
     }
+    if (i > 0 && (asts[i]->kind == AST_TUPLE || asts[i]->kind == AST_LIST) && asts[i]->list.len > 0 &&
+        asts[i]->list.items[0]->kind == AST_INT) {
+      /* a literal shape/axes argument (R.reshape(x, (2, 3))) becomes a shape value */
+      TirExpr **dims;
+      int nd;
+      if (!elab_dims(c, asts[i], &dims, &nd)) return NULL;
+      args[i] = set_span(rx_shape_expr(c->h, dims, nd), asts[i]->span);
+      continue;
+    }
     args[i] = normalize(c, elab_expr(c, asts[i]));
     if (!args[i]) return NULL;
   }

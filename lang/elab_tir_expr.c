@@ -779,6 +779,8 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
     diag_error(c->diag, e->a->span, "%s cannot be used in a TIR expression", cn);
     return bad();
   }
+  static const char *const any_kw[] = {"dtype", "is_size_var", NULL};
+  if (!elab_check_kwargs(c, e, any_kw)) return bad();
   const char *nm = cn + 2;
   DType t;
   if (dt_parse(nm, &t) && !dt_is_handle(t) && !dt_is_void(t) && t.lanes == 1)
@@ -1022,6 +1024,15 @@ IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e) {
       if (!vals[i]) return NULL;
     }
     return irv_dict(h, keys, vals, n);
+  }
+  case AST_CALL: {
+    /* the printer writes boolean attrs as T.bool(True), as TVM does */
+    const char *cn = elab_canonical_name(c, e->a);
+    const Ast *a0 = elab_posarg(e, 0);
+    if (cn && !strcmp(cn, "T.bool") && e->list.len == 1 && a0 &&
+        (a0->kind == AST_TRUE || a0->kind == AST_FALSE))
+      return irv_bool(h, a0->kind == AST_TRUE);
+    break;
   }
   default: break;
   }

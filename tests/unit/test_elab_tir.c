@@ -472,6 +472,29 @@ static void test_pass_and_root(void) {
   ir_module_free(m);
 }
 
+static void test_aliases_and_int64_iters(void) {
+  IrModule *m = ok("from tvm.script import tir as tir_\n"
+                   "import tvm\n"
+                   "@tir_.prim_func\n"
+                   "def f(A: tir_.Buffer((T.int64(8),), \"float32\")):\n"
+                   "    for j0 in tir_.serial(T.int64(8)):\n"
+                   "        with T.sblock(\"A\"):\n"
+                   "            vj = T.axis.spatial(T.int64(8), j0)\n"
+                   "            A[vj] = tvm.tir.exp(A[vj])\n");
+  if (!m) return;
+  const TirFunc *f = func(m, "f");
+  const TirStmt *ra = f ? find_block(f->body, "A") : NULL;
+  CHECK(ra != NULL);
+  if (ra) {
+    const TirBlock *b = tir_realize_block(ra);
+    CHECK(is_dtype(b->iters[0].var->dtype, dt_int64));
+    CHECK(is_dtype(ra->realize.values[0]->dtype, dt_int64));
+    CHECK(b->body->kind == TIR_S_STORE && b->body->store.value->kind == TIR_CALL &&
+          b->body->store.value->call.op->id == TIR_OP_EXP);
+  }
+  ir_module_free(m);
+}
+
 static void test_builtins(void) {
   CHECK(builtin_known("T.grid"));
   CHECK(builtin_known("T.exp"));
@@ -548,6 +571,10 @@ static void test_errors(void) {
   expect_error(PROG("    return\n"), 3, 5, "cannot return without a value");
   expect_error(PROG("    for i in range(8):\n        C[i] = T.exp(i)\n"), 4, 22,
                "T.exp expects a float argument, got 'int32'");
+  expect_error(PROG("    C[0:2] = 1.0\n"), 3, 7, "cannot store to a slice");
+  expect_error(PROG("    C[0] = T.floordiv(1, 0)\n"), 3, 12, "division by zero");
+  expect_error(PROG("    for i in range(8):\n        if A[i, 0]:\n            C[i] = 1.0\n"), 4, 12,
+               "if condition must be a boolean, got 'float32'");
   expect_error("@T.prim_fun\ndef f():\n    pass\n", 1, 2,
                "unknown decorator 'T.prim_fun'; did you mean 'T.prim_func'?");
   expect_error("@I.ir_module\nclass M:\n    def f():\n        pass\n", 3, 9,
@@ -599,6 +626,7 @@ int main(void) {
   test_regions_and_blocks();
   test_statements();
   test_pass_and_root();
+  test_aliases_and_int64_iters();
   test_builtins();
   test_errors();
   test_corpus();
