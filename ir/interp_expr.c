@@ -1,10 +1,8 @@
 /* interp_expr.c - the reference interpreter: values, dtype semantics, expressions.
  *
- * Integer arithmetic is done in uint64 and wrapped to the dtype's width; float
- * results are rounded to their format after every operation (float16 and
- * bfloat16 with our own round-to-nearest-even).  Defined results where C has
- * UB: see interp_cast_scalar (float -> int saturates, NaN -> 0) and the shift
- * helpers (amounts outside [0, bits) give 0, or the sign fill for >>). */
+ * Integers wrap to their width (computed in uint64); floats round to their format
+ * after every op (own RNE for float16/bfloat16).  Where C has UB we define: float->int
+ * saturates (NaN -> 0); shifts by amounts outside [0, bits) give 0 (>>: sign fill). */
 #include "ir/interp_internal.h"
 
 #include <float.h>

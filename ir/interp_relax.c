@@ -668,6 +668,7 @@ int interp_run_relax(const IrModule *m, const char *name, InterpArg *args, int n
       v = rv_new(RV_PRIM);
       v->pt = p->sinfo->dtype;
       if (dt_is_float(v->pt)) v->pv.f = interp_round_float(v->pt, args[i].f);
+      else if (dt_is_bool(v->pt)) v->pv.i = args[i].i != 0;
       else v->pv = interp_normalize_int(v->pt, (uint64_t)args[i].i);
     } else {
       rc = rx_err(&c, f->span, "%s must be a tensor", names[i]);

@@ -46,8 +46,17 @@ Sym *elab_lookup(ElabCtx *c, const char *name) {
   return NULL;
 }
 
+void elab_poison(ElabCtx *c, const char *name) {
+  pv_push(&c->poisoned, arena_strdup(&c->scratch, name));
+}
+
 void elab_undefined(ElabCtx *c, const Ast *name_node) {
   const char *name = name_node->name ? name_node->name : "?";
+  for (int i = 0; i < c->poisoned.len; i++)
+    if (!strcmp(c->poisoned.items[i], name)) {
+      TVS_ASSERT(c->diag->nerr > 0); /* the failed definition was reported */
+      return;
+    }
   const char *best = NULL;
   int best_d = 1 << 20;
   for (Scope *s = c->scope; s; s = s->parent)
@@ -59,9 +68,11 @@ void elab_undefined(ElabCtx *c, const Ast *name_node) {
         best = s->syms[i].name;
       }
     }
-  int len = (int)strlen(name);
-  int limit = len <= 2 ? 1 : len / 3 > 2 ? len / 3 : 2;
-  if (best && best_d > 0 && best_d <= limit)
+  /* Suggest only a plausible typo: a one- or two-letter name is "close" to
+   * every other short name (C vs i), so short names get no suggestion. */
+  int len = (int)strlen(name), blen = best ? (int)strlen(best) : 0;
+  int longest = len > blen ? len : blen;
+  if (best && len >= 3 && blen >= 2 && best_d > 0 && 3 * best_d <= longest)
     diag_error(c->diag, name_node->span, "use of undefined name '%s'; did you mean '%s'?", name,
                best);
   else
@@ -556,6 +567,7 @@ IrModule *elab_module(const AstFile *file, DiagCtx *diag) {
     elab_functions(&c, defs, decos, ndefs);
   }
   arena_free(&c.scratch);
+  pv_free(&c.poisoned);
   if (diag->nerr > nerr0) {
     ir_module_free(c.mod);
     return NULL;

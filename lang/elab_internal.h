@@ -12,6 +12,7 @@
 #include "lang/ast.h"
 #include "lang/diag.h"
 #include "lang/elab.h"
+#include "lang/util.h"
 
 typedef enum SymKind {
   SYM_TIR_VAR,     /* ptr = TirVar* (loop var, block iter var, let var, scalar param, size var) */
@@ -49,6 +50,7 @@ typedef struct ElabCtx {
   const char *module_name;  /* class name of the module, for `cls = Name` / `Name.f` */
   void *tir;                /* elab_tir.c's per-function state (NULL outside prim_funcs) */
   void *rx;                 /* elab_relax.c's per-function state */
+  PtrVec poisoned;          /* names whose definition failed (char*, in scratch): uses stay quiet */
 } ElabCtx;
 
 /* scopes (elab.c) */
@@ -56,8 +58,11 @@ void elab_push_scope(ElabCtx *c);
 void elab_pop_scope(ElabCtx *c);
 Sym *elab_define(ElabCtx *c, const char *name, SymKind kind, void *ptr, Span span);
 Sym *elab_lookup(ElabCtx *c, const char *name);
-/* Reports "use of undefined name 'x'" with a did-you-mean over visible names. */
+/* Reports "use of undefined name 'x'" with a did-you-mean over visible names,
+ * unless x was poisoned (its definition already failed with an error). */
 void elab_undefined(ElabCtx *c, const Ast *name_node);
+/* Marks a name whose definition failed, so that its uses do not cascade. */
+void elab_poison(ElabCtx *c, const char *name);
 
 /* The dotted name of a callee/attribute chain with namespace aliases resolved
  * to canonical form ("tvm.tir.max" / "tir.max" / "T.max" -> "T.max";

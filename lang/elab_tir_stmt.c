@@ -438,6 +438,16 @@ static bool check_store_target(ElabCtx *c, const Ast *tg) {
   return true;
 }
 
+/* After a failed iter declaration, poison its target names so that later
+ * uses do not cascade into "undefined name" errors. */
+static void poison_targets(ElabCtx *c, const Ast *target) {
+  int n = target->kind == AST_TUPLE ? target->list.len : 1;
+  for (int i = 0; i < n; i++) {
+    const Ast *t = target->kind == AST_TUPLE ? target->list.items[i] : target;
+    if (t->kind == AST_NAME && !elab_lookup(c, t->name)) elab_poison(c, t->name);
+  }
+}
+
 /* vi = T.axis.spatial(dom, binding) and friends. */
 static void axis_decl(ElabCtx *c, BlockBuild *b, const Ast *target, const Ast *call, const char *cn) {
   TirCtx *t = tctx(c);
@@ -448,7 +458,11 @@ static void axis_decl(ElabCtx *c, BlockBuild *b, const Ast *target, const Ast *c
   else if (!strcmp(k, "scan")) type = TIR_ITER_SCAN;
   else if (!strcmp(k, "opaque")) type = TIR_ITER_OPAQUE;
   else {
-    diag_error(c->diag, call->a->span, "%s declares several iters; use vi, vj = %s(...)", cn, cn);
+    const char *hint = builtin_suggest(cn);
+    if (hint)
+      diag_error(c->diag, call->a->span, "unknown builtin '%s'; did you mean '%s'?", cn, hint);
+    else
+      diag_error(c->diag, call->a->span, "unknown builtin '%s'", cn);
     return;
   }
   static const char *const kw[] = {"dtype", NULL};
@@ -743,8 +757,10 @@ static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, Block
   }
   if (tg->kind == AST_TUPLE) {
     if (cn && !strcmp(cn, "T.axis.remap")) {
+      int nerr = c->diag->nerr;
       BlockBuild *b = need_block(c, hdr, "T.axis.remap", st->a->a->span);
       if (b) axis_remap(c, b, tg, st->a);
+      if (c->diag->nerr > nerr) poison_targets(c, tg);
       return NULL;
     }
     if (size_var_stmt(c, st)) return NULL;
@@ -758,11 +774,13 @@ static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, Block
   }
   if (cn) {
     if (!strncmp(cn, "T.axis.", 7)) {
+      int nerr = c->diag->nerr;
       BlockBuild *b = need_block(c, hdr, cn, st->a->a->span);
       if (b) {
         if (!strcmp(cn, "T.axis.remap")) axis_remap(c, b, tg, st->a);
         else axis_decl(c, b, tg, st->a, cn);
       }
+      if (c->diag->nerr > nerr) poison_targets(c, tg);
       return NULL;
     }
     if (!strcmp(cn, "T.alloc_buffer") || !strcmp(cn, "T.sblock_alloc_buffer")) {
@@ -1304,7 +1322,14 @@ static TirStmt *stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBu
   TirCtx *t = tctx(c);
   switch (st->kind) {
   case AST_EXPR_STMT: return expr_stmt(c, st, hdr);
-  case AST_ASSIGN: return assign(c, st, l, i, hdr, rest);
+  case AST_ASSIGN: {
+    /* A failed definition poisons its names so uses do not cascade. */
+    int nerr = c->diag->nerr;
+    TirStmt *r = assign(c, st, l, i, hdr, rest);
+    if (c->diag->nerr > nerr)
+      for (int k = 0; k < st->list.len; k++) poison_targets(c, st->list.items[k]);
+    return r;
+  }
   case AST_AUGASSIGN: return aug_assign(c, st);
   case AST_FOR: return for_stmt(c, st);
   case AST_WITH: return with_stmt(c, st, hdr);
@@ -1374,7 +1399,7 @@ static TirStmt *stmts(ElabCtx *c, const AstList *l, int from, BlockBuild *hdr) {
 
 /* ------------------------------------------------------------ parameters */
 
-static void param(ElabCtx *c, const Ast *p) {
+static void param_impl(ElabCtx *c, const Ast *p) {
   TirCtx *t = tctx(c);
   IrHeap *h = c->h;
   const Ast *ann = p->a;
@@ -1447,6 +1472,13 @@ static void param(ElabCtx *c, const Ast *p) {
              "unsupported annotation for parameter '%s'; use T.Buffer(...), T.handle or a scalar "
              "type such as T.int32",
              p->name);
+}
+
+/* A parameter whose declaration failed is poisoned: its uses stay quiet. */
+static void param(ElabCtx *c, const Ast *p) {
+  int nerr = c->diag->nerr;
+  param_impl(c, p);
+  if (c->diag->nerr > nerr && p->name && !elab_lookup(c, p->name)) elab_poison(c, p->name);
 }
 
 /* ------------------------------------------------------------- entry */

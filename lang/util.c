@@ -128,22 +128,23 @@ void pv_free(PtrVec *v) {
 }
 
 int edit_distance(const char *a, const char *b) {
+  /* Optimal string alignment: insertions, deletions, substitutions and
+   * transpositions of adjacent characters ("gird" -> "grid" is 1). */
   size_t la = strlen(a), lb = strlen(b);
   if (la > 64 || lb > 64) return 1 << 20;
-  int row[65];
-  for (size_t j = 0; j <= lb; j++) row[j] = (int)j;
+  int d[65][65];
+  for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
   for (size_t i = 1; i <= la; i++) {
-    int prev = row[0];
-    row[0] = (int)i;
     for (size_t j = 1; j <= lb; j++) {
-      int cur = row[j];
       int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      int best = prev + cost;
-      if (row[j] + 1 < best) best = row[j] + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      prev = cur;
+      int best = d[i - 1][j - 1] + cost;
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
     }
   }
-  return row[lb];
+  return d[la][lb];
 }

@@ -123,6 +123,13 @@ static bool lex_is_idchar(unsigned c) {
 static const unsigned char *lex_check_number_end(Lexer *lx, const unsigned char *b,
                                                  const unsigned char *e, const char *what) {
   if (e < lx->end && lex_is_idchar(*e)) {
+    /* "0x" with no digits: name the base the user meant. */
+    if (e - b == 1 && *b == '0') {
+      unsigned k = *e | 0x20;
+      if (k == 'x') what = "hexadecimal";
+      else if (k == 'o') what = "octal";
+      else if (k == 'b') what = "binary";
+    }
     while (e < lx->end && (lex_is_idchar(*e) || *e == '.')) e++;
     lex_error(lx, lex_span(lx, b, e), "invalid %s literal", what);
   }

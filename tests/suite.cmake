@@ -7,7 +7,8 @@ find_program(FILECHECK FileCheck PATHS /usr/lib/llvm-14/bin NO_DEFAULT_PATH)
 if(EXISTS ${LIT_PY} AND FILECHECK)
   add_test(NAME lit
     COMMAND ${PYTHON3} ${LIT_PY} -q --no-progress-bar ${CMAKE_CURRENT_SOURCE_DIR}/lit
-            -Dtvs=$<TARGET_FILE:tvs> -DFileCheck=${FILECHECK} -Dpython=${PYTHON3})
+            -Dtvs=$<TARGET_FILE:tvs> -DFileCheck=${FILECHECK} -Dpython=${PYTHON3}
+            -Dexec_root=${CMAKE_CURRENT_BINARY_DIR}/lit-out)
   set_tests_properties(lit PROPERTIES LABELS lit)
 else()
   message(WARNING "lit or FileCheck not found (install llvm-14-tools): lit tests disabled")

@@ -95,6 +95,8 @@ void arith_poly_move(APoly *dst, APoly *src); /* frees dst, takes src */
 void arith_poly_set_const(APoly *p, int64_t c);
 /* p += k * atom */
 void arith_poly_add_atom(ArithCtx *ctx, APoly *p, const TirExpr *atom, int64_t k);
+/* p += coef * atoms[0] * ... * atoms[n-1] (n == 0: a constant) */
+void arith_poly_add_mono(ArithCtx *ctx, APoly *p, int64_t coef, const TirExpr *const *atoms, int n);
 /* p += k * q */
 void arith_poly_add(ArithCtx *ctx, APoly *p, const APoly *q, int64_t k);
 void arith_poly_scale(APoly *p, int64_t k);

@@ -7,6 +7,8 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".tvs", ".test"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
+# Scratch output goes to the build tree, never the sources.
+config.test_exec_root = lit_config.params.get("exec_root", "/tmp/tvs-lit")
 
 params = lit_config.params
 tvs = params.get("tvs")
@@ -21,6 +23,9 @@ config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%python", python))
 # Diagnostics must be deterministic: no colour, whatever the terminal.
 config.environment["NO_COLOR"] = "1"
-for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "PATH"):
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# `not` and FileCheck ship with llvm-14-tools.
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.dirname(filecheck), "/usr/lib/llvm-14/bin", os.environ.get("PATH", "/usr/bin:/bin")])

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "ir/interp.h"
 #include "ir/module.h"
+#include "lang/elab.h"
 #include "runtime/ndarray.h"
 
 static IrModule *M; /* module of the test being built */
@@ -628,6 +629,30 @@ static void test_match_buffer(void) {
   tvs_ndarray_free(o);
 }
 
+static void test_bool_params(void) {
+  new_module();
+  /* O[i] = select(flag, M[i], not M[i]) over a bool buffer; float division by zero is inf */
+  TirBuffer *Mb = buf1("M", dt_bool, I(4)), *O = buf1("O", dt_bool, I(4));
+  TirVar *flag = tir_var(H, "flag", dt_bool), *i = tir_var(H, "i", dt_int32);
+  TirStmt *body = loop(i, I(4), st1(O, V(i), tir_select(H, V(flag), ld1(Mb, V(i)),
+                                                         tir_not(H, ld1(Mb, V(i))))));
+  TirBuffer *bufs[3] = {Mb, O, NULL};
+  TirVar *scal[3] = {NULL, NULL, flag};
+  add_func("flip", bufs, scal, 3, body);
+  TvsNDArray *m = arr((DLDataType){kDLUInt, 8, 1}, 1, 4, 0), *o = arr((DLDataType){kDLBool, 8, 1}, 1, 4, 0);
+  unsigned char *pm = m->t.data, *po = o->t.data;
+  pm[0] = 1, pm[1] = 0, pm[2] = 1, pm[3] = 0;
+  InterpArg args[3] = {{.tensor = &m->t}, {.tensor = &o->t}, {.i = 2}}; /* 2 is true */
+  CHECK_EQ_INT(interp_run_tir(M, "flip", args, 3, &D), 0);
+  CHECK(po[0] == 1 && po[1] == 0 && po[2] == 1 && po[3] == 0);
+  args[2].i = 0;
+  CHECK_EQ_INT(interp_run_tir(M, "flip", args, 3, &D), 0);
+  CHECK(po[0] == 0 && po[1] == 1 && po[2] == 0 && po[3] == 1);
+  CHECK(isinf(ev_f(B2(TIR_DIV, F32(1.0), F32(0.0)))));
+  tvs_ndarray_free(m);
+  tvs_ndarray_free(o);
+}
+
 /* ----------------------------------------------------------------- relax */
 
 static TirFunc *build_unary(const char *name, TirExprKind k, double c, int n) {
@@ -797,6 +822,168 @@ static void test_relax_symbolic(void) {
   tvs_ndarray_free(wa);
 }
 
+/* ------------------------------------------------------- from .tvs text */
+
+static const char MM_RELU_TEXT[] =
+    "from tvm.script import tir as T\n"
+    "\n"
+    "@T.prim_func\n"
+    "def mm_relu(A: T.Buffer((8, 8), \"float32\"), B: T.Buffer((8, 8), \"float32\"),\n"
+    "            C: T.Buffer((8, 8), \"float32\")):\n"
+    "    Y = T.alloc_buffer((8, 8), dtype=\"float32\")\n"
+    "    for i, j, k0, k1 in T.grid(8, 8, 2, 4):\n"
+    "        with T.block(\"Y\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            vk = T.axis.reduce(8, k0 * 4 + k1)\n"
+    "            with T.init():\n"
+    "                Y[vi, vj] = T.float32(0)\n"
+    "            Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]\n"
+    "    for i, j in T.grid(8, 8):\n"
+    "        with T.block(\"C\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            C[vi, vj] = T.max(Y[vi, vj], T.float32(0))\n"
+    "\n"
+    "@T.prim_func\n"
+    "def shifted(A: T.Buffer((16,), \"int32\"), B: T.Buffer((16,), \"int32\")):\n"
+    "    for i in range(16):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi = T.axis.spatial(16, i)\n"
+    "            B[vi + 1] = A[vi]\n";
+
+static void test_text_tir(void) {
+  if (M) ir_module_free(M);
+  M = NULL;
+  diag_clear(&D);
+  SourceFile *src = src_from_string("mm.tvs", MM_RELU_TEXT, sizeof MM_RELU_TEXT - 1);
+  IrModule *m = tvs_load_module(src, &D);
+  CHECK(m != NULL);
+  if (!m) {
+    fprintf(stderr, "  load failed: %s\n", last_error());
+    src_free(src);
+    return;
+  }
+  TvsNDArray *a = arr(F32T, 2, 8, 8), *b = arr(F32T, 2, 8, 8), *c = arr(F32T, 2, 8, 8);
+  float *pa = a->t.data, *pb = b->t.data, *pc = c->t.data;
+  for (int i = 0; i < 64; i++) {
+    pa[i] = (float)((i * 3 % 11) - 5) * 0.25f;
+    pb[i] = (float)((i * 7 % 13) - 6) * 0.5f;
+    pc[i] = 99.0f;
+  }
+  InterpArg args[3] = {{.tensor = &a->t}, {.tensor = &b->t}, {.tensor = &c->t}};
+  CHECK_EQ_INT(interp_run_tir(m, "mm_relu", args, 3, &D), 0);
+  int same = 1;
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) {
+      float y = 0.0f;
+      for (int k = 0; k < 8; k++) y = y + pa[i * 8 + k] * pb[k * 8 + j];
+      same &= pc[i * 8 + j] == (y > 0.0f ? y : 0.0f);
+    }
+  CHECK(same);
+  /* an out-of-bounds store points at its line in the text */
+  TvsNDArray *x = arr(I32T, 1, 16, 0), *y = arr(I32T, 1, 16, 0);
+  InterpArg args2[2] = {{.tensor = &x->t}, {.tensor = &y->t}};
+  CHECK_EQ_INT(interp_run_tir(m, "shifted", args2, 2, &D), -1);
+  CHECK_EQ_STR(last_error(), "out-of-bounds store to buffer 'B': index [16] outside shape (16,)");
+  const Diag *last = D.len ? &D.items[D.len - 1] : NULL;
+  CHECK(last && last->span.file == src && last->span.line == 24);
+  tvs_ndarray_free(a);
+  tvs_ndarray_free(b);
+  tvs_ndarray_free(c);
+  tvs_ndarray_free(x);
+  tvs_ndarray_free(y);
+  ir_module_free(m);
+  diag_clear(&D);
+  src_free(src);
+}
+
+static const char RELAX_TEXT[] =
+    "from tvm.script import ir as I\n"
+    "from tvm.script import relax as R\n"
+    "from tvm.script import tir as T\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @T.prim_func\n"
+    "    def scale_cols(x: T.handle, s: T.handle, y: T.handle):\n"
+    "        n = T.int64()\n"
+    "        X = T.match_buffer(x, (n, T.int64(4)), \"float32\")\n"
+    "        S = T.match_buffer(s, (T.int64(4),), \"float32\")\n"
+    "        Y = T.match_buffer(y, (n, T.int64(4)), \"float32\")\n"
+    "        for i, j in T.grid(n, T.int64(4)):\n"
+    "            with T.block(\"Y\"):\n"
+    "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "                Y[vi, vj] = X[vi, vj] * S[vj]\n"
+    "\n"
+    "    @T.prim_func\n"
+    "    def row_sum(x: T.handle, y: T.handle):\n"
+    "        n = T.int64()\n"
+    "        X = T.match_buffer(x, (n, T.int64(4)), \"float32\")\n"
+    "        Y = T.match_buffer(y, (n,), \"float32\")\n"
+    "        for i, k in T.grid(n, T.int64(4)):\n"
+    "            with T.block(\"Y\"):\n"
+    "                vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+    "                with T.init():\n"
+    "                    Y[vi] = T.float32(0)\n"
+    "                Y[vi] = Y[vi] + X[vi, vk]\n"
+    "\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((\"n\", 4), dtype=\"float32\"), s: R.Tensor((4,), dtype=\"float32\")):\n"
+    "        n = T.int64()\n"
+    "        cls = Module\n"
+    "        with R.dataflow():\n"
+    "            lv = R.call_tir(cls.scale_cols, (x, s), out_sinfo=R.Tensor((n, 4), dtype=\"float32\"))\n"
+    "            gv = R.call_tir(cls.row_sum, (lv,), out_sinfo=R.Tensor((n,), dtype=\"float32\"))\n"
+    "            R.output(gv, lv)\n"
+    "        return (gv, lv)\n";
+
+static void test_text_relax(void) {
+  diag_clear(&D);
+  SourceFile *src = src_from_string("rx.tvs", RELAX_TEXT, sizeof RELAX_TEXT - 1);
+  IrModule *m = tvs_load_module(src, &D);
+  CHECK(m != NULL);
+  if (!m) {
+    fprintf(stderr, "  load failed: %s\n", last_error());
+    src_free(src);
+    return;
+  }
+  TvsNDArray *x = arr(F32T, 2, 3, 4), *s = arr(F32T, 1, 4, 0);
+  float *px = x->t.data, *ps = s->t.data;
+  for (int i = 0; i < 12; i++) px[i] = (float)i;
+  for (int i = 0; i < 4; i++) ps[i] = (float)(i + 1);
+  InterpArg args[2] = {{.tensor = &x->t}, {.tensor = &s->t}};
+  DLTensor **res = NULL;
+  int nres = 0;
+  CHECK_EQ_INT(interp_run_relax(m, "main", args, 2, &res, &nres, &D), 0);
+  CHECK_EQ_INT(nres, 2);
+  if (nres == 2) {
+    CHECK(res[0]->ndim == 1 && res[0]->shape[0] == 3 && res[1]->ndim == 2);
+    float *g = res[0]->data;
+    /* row r: sum_j (4r + j) * (j + 1) = 10 * 4r + 20 */
+    CHECK(g[0] == 20.0f && g[1] == 60.0f && g[2] == 100.0f);
+    CHECK(((float *)res[1]->data)[11] == 44.0f);
+  }
+  for (int i = 0; i < nres; i++) interp_free_result(res[i]);
+  free(res);
+  /* dtype mismatch on a graph param */
+  TvsNDArray *si = arr(I32T, 1, 4, 0);
+  args[1].tensor = &si->t;
+  CHECK_EQ_INT(interp_run_relax(m, "main", args, 2, &res, &nres, &D), -1);
+  CHECK_EQ_STR(last_error(), "argument 's': dtype is int32 but the function expects float32");
+  /* calling the prim_func directly with inconsistent n */
+  TvsNDArray *y = arr(F32T, 1, 5, 0);
+  InterpArg args2[2] = {{.tensor = &x->t}, {.tensor = &y->t}};
+  CHECK_EQ_INT(interp_run_tir(m, "row_sum", args2, 2, &D), -1);
+  CHECK_EQ_STR(last_error(),
+               "argument 'Y': shape[0] is 5 but the function expects n = 3 (bound by argument 'X')");
+  tvs_ndarray_free(x);
+  tvs_ndarray_free(s);
+  tvs_ndarray_free(si);
+  tvs_ndarray_free(y);
+  ir_module_free(m);
+  diag_clear(&D);
+  src_free(src);
+}
+
 int main(void) {
   diag_init(&D, NULL);
   test_mm_relu();
@@ -810,8 +997,11 @@ int main(void) {
   test_vectors();
   test_lowered_forms();
   test_match_buffer();
+  test_bool_params();
   test_relax();
   test_relax_symbolic();
+  test_text_tir();
+  test_text_relax();
   if (M) ir_module_free(M);
   diag_free(&D);
   TEST_MAIN_END();
