@@ -833,7 +833,7 @@ int interp_eval(Interp *in, const TirExpr *e, IVal *out) {
     case TIR_EQ: case TIR_NE: case TIR_LT: case TIR_LE: case TIR_GT: case TIR_GE: {
       IVal b;
       if (interp_eval(in, e->bin.a, out) || interp_eval(in, e->bin.b, &b)) return -1;
-      int lanes;
+      int lanes = 1;
       if (lane_count(in, e, out->t.lanes, b.t.lanes, &lanes)) return -1;
       DType t = dt_element(out->t);
       if (!dt_eq(t, dt_element(b.t))) {
@@ -869,7 +869,7 @@ int interp_eval(Interp *in, const TirExpr *e, IVal *out) {
       }
       IVal b;
       if (interp_eval(in, e->bin.b, &b)) return -1;
-      int lanes;
+      int lanes = 1;
       if (lane_count(in, e, out->t.lanes, b.t.lanes, &lanes)) return -1;
       for (int l = lanes - 1; l >= 0; l--) {
         bool x = out->v[out->t.lanes > 1 ? l : 0].u != 0, y = b.v[b.t.lanes > 1 ? l : 0].u != 0;

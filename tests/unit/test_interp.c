@@ -101,7 +101,7 @@ static TirFunc *add_func(const char *name, TirBuffer **bufs, TirVar **scalars, i
                          TirStmt *body) {
   TirVar *params[16];
   for (int i = 0; i < n; i++)
-    params[i] = bufs[i] ? tir_var(H, bufs[i]->name, dt_handle) : scalars[i];
+    params[i] = bufs[i] ? tir_var(H, bufs[i]->name, dt_handle) : scalars ? scalars[i] : NULL;
   TirFunc *f = tir_func(H, params, bufs, n, body, NULL);
   ir_module_add_tir(M, name, f);
   return f;

@@ -135,7 +135,7 @@ static void test_numbers(void) {
              "FLOAT FLOAT FLOAT FLOAT FLOAT FLOAT FLOAT NEWLINE EOF");
   CHECK_TOKS("x.y 1.5.real", "NAME DOT NAME FLOAT DOT NAME NEWLINE EOF");
   CHECK_ERR("x = 1abc\n", "1:5: invalid decimal literal");
-  CHECK_ERR("x = 0x\n", "1:5: invalid decimal literal");
+  CHECK_ERR("x = 0x\n", "1:5: invalid hexadecimal literal");
   CHECK_ERR("x = 0xfg\n", "1:5: invalid hexadecimal literal");
   CHECK_ERR("x = 1__0\n", "1:5: invalid decimal literal");
   CHECK_ERR("x = 1_\n", "1:5: invalid decimal literal");
