@@ -6,6 +6,7 @@
 #include "lang/util.h"
 #include "parser/parser.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ scopes */
@@ -19,6 +20,49 @@ void elab_push_scope(ElabCtx *c) {
 void elab_pop_scope(ElabCtx *c) {
   TVS_ASSERT(c->scope);
   c->scope = c->scope->parent;
+}
+
+/* Scopes with many names (a module with hundreds of functions) get a hash
+ * index so that every lookup of `T` does not scan them all. */
+#define SCOPE_INDEX_MIN 16
+
+static uint32_t name_hash(const char *p) {
+  uint32_t h = 2166136261u;
+  for (; *p; p++) h = (h ^ (unsigned char)*p) * 16777619u;
+  return h;
+}
+
+static void index_insert(Scope *s, int pos) {
+  uint32_t mask = (uint32_t)s->nslots - 1, i = name_hash(s->syms[pos].name) & mask;
+  for (;; i = (i + 1) & mask) {
+    int k = s->slots[i];
+    if (k == 0 || !strcmp(s->syms[k - 1].name, s->syms[pos].name)) {
+      s->slots[i] = pos + 1; /* the latest definition of a name wins */
+      return;
+    }
+  }
+}
+
+static void index_rebuild(ElabCtx *c, Scope *s) {
+  int n = 64;
+  while (n < 4 * s->n) n *= 2;
+  s->slots = arena_alloc(&c->scratch, (size_t)n * sizeof *s->slots);
+  s->nslots = n;
+  for (int i = 0; i < s->n; i++) index_insert(s, i);
+}
+
+static Sym *scope_find(Scope *s, const char *name) {
+  if (s->slots) {
+    uint32_t mask = (uint32_t)s->nslots - 1, i = name_hash(name) & mask;
+    for (;; i = (i + 1) & mask) {
+      int k = s->slots[i];
+      if (k == 0) return NULL;
+      if (!strcmp(s->syms[k - 1].name, name)) return &s->syms[k - 1];
+    }
+  }
+  for (int i = s->n - 1; i >= 0; i--)
+    if (!strcmp(s->syms[i].name, name)) return &s->syms[i];
+  return NULL;
 }
 
 Sym *elab_define(ElabCtx *c, const char *name, SymKind kind, void *ptr, Span span) {
@@ -36,13 +80,16 @@ Sym *elab_define(ElabCtx *c, const char *name, SymKind kind, void *ptr, Span spa
   sym->kind = kind;
   sym->ptr = ptr;
   sym->span = span;
+  if (s->slots && 2 * s->n < s->nslots) index_insert(s, s->n - 1);
+  else if (s->n >= SCOPE_INDEX_MIN) index_rebuild(c, s);
   return sym;
 }
 
 Sym *elab_lookup(ElabCtx *c, const char *name) {
-  for (Scope *s = c->scope; s; s = s->parent)
-    for (int i = s->n - 1; i >= 0; i--)
-      if (!strcmp(s->syms[i].name, name)) return &s->syms[i];
+  for (Scope *s = c->scope; s; s = s->parent) {
+    Sym *sym = scope_find(s, name);
+    if (sym) return sym;
+  }
   return NULL;
 }
 

@@ -38,6 +38,8 @@ struct Scope {
   Scope *parent;     /* enclosing scope, NULL at module level */
   Sym *syms;         /* definitions in order */
   int n, cap;
+  int *slots;        /* open-addressing index (1 + position in syms, 0 = empty), NULL while small */
+  int nslots;        /* power of two; > 2 * n */
 };
 
 typedef struct ElabCtx {
