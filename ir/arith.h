@@ -86,8 +86,10 @@ TirExpr *arith_simplify(ArithCtx *ctx, const TirExpr *e);
 
 /* --------------------------------------------------------------- bounds */
 
-/* Inclusive constant bounds of integer expression e under the context;
- * false when unbounded on either side (or e is not an integer scalar). */
+/* Inclusive constant bounds of integer expression e under the context.
+ * Without other knowledge a value spans its dtype (an int32 var gives
+ * [-2^31, 2^31 - 1]); false when a side is unbounded (int64 / uint64 values
+ * with no known range) or e is not an integer scalar. */
 bool arith_const_bounds(ArithCtx *ctx, const TirExpr *e, int64_t *lo, int64_t *hi);
 /* Inclusive bounds of e free of range-bound variables (symbolic shapes stay):
  * i in [0, n) gives i * 4 + 3 in [3, n * 4 - 1].  Either out pointer may be

@@ -91,7 +91,7 @@ bool arith_is_signed_poly(DType t);        /* int scalar */
 void arith_poly_init(APoly *p, DType t);
 void arith_poly_free(APoly *p);
 void arith_poly_copy(APoly *dst, const APoly *src);
-void arith_poly_move(APoly *dst, APoly *src); /* frees dst, takes src */
+void arith_poly_move(APoly *dst, APoly *src); /* overwrites dst (not freed), empties src */
 void arith_poly_set_const(APoly *p, int64_t c);
 /* p += k * atom */
 void arith_poly_add_atom(ArithCtx *ctx, APoly *p, const TirExpr *atom, int64_t k);
@@ -100,7 +100,8 @@ void arith_poly_add_mono(ArithCtx *ctx, APoly *p, int64_t coef, const TirExpr *c
 /* p += k * q */
 void arith_poly_add(ArithCtx *ctx, APoly *p, const APoly *q, int64_t k);
 void arith_poly_scale(APoly *p, int64_t k);
-/* out = a * b; false (out untouched) when the product would be too large. */
+/* out = a * b (out is overwritten, not freed); false (out untouched) when
+ * the product would be too large. */
 bool arith_poly_mul(ArithCtx *ctx, APoly *out, const APoly *a, const APoly *b);
 bool arith_poly_is_const(const APoly *p);
 bool arith_poly_equal(const APoly *a, const APoly *b);

@@ -322,6 +322,31 @@ static bool has_range_var(ArithCtx *ctx, const TirExpr *e) {
 
 static bool sym_bound_rec(ArithCtx *ctx, const APoly *p, bool upper, APoly *out);
 
+/* Symbolic bounds are built with wrapping poly arithmetic; keeping every
+ * coefficient below a quarter of the dtype's range guarantees that no sum or
+ * checked product of them wraps. */
+static bool small(DType t, int64_t v) {
+  int64_t lim = t.bits >= 64 ? (INT64_C(1) << 61) : (INT64_C(1) << (t.bits - 2));
+  return v > -lim && v < lim;
+}
+
+static bool poly_small(const APoly *p) {
+  if (!small(p->t, p->c)) return false;
+  for (int i = 0; i < p->n; i++)
+    if (!small(p->t, p->terms[i].coef)) return false;
+  return true;
+}
+
+/* r += k * m unless a coefficient could wrap. */
+static bool add_checked(ArithCtx *ctx, APoly *r, const APoly *m, int64_t k) {
+  int64_t y;
+  if (!poly_small(r) || __builtin_mul_overflow(m->c, k, &y) || !small(r->t, y)) return false;
+  for (int i = 0; i < m->n; i++)
+    if (__builtin_mul_overflow(m->terms[i].coef, k, &y) || !small(r->t, y)) return false;
+  arith_poly_add(ctx, r, m, k);
+  return poly_small(r);
+}
+
 /* A bound of one atom in the given direction. */
 static bool atom_bound(ArithCtx *ctx, const TirExpr *a, bool upper, APoly *out) {
   DType t = a->dtype;
@@ -392,7 +417,7 @@ static bool atom_bound(ArithCtx *ctx, const TirExpr *a, bool upper, APoly *out) 
   }
   AIv iv = arith_iv_expr(ctx, a);
   int64_t v = upper ? iv.hi : iv.lo;
-  if (v == AIV_NINF || v == AIV_PINF) return false;
+  if (v == AIV_NINF || v == AIV_PINF || !small(t, v)) return false;
   arith_poly_init(out, t);
   out->c = v;
   return true;
@@ -410,6 +435,10 @@ static bool sym_bound_rec(ArithCtx *ctx, const APoly *p, bool upper, APoly *out)
     bool any = false;
     for (int k = 0; k < t->n && !any; k++) any = has_range_var(ctx, t->atoms[k]);
     if (!any) {
+      if (!small(r.t, t->coef)) {
+        ok = false;
+        break;
+      }
       arith_poly_add_mono(ctx, &r, t->coef, t->atoms, t->n);
       continue;
     }
@@ -430,13 +459,20 @@ static bool sym_bound_rec(ArithCtx *ctx, const APoly *p, bool upper, APoly *out)
           if (!dir && arith_iv_poly(ctx, &f).lo < 0) arith_poly_set_const(&f, 0);
           ok = arith_poly_mul(ctx, &prod, &m, &f);
           arith_poly_free(&f);
-          if (ok) arith_poly_move(&m, &prod);
+          if (ok && !poly_small(&prod)) {
+            arith_poly_free(&prod);
+            ok = false;
+          }
+          if (ok) {
+            arith_poly_free(&m);
+            arith_poly_move(&m, &prod);
+          }
         }
         if (!ok) arith_poly_free(&m);
       }
     }
     if (!ok) break;
-    arith_poly_add(ctx, &r, &m, t->coef);
+    ok = add_checked(ctx, &r, &m, t->coef);
     arith_poly_free(&m);
   }
   ctx->depth--;

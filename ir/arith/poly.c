@@ -194,7 +194,6 @@ void arith_poly_copy(APoly *dst, const APoly *src) {
 }
 
 void arith_poly_move(APoly *dst, APoly *src) {
-  arith_poly_free(dst);
   *dst = *src;
   src->terms = NULL;
   src->n = src->cap = 0;
@@ -267,7 +266,7 @@ bool arith_poly_mul(ArithCtx *ctx, APoly *out, const APoly *a, const APoly *b) {
       free(atoms);
     }
   arith_poly_normalize(ctx, &r);
-  arith_poly_move(out, &r);
+  *out = r;
   return true;
 }
 

@@ -158,6 +158,7 @@ void arith_floordiv_const(ArithCtx *ctx, const APoly *a, int64_t c, APoly *out) 
   }
   APoly q, r;
   split_multiples(a, c, &q, &r);
+  r.c = a->c;
   arith_poly_normalize(ctx, &q);
   arith_poly_normalize(ctx, &r);
   int64_t k;
@@ -556,8 +557,11 @@ static TirExpr *simp_andor(ArithCtx *ctx, const TirExpr *e) {
     return a;
   }
   if (same(a, b)) return a;
-  /* x and not x / x or not x */
+  /* x and not x / x or not x (a negated integer comparison included) */
   if ((b->kind == TIR_NOT && same(b->un.a, a)) || (a->kind == TIR_NOT && same(a->un.a, b)))
+    return tir_bool(ctx->h, !is_and);
+  if (a->kind >= TIR_EQ && a->kind <= TIR_GE && b->kind == negate_cmp(a->kind) &&
+      !dt_is_float(a->bin.a->dtype) && same(a->bin.a, b->bin.a) && same(a->bin.b, b->bin.b))
     return tir_bool(ctx->h, !is_and);
   return rebuild_bin(ctx, e, a, b);
 }
@@ -620,7 +624,7 @@ static TirExpr *simp(ArithCtx *ctx, const TirExpr *e) {
     case TIR_INT: case TIR_FLOAT: case TIR_STR: return (TirExpr *)e;
     case TIR_VAR: {
       const ABinding *b = arith_lookup(ctx, e->var);
-      if (b && b->kind == AB_VALUE && ctx->depth < ARITH_MAX_DEPTH) {
+      if (b && b->kind == AB_VALUE && dt_eq(b->a->dtype, t) && ctx->depth < ARITH_MAX_DEPTH) {
         ctx->depth++;
         TirExpr *r = simp(ctx, b->a);
         ctx->depth--;
