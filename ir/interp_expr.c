@@ -455,7 +455,8 @@ int interp_view(Interp *in, const TirBuffer *b, IView **out) {
                         b->name);
   IView v;
   if (interp_make_view(in, b, st, &v)) return -1;
-  *out = &in->views[interp_push_view(in, &v)];
+  int k = interp_push_view(in, &v); /* may move in->views: index after the push */
+  *out = &in->views[k];
   return 0;
 }
 

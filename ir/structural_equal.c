@@ -28,6 +28,7 @@ typedef struct PathSeg {
 typedef struct SEq {
   IrPtrMap lr, rl;        /* bound TirVar/TirBuffer/RxExpr var: left->right, right->left */
   bool def_mode;          /* unmapped vars met now are defined (buffer definitions, param sinfo) */
+  bool free_buf_identity; /* unmapped (free) buffers compare by identity (seq_tir_expr) */
   bool ignore_gs;         /* drop "global_symbol" from function attrs */
   bool want_diff;         /* build messages at all */
   PathSeg *path;          /* current path */
@@ -523,6 +524,10 @@ static bool eq_buffer_use(SEq *q, const TirBuffer *a, const TirBuffer *b) {
   if (ha || hb) {
     if (ir_ptrmap_get(&q->lr, a) == b && ir_ptrmap_get(&q->rl, b) == a) return true;
     return fail(q, "buffer %s vs %s (not bound to each other)", a->name, b->name);
+  }
+  if (q->free_buf_identity && !q->def_mode) {
+    if (a == b) return true;
+    return fail(q, "buffer %s vs %s (different free buffers)", a->name, b->name);
   }
   return eq_buffer_def(q, a, b);
 }
@@ -1031,6 +1036,7 @@ bool seq_relax_func(const RxFunc *a, const RxFunc *b, const SEqualOptions *opt, 
 bool seq_tir_expr(const TirExpr *a, const TirExpr *b) {
   SEq q;
   seq_init(&q, NULL, false);
+  q.free_buf_identity = true; /* A[i] and B[i] differ even when A and B look alike */
   bool ok = eq_expr(&q, a, b);
   seq_free(&q);
   return ok;

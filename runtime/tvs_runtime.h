@@ -92,7 +92,7 @@ int tvs_func_call(TVSFunction *f, TVSValue *args, int *type_codes, int num_args,
 /* Copies s into a thread-local buffer and makes it the TVS_STR result. */
 int tvs_ret_str(TVSValue *ret, int *ret_type_code, const char *s);
 /* "int", "float", "handle", "null", "dtype", "device", "DLTensor", "module",
- * "function", "str"; "unknown type code N" style names for anything else. */
+ * "function", "str"; "unknown type code" for anything else. */
 const char *tvs_type_code_name(int type_code);
 
 /* ===== Global registry =====================================================
@@ -271,9 +271,10 @@ int tvs_in_parallel_region(void);
 void *tvs_backend_alloc_workspace(size_t nbytes, size_t align);
 int tvs_backend_free_workspace(void *ptr); /* NULL-safe; returns 0 */
 
-/* For compiled code calling a named function: looks name up in the module
- * whose __tvs_module_ctx is mod_ctx (if non-NULL), then in the registry.
- * *out gets a new reference. */
+/* For compiled code calling a named function: looks name up in module
+ * mod_ctx (a TVSModule*: the resource_handle the entry point received, or
+ * the value of __tvs_module_ctx; may be NULL), then in the registry.
+ * *out gets a new reference (compiled code typically caches it for good). */
 int tvs_backend_get_func_from_env(void *mod_ctx, const char *name, TVSFunction **out);
 
 #ifdef __cplusplus
