@@ -4,12 +4,14 @@
 #include <string.h>
 
 #include "ir/printer.h"
+#include "ir/transform.h"
 #include "lang/elab.h"
 #include "lang/util.h"
 #include "parser/parser.h"
 #include "tools/tvs/tvs.h"
 
-/* The stages a user can stop at, in pipeline order (DESIGN.md section 1). */
+/* The stages a user can stop at, in pipeline order (DESIGN.md section 1);
+ * the lowering passes of ir/transform/pipeline.c follow these. */
 static const struct {
   const char *name;
   const char *what;
@@ -20,6 +22,35 @@ static const struct {
     {"tir", "the loop-IR prim_funcs of the module, as .tvs text"},
 };
 #define NSTAGES ((int)(sizeof stages / sizeof stages[0]))
+
+/* Printing the prim_funcs only, as a module of their own. */
+static void print_tir_only(StrBuf *sb, const IrModule *m, const PrintOptions *opt) {
+  IrModule *t = ir_module_copy(m);
+  int n = 0;
+  for (int i = 0; i < t->nfuncs; i++)
+    if (t->funcs[i].kind == IR_FUNC_TIR) t->funcs[n++] = t->funcs[i];
+  t->nfuncs = n;
+  print_module(sb, t, opt);
+  ir_module_free(t);
+}
+
+/* --dump-after: which pass names to print after ("all" = every pass). */
+typedef struct DumpAfter {
+  const char *name;  /* pass name or "all"; NULL = none */
+} DumpAfter;
+
+static void dump_after_pass(void *user, const TirPass *p, const IrModule *m, bool changed) {
+  DumpAfter *da = user;
+  if (!da->name || (strcmp(da->name, "all") && strcmp(da->name, p->name))) return;
+  PrintOptions opt = print_options_default();
+  StrBuf sb;
+  sb_init(&sb);
+  print_tir_only(&sb, m, &opt);
+  printf("# after %s%s\n", p->name, changed ? "" : " (unchanged)");
+  fputs(sb.data, stdout);
+  fflush(stdout);
+  sb_free(&sb);
+}
 
 static int show_tokens(const SourceFile *src, DiagCtx *d) {
   LexToken *toks = NULL;
@@ -58,17 +89,21 @@ static int show_ast(const SourceFile *src, DiagCtx *d) {
 int cmd_show(int argc, char **argv) {
   ToolCommon common = {DIAG_FORMAT_TEXT, -1};
   const char *file = NULL, *stage = NULL;
+  DumpAfter dump = {NULL};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int r = tool_common_option(&common, argc, argv, &i);
     if (r < 0) return 2;
     if (r > 0) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      puts("usage: tvs show FILE --stage NAME\n       tvs show --list-stages");
+      puts("usage: tvs show FILE [--stage NAME] [--dump-after NAME|all]\n       tvs show --list-stages");
       return 0;
     }
     if (!strcmp(a, "--list-stages")) {
       for (int k = 0; k < NSTAGES; k++) printf("%-8s %s\n", stages[k].name, stages[k].what);
+      int np;
+      const TirPass *passes = tir_cpu_pipeline(&np);
+      for (int k = 0; k < np; k++) printf("%s  %s\n", passes[k].name, passes[k].what);
       return 0;
     }
     if (!strcmp(a, "--stage") || !strncmp(a, "--stage=", 8)) {
@@ -77,18 +112,31 @@ int cmd_show(int argc, char **argv) {
       else return tool_usage_error("show", "--stage needs a stage name");
       continue;
     }
+    if (!strcmp(a, "--dump-after") || !strncmp(a, "--dump-after=", 13)) {
+      if (a[12] == '=') dump.name = a + 13;
+      else if (i + 1 < argc) dump.name = argv[++i];
+      else return tool_usage_error("show", "--dump-after needs a pass name or 'all'");
+      if (strcmp(dump.name, "all") && tir_pipeline_index(dump.name) < 0)
+        return tool_usage_error("show", "unknown pass '%s' for --dump-after", dump.name);
+      continue;
+    }
     if (a[0] == '-' && a[1]) return tool_usage_error("show", "unknown option '%s'", a);
     if (file) return tool_usage_error("show", "more than one input file ('%s' and '%s')", file, a);
     file = a;
   }
   if (!file) return tool_usage_error("show", "no input file");
+  bool dump_only = !stage && dump.name;
   if (!stage) stage = "graph";
   int k = 0;
   while (k < NSTAGES && strcmp(stages[k].name, stage)) k++;
-  if (k == NSTAGES) {
+  int pass_idx = k == NSTAGES ? tir_pipeline_index(stage) : -1;
+  if (k == NSTAGES && pass_idx < 0) {
     tool_usage_error("show", "unknown stage '%s'", stage);
     fputs("available stages:", stderr);
     for (int j = 0; j < NSTAGES; j++) fprintf(stderr, " %s", stages[j].name);
+    int np;
+    const TirPass *passes = tir_cpu_pipeline(&np);
+    for (int j = 0; j < np; j++) fprintf(stderr, " %s", passes[j].name);
     fputc('\n', stderr);
     return 2;
   }
@@ -118,15 +166,21 @@ int cmd_show(int argc, char **argv) {
   PrintOptions opt = print_options_default();
   StrBuf sb;
   sb_init(&sb);
-  if (!strcmp(stage, "tir")) {
-    /* Only the prim_funcs, as a module of their own. */
-    IrModule *t = ir_module_copy(m);
-    int n = 0;
-    for (int i = 0; i < t->nfuncs; i++)
-      if (t->funcs[i].kind == IR_FUNC_TIR) t->funcs[n++] = t->funcs[i];
-    t->nfuncs = n;
-    print_module(&sb, t, &opt);
-    ir_module_free(t);
+  if (pass_idx >= 0 || dump.name) {
+    /* A lowering stage: run the pipeline up to it (or all of it for a dump). */
+    IrModule *low = tir_lower(m, dump_only ? -1 : pass_idx, &d, dump_after_pass, &dump);
+    diag_flush(&d);
+    if (!low) {
+      sb_free(&sb);
+      ir_module_free(m);
+      src_free(src);
+      diag_free(&d);
+      return 1;
+    }
+    if (!dump_only) print_tir_only(&sb, low, &opt);
+    ir_module_free(low);
+  } else if (!strcmp(stage, "tir")) {
+    print_tir_only(&sb, m, &opt);
   } else {
     print_module(&sb, m, &opt);
   }

@@ -1,0 +1,69 @@
+/* transform.h - the lowering passes from scheduled TensorIR to flat, loop-only IR.
+ *
+ * One pass per file under ir/transform/, each exporting one entry point with
+ * its contract stated above it; ir/transform/pipeline.c holds the ordered
+ * table (TVM v0.23's default_tir_pipeline for llvm, reference/lowering.md
+ * section 2) that `tvs show --stage NAME` / `--dump-after` / `--list-stages`
+ * read.  A pass maps one prim_func to a new one; a pass that changes nothing
+ * returns the very same TirFunc pointer, so "(unchanged)" is a pointer test. */
+#ifndef TVS_IR_TRANSFORM_H
+#define TVS_IR_TRANSFORM_H
+
+#include <stdbool.h>
+
+#include "ir/module.h"
+#include "lang/diag.h"
+
+/* What every pass gets besides the function. */
+typedef struct TirPassCtx {
+  IrHeap *heap;   /* where new nodes go (the heap of the module being built) */
+  DiagCtx *diag;  /* warnings/errors (e.g. vectorize fallbacks); may be NULL */
+  const char *func_name; /* global name of the function being lowered (messages) */
+} TirPassCtx;
+
+/* A per-function pass: returns f itself when nothing changed. */
+typedef TirFunc *(*TirPassFn)(TirPassCtx *ctx, TirFunc *f);
+
+typedef struct TirPass {
+  const char *name;  /* stage name, e.g. "lower-init-block" (unique in a pipeline) */
+  TirPassFn fn;      /* entry point */
+  const char *what;  /* one-line description for --list-stages */
+} TirPass;
+
+/* ---------------------------------------------------------- the passes */
+TirFunc *tir_canonicalize_loop(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_lower_init_block(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_plan_buffer_allocation(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_convert_blocks_to_opaque(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_lower_match_buffer(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_simplify(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_lower_opaque_block(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_flatten_buffer(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_vectorize_loop(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_storage_rewrite(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_unroll_loop(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_remove_no_op(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
+
+/* ---------------------------------------------------------- the pipeline */
+
+/* The CPU pipeline in order; *n receives its length. */
+const TirPass *tir_cpu_pipeline(int *n);
+/* Index of the pass called name in the CPU pipeline, or -1. */
+int tir_pipeline_index(const char *name);
+
+/* Applies one pass to every prim_func of m (graph functions are kept) and
+ * returns the new module version (derived from m; free with ir_module_free).
+ * *changed (may be NULL) tells whether any function pointer differs. */
+IrModule *tir_run_pass(const IrModule *m, const TirPass *p, DiagCtx *diag, bool *changed);
+
+/* Called after each pass by tir_lower (may be NULL). */
+typedef void (*TirAfterPassFn)(void *user, const TirPass *p, const IrModule *m, bool changed);
+
+/* Runs the CPU pipeline on m up to and including pass index `last` (-1 = all),
+ * calling after() after each pass.  Returns a new module (free it), or NULL
+ * when a pass reported an error to diag. */
+IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user);
+
+#endif

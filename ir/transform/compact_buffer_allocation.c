@@ -1,0 +1,308 @@
+/* compact_buffer_allocation.c - CompactBufferAllocation.
+ *
+ * Each buffer allocated by a block shrinks to the region its accesses inside
+ * that block can touch: per dimension, the symbolic bounds of every index
+ * relaxed over the loops inside the block (outer loop vars stay symbolic),
+ * whose union must have a constant extent no larger than the old one.  The
+ * accesses then subtract the region's start.  When that cannot be shown the
+ * dimension keeps its shape (never wrong, only less compact). */
+#include "ir/transform/xform_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DIMS 16
+
+/* The region accessed in one buffer. */
+typedef struct Compact {
+  TirBuffer *buf;            /* original buffer */
+  TirBuffer *nbuf;           /* compacted buffer (or NULL when unchanged) */
+  bool excluded;             /* opaque use, match source, strides...: leave alone */
+  bool seen;                 /* some access recorded */
+  bool ok[MAX_DIMS];         /* bounds known so far in this dimension */
+  TirExpr *lo[MAX_DIMS];     /* inclusive lower bound (free of inner loop vars) */
+  TirExpr *hi[MAX_DIMS];     /* inclusive upper bound */
+} Compact;
+
+typedef struct CompactCtx {
+  IrHeap *h;
+  ArithCtx *a;               /* analyzer of the current owner walk */
+  IrPtrMap by_buf;           /* old TirBuffer* and new TirBuffer* -> Compact* */
+  IrPtrMap by_data;          /* data TirVar* -> Compact* */
+  PtrVec all;                /* Compact* */
+  PtrVec owners;             /* BLOCK stmts that allocate */
+  IrPtrMap inner;            /* vars defined inside the current owner */
+} CompactCtx;
+
+/* Whether e uses a var defined inside the owner (then it is no region bound). */
+static bool uses_inner(CompactCtx *c, const TirExpr *e) {
+  PtrVec fv = {0};
+  tir_expr_free_vars(e, &fv);
+  bool r = false;
+  for (int i = 0; i < fv.len && !r; i++) r = ir_ptrmap_has(&c->inner, fv.items[i]);
+  pv_free(&fv);
+  return r;
+}
+
+/* ------------------------------------------------------------ collection */
+
+static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
+  CompactCtx *c = v->ctx;
+  if (s->kind != TIR_S_BLOCK) return true;
+  if (s->block.nallocs) pv_push(&c->owners, (void *)s);
+  for (int i = 0; i < s->block.nallocs; i++) {
+    TirBuffer *b = s->block.allocs[i];
+    Compact *k = xcalloc(1, sizeof *k);
+    k->buf = b;
+    k->excluded = b->ndim > MAX_DIMS || b->nstrides || b->elem_offset || b->naxis_separators;
+    for (int d = 0; d < b->ndim && d < MAX_DIMS; d++) k->ok[d] = true;
+    pv_push(&c->all, k);
+    ir_ptrmap_put(&c->by_buf, b, k);
+    ir_ptrmap_put(&c->by_data, b->data, k);
+  }
+  for (int i = 0; i < s->block.nmatches; i++) {
+    Compact *k = ir_ptrmap_get(&c->by_buf, s->block.matches[i].source.buffer);
+    if (k) k->excluded = true;
+  }
+  return true;
+}
+
+static bool collect_pre_expr(TirVisitor *v, const TirExpr *e) {
+  CompactCtx *c = v->ctx;
+  if (e->kind == TIR_VAR) {
+    Compact *k = ir_ptrmap_get(&c->by_data, e->var);
+    if (k) k->excluded = true; /* the data pointer escapes */
+  }
+  return true;
+}
+
+/* Adds one access's bounds to k. */
+static void record(CompactCtx *c, Compact *k, TirExpr *const *idx, int n) {
+  if (k->excluded) return;
+  if (n != k->buf->ndim) {
+    k->excluded = true;
+    return;
+  }
+  for (int d = 0; d < n; d++) {
+    if (!k->ok[d]) continue;
+    TirExpr *lo = NULL, *hi = NULL;
+    if (idx[d]->dtype.lanes != 1 || !arith_symbolic_bounds(c->a, idx[d], &lo, &hi) ||
+        uses_inner(c, lo) || uses_inner(c, hi)) {
+      k->ok[d] = false;
+      continue;
+    }
+    if (!k->seen) {
+      k->lo[d] = lo;
+      k->hi[d] = hi;
+      continue;
+    }
+    /* union: keep the smaller lo / larger hi when their difference is constant */
+    int64_t dl, dh;
+    TirExpr *el = xf_simplify(c->a, tir_binary(c->h, TIR_SUB, lo, xf_cast_to(c->h, lo->dtype, k->lo[d])));
+    TirExpr *eh = xf_simplify(c->a, tir_binary(c->h, TIR_SUB, hi, xf_cast_to(c->h, hi->dtype, k->hi[d])));
+    if (!tir_is_const_int(el, &dl) || !tir_is_const_int(eh, &dh)) {
+      k->ok[d] = false;
+      continue;
+    }
+    if (dl < 0) k->lo[d] = lo;
+    if (dh > 0) k->hi[d] = hi;
+  }
+  k->seen = true;
+}
+
+/* The walk of one owner's body: binds the loops met inside. */
+static bool owner_pre_stmt(TirVisitor *v, const TirStmt *s) {
+  CompactCtx *c = v->ctx;
+  switch (s->kind) {
+    case TIR_S_FOR:
+      ir_ptrmap_put(&c->inner, s->loop.var, NULL);
+      arith_push(c->a);
+      arith_bind_range(c->a, s->loop.var, s->loop.min, s->loop.extent);
+      break;
+    case TIR_S_LET:
+      ir_ptrmap_put(&c->inner, s->let.var, NULL);
+      arith_push(c->a);
+      if (s->let.value->dtype.lanes == 1) arith_bind_value(c->a, s->let.var, s->let.value);
+      break;
+    case TIR_S_STORE: {
+      Compact *k = ir_ptrmap_get(&c->by_buf, s->store.buf);
+      if (k) record(c, k, s->store.idx, s->store.n);
+      break;
+    }
+    default: break;
+  }
+  return true;
+}
+
+static void owner_post_stmt(TirVisitor *v, const TirStmt *s) {
+  CompactCtx *c = v->ctx;
+  if (s->kind == TIR_S_FOR || s->kind == TIR_S_LET) arith_pop(c->a);
+}
+
+static bool owner_pre_expr(TirVisitor *v, const TirExpr *e) {
+  CompactCtx *c = v->ctx;
+  if (e->kind == TIR_LOAD) {
+    Compact *k = ir_ptrmap_get(&c->by_buf, e->load.buf);
+    if (k) record(c, k, e->load.idx, e->load.n);
+  }
+  return true;
+}
+
+/* Decides the new shape of k's buffer. */
+static void decide(CompactCtx *c, Compact *k) {
+  const TirBuffer *b = k->buf;
+  if (k->excluded || !k->seen || b->ndim == 0) return;
+  TirExpr *shape[MAX_DIMS];
+  bool changed = false;
+  for (int d = 0; d < b->ndim; d++) {
+    shape[d] = b->shape[d];
+    int64_t e, old, lo = 1;
+    if (!k->ok[d]) goto keep;
+    TirExpr *ext = tir_binary(c->h, TIR_ADD,
+                              tir_binary(c->h, TIR_SUB, k->hi[d], xf_cast_to(c->h, k->hi[d]->dtype, k->lo[d])),
+                              xf_int(c->h, k->hi[d]->dtype, 1));
+    ext = xf_simplify(c->a, ext);
+    if (!tir_is_const_int(ext, &e) || e <= 0) goto keep;
+    if (tir_is_const_int(b->shape[d], &old) && e > old) goto keep;
+    if (tir_is_const_int(b->shape[d], &old) && e == old && tir_is_const_int(k->lo[d], &lo) && lo == 0)
+      goto keep;
+    shape[d] = xf_int(c->h, b->shape[d]->dtype, e);
+    k->lo[d] = xf_cast_to(c->h, b->shape[d]->dtype, k->lo[d]);
+    changed = true;
+    continue;
+  keep:
+    k->ok[d] = false;
+  }
+  if (!changed) return;
+  TirBuffer *nb = tir_buffer_copy(c->h, b);
+  nb->shape = ir_memdup(c->h, shape, (size_t)b->ndim * sizeof *shape);
+  k->nbuf = nb;
+  ir_ptrmap_put(&c->by_buf, nb, k);
+}
+
+/* ------------------------------------------------------------- rewrite */
+
+static TirBuffer *rw_buffer(TirMutator *m, TirBuffer *b) {
+  CompactCtx *c = m->ctx;
+  Compact *k = ir_ptrmap_get(&c->by_buf, b);
+  return k && k->nbuf && k->buf == b ? k->nbuf : NULL;
+}
+
+/* Indices minus the region start (NULL when the buffer is unchanged). */
+static TirExpr **shift(TirMutator *m, TirBuffer *nb, TirExpr **idx, int n) {
+  CompactCtx *c = m->ctx;
+  Compact *k = ir_ptrmap_get(&c->by_buf, nb);
+  if (!k || k->nbuf != nb) return NULL;
+  TirExpr **out = ir_alloc(m->heap, (size_t)(n ? n : 1) * sizeof *out);
+  for (int d = 0; d < n; d++) {
+    out[d] = idx[d];
+    if (d < MAX_DIMS && k->ok[d])
+      out[d] = xf_simplify(c->a, xf_sub(m->heap, idx[d], xf_cast_to(m->heap, idx[d]->dtype, k->lo[d])));
+  }
+  return out;
+}
+
+static TirExpr *rw_load(TirMutator *m, TirExpr *e) {
+  TirExpr *r = tir_mutate_expr_children(m, e);
+  TirExpr **idx = shift(m, r->load.buf, r->load.idx, r->load.n);
+  if (!idx) return r;
+  TirExpr *out = tir_load(m->heap, r->load.buf, idx, r->load.n);
+  out->span = e->span;
+  return out;
+}
+
+static TirStmt *rw_store(TirMutator *m, TirStmt *s) {
+  TirStmt *r = tir_mutate_stmt_children(m, s);
+  TirExpr **idx = shift(m, r->store.buf, r->store.idx, r->store.n);
+  if (!idx) return r;
+  TirStmt *out = tir_store(m->heap, r->store.buf, r->store.value, idx, r->store.n);
+  out->span = s->span;
+  return out;
+}
+
+static TirBufferRegion *shift_regions(TirMutator *m, TirBufferRegion *rs, int n, bool *changed) {
+  CompactCtx *c = m->ctx;
+  TirBufferRegion *out = rs;
+  for (int i = 0; i < n; i++) {
+    Compact *k = ir_ptrmap_get(&c->by_buf, rs[i].buffer);
+    if (!k || k->nbuf != rs[i].buffer) continue;
+    if (out == rs) {
+      out = ir_memdup(m->heap, rs, (size_t)n * sizeof *rs);
+      *changed = true;
+    }
+    TirRange *rg = ir_memdup(m->heap, rs[i].ranges, (size_t)rs[i].n * sizeof *rg);
+    for (int d = 0; d < rs[i].n && d < MAX_DIMS; d++)
+      if (k->ok[d])
+        rg[d].min = xf_simplify(c->a, xf_sub(m->heap, rg[d].min, xf_cast_to(m->heap, rg[d].min->dtype, k->lo[d])));
+    out[i].ranges = rg;
+  }
+  return out;
+}
+
+static TirStmt *rw_block(TirMutator *m, TirStmt *s) {
+  TirStmt *r = tir_mutate_stmt_children(m, s);
+  bool changed = false;
+  TirBlock nb = r->block;
+  nb.reads = shift_regions(m, nb.reads, nb.nreads, &changed);
+  nb.writes = shift_regions(m, nb.writes, nb.nwrites, &changed);
+  if (!changed) return r;
+  TirStmt *out = tir_block(m->heap, &nb);
+  out->span = r->span;
+  return out;
+}
+
+/* requires: convert-blocks-to-opaque ran (no block iter vars), allocations
+ * at their LCA; ensures: allocated buffers have the (constant) shape of the
+ * region accessed, accesses shifted; preserves: params' buffers, strided or
+ * opaquely used buffers. */
+TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
+  CompactCtx c;
+  memset(&c, 0, sizeof c);
+  c.h = ctx->heap;
+  TirVisitor v;
+  memset(&v, 0, sizeof v);
+  v.pre_stmt = collect_pre_stmt;
+  v.pre_expr = collect_pre_expr;
+  v.ctx = &c;
+  tir_visit_stmt(&v, f->body);
+  TirStmt *body = f->body;
+  bool any = false;
+  for (int i = 0; i < c.owners.len; i++) {
+    const TirStmt *owner = c.owners.items[i];
+    c.a = arith_new(ctx->heap);
+    memset(&v, 0, sizeof v);
+    v.pre_stmt = owner_pre_stmt;
+    v.post_stmt = owner_post_stmt;
+    v.pre_expr = owner_pre_expr;
+    v.ctx = &c;
+    ir_ptrmap_clear(&c.inner);
+    tir_visit_stmt(&v, owner->block.body);
+    if (owner->block.init) tir_visit_stmt(&v, owner->block.init);
+    for (int j = 0; j < owner->block.nallocs; j++) {
+      Compact *k = ir_ptrmap_get(&c.by_buf, owner->block.allocs[j]);
+      decide(&c, k);
+      any |= k->nbuf != NULL;
+    }
+    arith_free(c.a);
+  }
+  c.a = arith_new(ctx->heap);
+  if (any) {
+    TirMutator m;
+    tir_mutator_init(&m, ctx->heap);
+    m.buffer = rw_buffer;
+    m.expr[TIR_LOAD] = rw_load;
+    m.stmt[TIR_S_STORE] = rw_store;
+    m.stmt[TIR_S_BLOCK] = rw_block;
+    m.ctx = &c;
+    body = tir_mutate_stmt(&m, f->body);
+    tir_mutator_free(&m);
+  }
+  arith_free(c.a);
+  for (int i = 0; i < c.all.len; i++) free(c.all.items[i]);
+  pv_free(&c.all);
+  pv_free(&c.owners);
+  ir_ptrmap_free(&c.by_buf);
+  ir_ptrmap_free(&c.by_data);
+  ir_ptrmap_free(&c.inner);
+  return xf_with_body(ctx->heap, f, body);
+}

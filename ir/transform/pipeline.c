@@ -1,0 +1,100 @@
+/* pipeline.c - the CPU lowering pipeline as one visible, ordered table, and the
+ * driver that runs it pass by pass (each pass = one named, printable stage).
+ * Order follows TVM v0.23's default_tir_pipeline (reference/lowering.md
+ * section 2); GPU-only and config-gated passes keep their slots as comments. */
+#include "ir/transform/xform_internal.h"
+
+#include <string.h>
+
+static const TirPass cpu_pipeline[] = {
+    {"canonicalize-loop", tir_canonicalize_loop,
+     "loops start at 0: for i in range(a, b) becomes range(b - a) with i + a substituted"},
+    /* (GPU) lower-cross-thread-reduction */
+    {"lower-init-block", tir_lower_init_block,
+     "a block's T.init() becomes `if (reduce iters at their minimum): init` before the body"},
+    {"plan-and-update-buffer-allocation-location", tir_plan_buffer_allocation,
+     "move each alloc_buffer to the lowest common ancestor of its uses (an opaque block)"},
+    {"convert-blocks-to-opaque", tir_convert_blocks_to_opaque,
+     "substitute block iter vars by their bindings; drop iter vars"},
+    /* (GPU) lift-thread-binding, manifest-shared-memory-local-stage */
+    {"compact-buffer-allocation", tir_compact_buffer_allocation,
+     "shrink each allocated buffer to the region accessed and shift its indices"},
+    /* (GPU) lower-auto-copy, unify-thread-binding */
+    {"lower-match-buffer", tir_lower_match_buffer,
+     "rewrite accesses to block-level match_buffer views onto their source buffers"},
+    {"simplify", tir_simplify, "arithmetic simplification of every expression; drop `if True`"},
+    /* (GPU) inject-permuted-layout; annotate-irregular-loop and
+     * inject-software-pipeline (no-ops without break/continue or pipeline
+     * annotations); (GPU) transform-mma-buffer-layout */
+    {"lower-opaque-block", tir_lower_opaque_block,
+     "remove all blocks: alloc_buffers become Allocate+DeclBuffer, T.where becomes if"},
+    {"flatten-buffer", tir_flatten_buffer,
+     "multi-dimensional buffer accesses become 1-D accesses (strides, elem_offset)"},
+    /* bf16-compute-legalize, narrow-data-type(32), loop-partition: not yet */
+    {"vectorize-loop", tir_vectorize_loop,
+     "vectorized loops become Ramp/Broadcast vector code (or serial loops, with a warning)"},
+    /* (GPU) inject-virtual-thread; inject-double-buffer (no annotations yet) */
+    {"storage-rewrite", tir_storage_rewrite,
+     "reuse an allocation for a later one of the same size/dtype/scope whose lifetime is disjoint"},
+    /* hoist-if-then-else: not yet */
+    {"unroll-loop", tir_unroll_loop, "unrolled loops of constant extent become copies of the body"},
+    /* renormalize-split-pattern: not yet */
+    {"simplify-2", tir_simplify, "simplify again, after vectorize/unroll"},
+    {"remove-no-op", tir_remove_no_op,
+     "delete statements without effect: empty loops, evaluate(0), empty ifs"},
+    /* rewrite-unsafe-select, common-subexpr-elim, annotate-entry-func,
+     * (GPU) thread-sync..., split-host-device (no device regions on CPU) */
+    {"make-packed-api", tir_make_packed_api,
+     "annotate the packed calling convention and the symbolic vars the entry binds"},
+};
+
+const TirPass *tir_cpu_pipeline(int *n) {
+  *n = (int)(sizeof cpu_pipeline / sizeof cpu_pipeline[0]);
+  return cpu_pipeline;
+}
+
+int tir_pipeline_index(const char *name) {
+  int n;
+  const TirPass *p = tir_cpu_pipeline(&n);
+  for (int i = 0; i < n; i++)
+    if (!strcmp(p[i].name, name)) return i;
+  return -1;
+}
+
+IrModule *tir_run_pass(const IrModule *m, const TirPass *p, DiagCtx *diag, bool *changed) {
+  IrModule *out = ir_module_derive(m);
+  bool ch = false;
+  for (int i = 0; i < m->nfuncs; i++) {
+    const IrGlobal *g = &m->funcs[i];
+    if (g->kind != IR_FUNC_TIR) {
+      ir_module_add_relax(out, g->name, g->rx);
+      continue;
+    }
+    TirPassCtx ctx = {out->heap, diag, g->name};
+    TirFunc *nf = p->fn(&ctx, g->tir);
+    if (nf != g->tir) ch = true;
+    ir_module_add_tir(out, g->name, nf);
+  }
+  if (changed) *changed = ch;
+  return out;
+}
+
+IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user) {
+  int n;
+  const TirPass *passes = tir_cpu_pipeline(&n);
+  if (last < 0 || last >= n) last = n - 1;
+  IrModule *cur = ir_module_copy(m);
+  int nerr0 = diag ? diag->nerr : 0;
+  for (int i = 0; i <= last; i++) {
+    bool changed;
+    IrModule *next = tir_run_pass(cur, &passes[i], diag, &changed);
+    ir_module_free(cur);
+    cur = next;
+    if (after) after(user, &passes[i], cur, changed);
+    if (diag && diag->nerr > nerr0) {
+      ir_module_free(cur);
+      return NULL;
+    }
+  }
+  return cur;
+}

@@ -1,0 +1,96 @@
+/* xform_util.c - helpers shared by the lowering passes: the one gateway to the
+ * arithmetic analyzer, constant-aware index arithmetic, no-op tests. */
+#include "ir/transform/xform_internal.h"
+
+#include <string.h>
+
+TirExpr *xf_simplify(ArithCtx *a, TirExpr *e) {
+  if (!e || !a) return e;
+  if (e->dtype.lanes != 1) return e;
+  return arith_simplify(a, e);
+}
+
+TirExpr *xf_int(IrHeap *h, DType t, int64_t v) {
+  if (!dt_is_integer(t)) t = dt_int32;
+  return tir_int(h, dt_element(t), v);
+}
+
+TirExpr *xf_cast_to(IrHeap *h, DType t, TirExpr *e) {
+  if (dt_eq(e->dtype, t)) return e;
+  int64_t v;
+  if (tir_is_const_int(e, &v) && dt_is_integer(t)) return tir_int(h, t, v);
+  return tir_cast(h, t, e);
+}
+
+static TirExpr *fold(IrHeap *h, TirExprKind k, TirExpr *a, TirExpr *b) {
+  b = xf_cast_to(h, a->dtype, b);
+  TirExpr *c = arith_const_fold(h, k, a, b);
+  return c ? c : tir_binary(h, k, a, b);
+}
+
+TirExpr *xf_add(IrHeap *h, TirExpr *a, TirExpr *b) {
+  if (tir_is_zero(b)) return a;
+  if (tir_is_zero(a)) return xf_cast_to(h, a->dtype, b);
+  return fold(h, TIR_ADD, a, b);
+}
+
+TirExpr *xf_sub(IrHeap *h, TirExpr *a, TirExpr *b) {
+  if (tir_is_zero(b)) return a;
+  return fold(h, TIR_SUB, a, b);
+}
+
+TirExpr *xf_mul(IrHeap *h, TirExpr *a, TirExpr *b) {
+  if (tir_is_one(b)) return a;
+  if (tir_is_one(a)) return xf_cast_to(h, a->dtype, b);
+  return fold(h, TIR_MUL, a, b);
+}
+
+bool xf_is_const_true(const TirExpr *e) {
+  int64_t v;
+  return e && tir_is_const_int(e, &v) && v != 0;
+}
+
+bool xf_is_const_false(const TirExpr *e) {
+  int64_t v;
+  return e && tir_is_const_int(e, &v) && v == 0;
+}
+
+TirStmt *xf_nop(IrHeap *h) { return tir_evaluate(h, tir_i32(h, 0)); }
+
+bool xf_is_nop(const TirStmt *s) {
+  if (!s) return true;
+  if (s->kind != TIR_S_EVAL) return false;
+  TirExprKind k = s->eval.value->kind;
+  return k == TIR_INT || k == TIR_FLOAT || k == TIR_STR;
+}
+
+TirFunc *xf_with_body(IrHeap *h, TirFunc *f, TirStmt *body) {
+  if (body == f->body) return f;
+  if (!body) body = xf_nop(h);
+  TirFunc *c = ir_memdup(h, f, sizeof *f);
+  c->body = body;
+  return c;
+}
+
+typedef struct SideFx {
+  bool found;
+} SideFx;
+
+static bool side_pre(TirVisitor *v, const TirExpr *e) {
+  if (e->kind == TIR_CALL && (e->call.op->id == TIR_OP_CALL_EXTERN || e->call.op->id == TIR_OP_RET)) {
+    ((SideFx *)v->ctx)->found = true;
+    v->stop = true;
+    return false;
+  }
+  return true;
+}
+
+bool xf_has_side_effect(const TirExpr *e) {
+  SideFx s = {false};
+  TirVisitor v;
+  memset(&v, 0, sizeof v);
+  v.pre_expr = side_pre;
+  v.ctx = &s;
+  tir_visit_expr(&v, e);
+  return s.found;
+}
