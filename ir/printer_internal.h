@@ -55,6 +55,9 @@ const char *pr_lookup(const Printer *p, const void *key);
 void pr_tir_expr(Printer *p, const TirExpr *e);
 const char *pr_tir_var_name(Printer *p, const TirVar *v);
 void pr_irvalue(Printer *p, const IrValue *v, bool relax);
+/* `T.func_attr({...})` / `R.func_attr({...})` on its own line, leaving out
+ * "global_symbol" when drop_gs; prints nothing when no attribute remains. */
+void pr_func_attrs(Printer *p, const char *builtin_name, const IrValue *attrs, bool drop_gs, bool relax);
 void pr_tir_func(Printer *p, const TirFunc *f, const char *name);
 void pr_relax_func(Printer *p, const RxFunc *f, const char *name);
 

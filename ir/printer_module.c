@@ -291,3 +291,23 @@ void print_relax_func(StrBuf *out, const RxFunc *f, const char *name, const Prin
   pr_relax_func(&p, f, name);
   pr_free(&p);
 }
+
+void pr_func_attrs(Printer *p, const char *builtin_name, const IrValue *attrs, bool drop_gs, bool relax) {
+  if (!attrs || attrs->kind != IRV_DICT) return;
+  int n = 0;
+  for (int i = 0; i < attrs->n; i++)
+    if (!(drop_gs && !strcmp(attrs->keys[i], "global_symbol"))) n++;
+  if (!n) return;
+  pr_indent(p);
+  pr_color(p, PRC_BUILTIN, builtin_name);
+  pr_puts(p, "({");
+  int k = 0;
+  for (int i = 0; i < attrs->n; i++) {
+    if (drop_gs && !strcmp(attrs->keys[i], "global_symbol")) continue;
+    if (k++) pr_puts(p, ", ");
+    pr_string_lit(p, attrs->keys[i]);
+    pr_puts(p, ": ");
+    pr_irvalue(p, attrs->items[i], relax);
+  }
+  pr_puts(p, "})\n");
+}

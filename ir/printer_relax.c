@@ -441,25 +441,7 @@ void pr_relax_func(Printer *p, const RxFunc *f, const char *name) {
   }
   pr_puts(p, ":\n");
   p->level++;
-  if (f->attrs && f->attrs->kind == IRV_DICT) {
-    int n = 0;
-    for (int i = 0; i < f->attrs->n; i++)
-      if (!(drop_gs && !strcmp(f->attrs->keys[i], "global_symbol"))) n++;
-    if (n) {
-      pr_indent(p);
-      builtin(p, "R.func_attr");
-      pr_puts(p, "({");
-      int k = 0;
-      for (int i = 0; i < f->attrs->n; i++) {
-        if (drop_gs && !strcmp(f->attrs->keys[i], "global_symbol")) continue;
-        if (k++) pr_puts(p, ", ");
-        pr_string_lit(p, f->attrs->keys[i]);
-        pr_puts(p, ": ");
-        pr_irvalue(p, f->attrs->items[i], true);
-      }
-      pr_puts(p, "})\n");
-    }
-  }
+  pr_func_attrs(p, "R.func_attr", f->attrs, drop_gs, true);
   for (int i = 0; i < f->nsym_vars; i++) {
     pr_indent(p);
     pr_printf(p, "%s = ", pr_tir_var_name(p, f->sym_vars[i]));

@@ -1145,25 +1145,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   pr_puts(p, ":\n");
   p->level++;
 
-  if (f->attrs && f->attrs->kind == IRV_DICT) {
-    int n = 0;
-    for (int i = 0; i < f->attrs->n; i++)
-      if (!(drop_gs && !strcmp(f->attrs->keys[i], "global_symbol"))) n++;
-    if (n) {
-      pr_indent(p);
-      builtin(p, "T.func_attr");
-      pr_puts(p, "({");
-      int k = 0;
-      for (int i = 0; i < f->attrs->n; i++) {
-        if (drop_gs && !strcmp(f->attrs->keys[i], "global_symbol")) continue;
-        if (k++) pr_puts(p, ", ");
-        pr_string_lit(p, f->attrs->keys[i]);
-        pr_puts(p, ": ");
-        pr_irvalue(p, f->attrs->items[i], false);
-      }
-      pr_puts(p, "})\n");
-    }
-  }
+  pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
 
   /* Size vars of the matched buffers, declared once in order of appearance. */
   PtrVec vars = {0};
