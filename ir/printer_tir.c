@@ -79,8 +79,11 @@ static const char *define_buffer(Printer *p, const TirBuffer *b) {
 
 static void int_lit(Printer *p, DType t, int64_t v) {
   char buf[64];
-  if (t.code == DT_BOOL) {
+  if (t.code == DT_BOOL) { /* TVM prints bool constants typed: T.bool(True) */
+    pr_color(p, PRC_BUILTIN, "T.bool");
+    pr_puts(p, "(");
     pr_color(p, PRC_NUMBER, v ? "True" : "False");
+    pr_puts(p, ")");
     return;
   }
   if (t.code == DT_UINT) {

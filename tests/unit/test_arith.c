@@ -101,14 +101,14 @@ static void test_fold_int(void) {
   FOLD(TIR_MOD, c(7), c(-2), "1");
   FOLD(TIR_MIN, c(3), c(-3), "-3");
   FOLD(TIR_MAX, c(3), c(-3), "3");
-  FOLD(TIR_EQ, c(3), c(3), "True");
-  FOLD(TIR_NE, c(3), c(3), "False");
-  FOLD(TIR_LT, c(-1), c(0), "True");
-  FOLD(TIR_LE, c(1), c(0), "False");
-  FOLD(TIR_GT, c(1), c(0), "True");
-  FOLD(TIR_GE, c(0), c(0), "True");
-  FOLD(TIR_AND, T(), F(), "False");
-  FOLD(TIR_OR, T(), F(), "True");
+  FOLD(TIR_EQ, c(3), c(3), "T.bool(True)");
+  FOLD(TIR_NE, c(3), c(3), "T.bool(False)");
+  FOLD(TIR_LT, c(-1), c(0), "T.bool(True)");
+  FOLD(TIR_LE, c(1), c(0), "T.bool(False)");
+  FOLD(TIR_GT, c(1), c(0), "T.bool(True)");
+  FOLD(TIR_GE, c(0), c(0), "T.bool(True)");
+  FOLD(TIR_AND, T(), F(), "T.bool(False)");
+  FOLD(TIR_OR, T(), F(), "T.bool(True)");
   /* division by zero is never folded */
   CHECK(arith_const_fold(H, TIR_FLOORDIV, c(1), c(0)) == NULL);
   CHECK(arith_const_fold(H, TIR_FLOORMOD, c(1), c(0)) == NULL);
@@ -149,8 +149,8 @@ static void test_fold_widths(void) {
   FOLD(TIR_FLOORDIV, ct(dt_uint32, 4294967295), ct(dt_uint32, 2), "T.uint32(2147483647)");
   FOLD(TIR_FLOORDIV, ct(dt_uint64, -1), ct(dt_uint64, 2), "T.uint64(9223372036854775807)");
   FOLD(TIR_FLOORMOD, ct(dt_uint64, -1), ct(dt_uint64, 10), "T.uint64(5)");
-  FOLD(TIR_LT, ct(dt_uint32, 1), ct(dt_uint32, 4294967295), "True");
-  FOLD(TIR_LT, ct(dt_uint64, -1), ct(dt_uint64, 1), "False");
+  FOLD(TIR_LT, ct(dt_uint32, 1), ct(dt_uint32, 4294967295), "T.bool(True)");
+  FOLD(TIR_LT, ct(dt_uint64, -1), ct(dt_uint64, 1), "T.bool(False)");
   FOLD(TIR_MAX, ct(dt_uint8, 200), ct(dt_uint8, 100), "T.uint8(200)");
   FOLD(TIR_MIN, ct(dt_uint64, -1), ct(dt_uint64, 1), "T.uint64(1)");
   FOLD(TIR_MUL, ct(dt_uint16, 256), ct(dt_uint16, 256), "T.uint16(0)");
@@ -169,8 +169,8 @@ static void test_fold_float(void) {
   FOLD(TIR_FLOORMOD, cf(-7), cf(2), "T.float32(1.0)");
   FOLD(TIR_MIN, cf(1), cf(2), "T.float32(1.0)");
   FOLD(TIR_MAX, cf(1), cf(2), "T.float32(2.0)");
-  FOLD(TIR_LT, cf(1), cf(2), "True");
-  FOLD(TIR_EQ, cf(1), cf(2), "False");
+  FOLD(TIR_LT, cf(1), cf(2), "T.bool(True)");
+  FOLD(TIR_EQ, cf(1), cf(2), "T.bool(False)");
   /* float32 rounding: 0.1 + 0.2 rounded to float32 */
   TirExpr *r = arith_const_fold(H, TIR_ADD, tir_float(H, dt_float32, (float)0.1),
                                 tir_float(H, dt_float32, (float)0.2));
@@ -204,8 +204,8 @@ static void test_fold_cast(void) {
   CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_uint8, cf(-5))), "T.uint8(0)");
   CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_int32, cf(NAN))), "0");
   CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_float32, c(3))), "T.float32(3.0)");
-  CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_bool, c(3))), "True");
-  CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_bool, cf(0))), "False");
+  CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_bool, c(3))), "T.bool(True)");
+  CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_bool, cf(0))), "T.bool(False)");
   CHECK_EQ_STR(str(arith_const_fold_cast(H, dt_int32, T())), "1");
   TirExpr *r = arith_const_fold_cast(H, dt_float32, c(16777217));
   CHECK(r && r->fval == 16777216.0);
@@ -422,22 +422,22 @@ static void test_compare(void) {
   n->is_size_var = true;
   bind(i, 0, 128);
   bind(j, 0, 16);
-  SIMP(lt(v(i), c(128)), "True");
+  SIMP(lt(v(i), c(128)), "T.bool(True)");
   SIMP(lt(v(i), c(127)), "i < 127");
-  SIMP(ge(v(i), c(0)), "True");
-  SIMP(lt(v(i), c(0)), "False");
-  SIMP(ge(v(i), c(128)), "False");
-  SIMP(le(v(i), c(127)), "True");
-  SIMP(gt(v(i), c(-1)), "True");
-  SIMP(eq(v(i), c(200)), "False");
-  SIMP(ne(v(i), c(200)), "True");
+  SIMP(ge(v(i), c(0)), "T.bool(True)");
+  SIMP(lt(v(i), c(0)), "T.bool(False)");
+  SIMP(ge(v(i), c(128)), "T.bool(False)");
+  SIMP(le(v(i), c(127)), "T.bool(True)");
+  SIMP(gt(v(i), c(-1)), "T.bool(True)");
+  SIMP(eq(v(i), c(200)), "T.bool(False)");
+  SIMP(ne(v(i), c(200)), "T.bool(True)");
   SIMP(eq(v(i), c(5)), "i == 5");
-  SIMP(gt(add(v(x), c(1)), v(x)), "True");
-  SIMP(lt(add(v(x), c(1)), v(x)), "False");
-  SIMP(le(v(x), v(x)), "True");
-  SIMP(lt(v(x), v(x)), "False");
-  SIMP(eq(v(x), v(x)), "True");
-  SIMP(ne(v(x), v(x)), "False");
+  SIMP(gt(add(v(x), c(1)), v(x)), "T.bool(True)");
+  SIMP(lt(add(v(x), c(1)), v(x)), "T.bool(False)");
+  SIMP(le(v(x), v(x)), "T.bool(True)");
+  SIMP(lt(v(x), v(x)), "T.bool(False)");
+  SIMP(eq(v(x), v(x)), "T.bool(True)");
+  SIMP(ne(v(x), v(x)), "T.bool(False)");
   SIMP(lt(v(x), v(y)), "x < y");
   SIMP(lt(sub(v(x), v(y)), c(0)), "x < y");
   SIMP(gt(v(y), v(x)), "y > x");
@@ -449,38 +449,38 @@ static void test_compare(void) {
   SIMP(le(mul(v(x), c(4)), c(15)), "x <= 3");
   SIMP(gt(mul(v(x), c(4)), c(15)), "x > 3");
   SIMP(ge(mul(v(x), c(4)), c(15)), "x >= 4");
-  SIMP(eq(mul(v(x), c(4)), c(15)), "False");
-  SIMP(ne(mul(v(x), c(4)), c(15)), "True");
+  SIMP(eq(mul(v(x), c(4)), c(15)), "T.bool(False)");
+  SIMP(ne(mul(v(x), c(4)), c(15)), "T.bool(True)");
   SIMP(eq(mul(v(x), c(4)), c(16)), "x == 4");
   SIMP(lt(c(5), v(x)), "x > 5");
   SIMP(lt(sub(c(0), v(x)), c(-5)), "x > 5");
-  SIMP(lt(add(mul(v(i), c(16)), v(j)), c(2048)), "True");
+  SIMP(lt(add(mul(v(i), c(16)), v(j)), c(2048)), "T.bool(True)");
   SIMP(lt(add(mul(v(i), c(16)), v(j)), c(2047)), "i * 16 + j < 2047");
   SIMP(lt(add(mul(v(x), c(16)), v(y)), c(128)), "x * 16 + y < 128");
   SIMP(lt(mul(v(x), c(2)), add(mul(v(y), c(4)), c(2))), "x < y * 2 + 1");
   SIMP(lt(v(i), v(n)), "i < n");
-  SIMP(ge(v(n), c(0)), "True");
-  SIMP(lt(v(n), c(0)), "False");
+  SIMP(ge(v(n), c(0)), "T.bool(True)");
+  SIMP(lt(v(n), c(0)), "T.bool(False)");
   arith_push(A);
   TirVar *k = var("k");
   arith_bind_range(A, k, c(0), v(n));
-  SIMP(lt(v(k), v(n)), "True");
-  SIMP(ge(v(k), v(n)), "False");
-  SIMP(lt(add(mul(v(k), c(4)), c(3)), mul(v(n), c(4))), "True");
-  SIMP(le(add(v(k), c(1)), v(n)), "True");
+  SIMP(lt(v(k), v(n)), "T.bool(True)");
+  SIMP(ge(v(k), v(n)), "T.bool(False)");
+  SIMP(lt(add(mul(v(k), c(4)), c(3)), mul(v(n), c(4))), "T.bool(True)");
+  SIMP(le(add(v(k), c(1)), v(n)), "T.bool(True)");
   arith_pop(A);
   /* floats only fold */
   TirVar *fx = tir_var(H, "fx", dt_float32);
   SIMP(lt(v(fx), v(fx)), "fx < fx");
-  SIMP(lt(cf(1), cf(2)), "True");
+  SIMP(lt(cf(1), cf(2)), "T.bool(True)");
   SIMP(lt(v(fx), cf(2)), "fx < T.float32(2.0)");
   /* int64 */
   TirVar *p = var64("p");
-  SIMP(lt(add(v(p), ct(dt_int64, 1)), v(p)), "False");
+  SIMP(lt(add(v(p), ct(dt_int64, 1)), v(p)), "T.bool(False)");
   SIMP(lt(v(p), ct(dt_int64, 10)), "p < T.int64(10)");
   /* uint: fold and identical operands only */
   TirVar *u = tir_var(H, "u", dt_uint32);
-  SIMP(lt(v(u), v(u)), "False");
+  SIMP(lt(v(u), v(u)), "T.bool(False)");
   SIMP(lt(v(u), ct(dt_uint32, 10)), "u < T.uint32(10)");
 }
 
@@ -493,18 +493,18 @@ static void test_bool(void) {
   TirExpr *bx = lt(v(x), v(y));
   SIMP(and_(T(), bx), "x < y");
   SIMP(and_(bx, T()), "x < y");
-  SIMP(and_(F(), bx), "False");
-  SIMP(and_(bx, F()), "False");
-  SIMP(or_(T(), bx), "True");
-  SIMP(or_(bx, T()), "True");
+  SIMP(and_(F(), bx), "T.bool(False)");
+  SIMP(and_(bx, F()), "T.bool(False)");
+  SIMP(or_(T(), bx), "T.bool(True)");
+  SIMP(or_(bx, T()), "T.bool(True)");
   SIMP(or_(F(), bx), "x < y");
   SIMP(or_(bx, F()), "x < y");
   SIMP(and_(bx, lt(v(x), v(y))), "x < y");
   SIMP(or_(bx, bx), "x < y");
-  SIMP(and_(bx, not_(bx)), "False");
-  SIMP(or_(eq(v(x), c(1)), not_(eq(v(x), c(1)))), "True");
-  SIMP(not_(T()), "False");
-  SIMP(not_(F()), "True");
+  SIMP(and_(bx, not_(bx)), "T.bool(False)");
+  SIMP(or_(eq(v(x), c(1)), not_(eq(v(x), c(1)))), "T.bool(True)");
+  SIMP(not_(T()), "T.bool(False)");
+  SIMP(not_(F()), "T.bool(True)");
   SIMP(not_(lt(v(x), v(y))), "x >= y");
   SIMP(not_(le(v(x), v(y))), "x > y");
   SIMP(not_(gt(v(x), c(3))), "x <= 3");
@@ -512,16 +512,16 @@ static void test_bool(void) {
   SIMP(not_(eq(v(x), c(3))), "x != 3");
   SIMP(not_(ne(v(x), c(3))), "x == 3");
   SIMP(not_(not_(bx)), "x < y");
-  SIMP(not_(lt(v(i), c(8))), "False");
-  SIMP(and_(lt(v(i), c(8)), ge(v(i), c(0))), "True");
+  SIMP(not_(lt(v(i), c(8))), "T.bool(False)");
+  SIMP(and_(lt(v(i), c(8)), ge(v(i), c(0))), "T.bool(True)");
   SIMP(and_(lt(v(i), c(4)), ge(v(i), c(0))), "i < 4");
   SIMP(or_(lt(v(i), c(4)), ge(v(i), c(100))), "i < 4");
   TirVar *fx = tir_var(H, "fx", dt_float32);
   SIMP(not_(lt(v(fx), cf(1))), "not fx < T.float32(1.0)");
   TirVar *b = tir_var(H, "b", dt_bool);
   SIMP(and_(v(b), v(b)), "b");
-  SIMP(or_(v(b), not_(v(b))), "True");
-  SIMP(and_(not_(v(b)), v(b)), "False");
+  SIMP(or_(v(b), not_(v(b))), "T.bool(True)");
+  SIMP(and_(not_(v(b)), v(b)), "T.bool(False)");
 }
 
 /* ------------------------------------------------------------ misc nodes */
@@ -577,7 +577,7 @@ static void test_misc(void) {
   TirVar *w = var("w");
   arith_bind_value(A, w, add(v(i), c(1)));
   SIMP(sub(v(w), v(i)), "1");
-  SIMP(lt(v(w), c(9)), "True");
+  SIMP(lt(v(w), c(9)), "T.bool(True)");
   arith_pop(A);
   SIMP(sub(v(w), v(i)), "w - i");
 }
@@ -743,18 +743,18 @@ static void test_scopes(void) {
   TirVar *i = var("i");
   arith_push(A);
   bind(i, 0, 4);
-  SIMP(lt(v(i), c(4)), "True");
+  SIMP(lt(v(i), c(4)), "T.bool(True)");
   arith_push(A);
   bind(i, 0, 100);
   SIMP(lt(v(i), c(4)), "i < 4");
   arith_pop(A);
-  SIMP(lt(v(i), c(4)), "True");
+  SIMP(lt(v(i), c(4)), "T.bool(True)");
   arith_pop(A);
   SIMP(lt(v(i), c(4)), "i < 4");
   /* size vars are non-negative by default */
   TirVar *n = var("n");
   n->is_size_var = true;
-  SIMP(ge(v(n), c(0)), "True");
+  SIMP(ge(v(n), c(0)), "T.bool(True)");
   SIMP(fdiv(v(n), c(1)), "n");
   CHECK(arith_heap(A) == H);
 }
@@ -988,10 +988,10 @@ static void test_table(void) {
       {mn(add(v(j), c(8)), mul(v(i), c(2))), "i * 2"},
       {mx(add(v(j), c(8)), mul(v(i), c(2))), "j + 8"},
       {mn(v(j), v(k)), "T.min(j, k)"},
-      {lt(add(mul(v(j), c(16)), v(k)), c(128)), "True"},
+      {lt(add(mul(v(j), c(16)), v(k)), c(128)), "T.bool(True)"},
       {lt(add(mul(v(j), c(16)), v(k)), c(64)), "j * 16 + k < 64"},
       {lt(mul(v(j), c(16)), sub(c(64), v(k))), "j * 16 + k < 64"},
-      {eq(fmod_(v(k), c(16)), v(k)), "True"},
+      {eq(fmod_(v(k), c(16)), v(k)), "T.bool(True)"},
       {sub(add(v(x), v(y)), v(x)), "y"},
       {sub(mul(v(x), c(3)), add(v(x), v(x))), "x"},
       {add(mul(v(x), v(y)), mul(v(y), v(x))), "x * y * 2"},
@@ -1004,9 +1004,9 @@ static void test_table(void) {
       {add(v(x), fdiv(v(x), c(2))), "x + x // 2"},
       {add(fdiv(v(x), c(2)), v(x)), "x + x // 2"},
       {sub(c(0), sub(c(0), v(x))), "x"},
-      {lt(add(v(i), v(j)), c(11)), "True"},
+      {lt(add(v(i), v(j)), c(11)), "T.bool(True)"},
       {lt(add(v(i), v(j)), c(10)), "i + j < 10"},
-      {ge(sub(v(i), v(j)), c(-7)), "True"},
+      {ge(sub(v(i), v(j)), c(-7)), "T.bool(True)"},
       {fdiv(sub(v(i), c(4)), c(4)), "-1"},
       {fmod_(sub(v(i), c(4)), c(4)), "i"},
       {fdiv(sub(c(3), v(i)), c(4)), "0"},

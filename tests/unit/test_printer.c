@@ -429,8 +429,8 @@ static void test_literals(void) {
   CHECK_EXPR(tir_int(H, dt_uint8, 255), "T.uint8(255)");
   CHECK_EXPR(tir_int(H, dt_uint64, -1), "T.uint64(18446744073709551615)");
   CHECK_EXPR(tir_int(H, dt_int16, 300), "T.int16(300)");
-  CHECK_EXPR(tir_bool(H, true), "True");
-  CHECK_EXPR(tir_bool(H, false), "False");
+  CHECK_EXPR(tir_bool(H, true), "T.bool(True)");
+  CHECK_EXPR(tir_bool(H, false), "T.bool(False)");
   CHECK_EXPR(F32(0.5), "T.float32(0.5)");
   CHECK_EXPR(F32(0.0), "T.float32(0.0)");
   CHECK_EXPR(F32(-2.0), "T.float32(-2.0)");
