@@ -11,6 +11,7 @@ PKGS=(
   libedit-dev libcjson-dev               # REPL line editing; JSON
   python3 python3-numpy                  # test references
   tmux                                   # interactive REPL tests
+  libdnnl-dev libopenblas-dev            # reference libraries of bench/matmul_bench.c
 )
 missing=()
 for p in "${PKGS[@]}"; do

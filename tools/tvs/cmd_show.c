@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/codegen.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
@@ -22,6 +23,23 @@ static const struct {
     {"tir", "the loop-IR prim_funcs of the module, as .tvs text"},
 };
 #define NSTAGES ((int)(sizeof stages / sizeof stages[0]))
+
+/* The codegen stages, after the lowering passes (codegen/codegen.h). */
+static const struct {
+  const char *name;
+  const char *what;
+} cg_stages[] = {
+    {"llvm-unopt", "LLVM IR of the lowered module, before LLVM's optimizations"},
+    {"llvm", "LLVM IR after LLVM's optimizations (-O0..-O3, --mcpu, --mattr, --fast-math)"},
+    {"asm", "target assembly of the optimized module"},
+};
+#define NCGSTAGES ((int)(sizeof cg_stages / sizeof cg_stages[0]))
+
+static bool is_cg_stage(const char *name) {
+  for (int i = 0; i < NCGSTAGES; i++)
+    if (!strcmp(cg_stages[i].name, name)) return true;
+  return false;
+}
 
 /* Printing the prim_funcs only, as a module of their own. */
 static void print_tir_only(StrBuf *sb, const IrModule *m, const PrintOptions *opt) {
@@ -86,24 +104,56 @@ static int show_ast(const SourceFile *src, DiagCtx *d) {
   return d->nerr ? 1 : 0;
 }
 
+/* The codegen stages: lower everything, build LLVM IR, print one form. */
+static int show_codegen(const IrModule *m, const char *stage, const CgOptions *cg, DiagCtx *d) {
+  IrModule *low = tir_lower(m, -1, d, NULL, NULL);
+  CgResult *r = low ? cg_build(low, cg, d) : NULL;
+  char *text = NULL;
+  if (r && !strcmp(stage, "asm")) text = cg_emit_asm(r, d);
+  else if (r) text = cg_emit_llvm(r, !strcmp(stage, "llvm"));
+  diag_flush(d);
+  if (text) fputs(text, stdout);
+  free(text);
+  cg_free(r);
+  ir_module_free(low);
+  return text ? 0 : 1;
+}
+
 int cmd_show(int argc, char **argv) {
   ToolCommon common = {DIAG_FORMAT_TEXT, -1};
   const char *file = NULL, *stage = NULL;
   DumpAfter dump = {NULL};
+  CgOptions cg = cg_options_default();
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int r = tool_common_option(&common, argc, argv, &i);
     if (r < 0) return 2;
     if (r > 0) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      puts("usage: tvs show FILE [--stage NAME] [--dump-after NAME|all]\n       tvs show --list-stages");
+      puts("usage: tvs show FILE [--stage NAME] [--dump-after NAME|all]\n"
+           "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
+           "       tvs show --list-stages");
       return 0;
+    }
+    if (!strcmp(a, "--mcpu") || !strcmp(a, "--mattr")) {
+      if (i + 1 >= argc) return tool_usage_error("show", "%s needs a value", a);
+      if (a[3] == 'c') cg.mcpu = argv[++i];
+      else cg.mattr = argv[++i];
+      continue;
+    }
+    if (!strncmp(a, "--mcpu=", 7)) { cg.mcpu = a + 7; continue; }
+    if (!strncmp(a, "--mattr=", 8)) { cg.mattr = a + 8; continue; }
+    if (!strcmp(a, "--fast-math")) { cg.fast_math = true; continue; }
+    if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+      cg.opt_level = a[2] - '0';
+      continue;
     }
     if (!strcmp(a, "--list-stages")) {
       for (int k = 0; k < NSTAGES; k++) printf("%-8s %s\n", stages[k].name, stages[k].what);
       int np;
       const TirPass *passes = tir_cpu_pipeline(&np);
       for (int k = 0; k < np; k++) printf("%s  %s\n", passes[k].name, passes[k].what);
+      for (int k = 0; k < NCGSTAGES; k++) printf("%s  %s\n", cg_stages[k].name, cg_stages[k].what);
       return 0;
     }
     if (!strcmp(a, "--stage") || !strncmp(a, "--stage=", 8)) {
@@ -130,13 +180,14 @@ int cmd_show(int argc, char **argv) {
   int k = 0;
   while (k < NSTAGES && strcmp(stages[k].name, stage)) k++;
   int pass_idx = k == NSTAGES ? tir_pipeline_index(stage) : -1;
-  if (k == NSTAGES && pass_idx < 0) {
+  if (k == NSTAGES && pass_idx < 0 && !is_cg_stage(stage)) {
     tool_usage_error("show", "unknown stage '%s'", stage);
     fputs("available stages:", stderr);
     for (int j = 0; j < NSTAGES; j++) fprintf(stderr, " %s", stages[j].name);
     int np;
     const TirPass *passes = tir_cpu_pipeline(&np);
     for (int j = 0; j < np; j++) fprintf(stderr, " %s", passes[j].name);
+    for (int j = 0; j < NCGSTAGES; j++) fprintf(stderr, " %s", cg_stages[j].name);
     fputc('\n', stderr);
     return 2;
   }
@@ -166,7 +217,14 @@ int cmd_show(int argc, char **argv) {
   PrintOptions opt = print_options_default();
   StrBuf sb;
   sb_init(&sb);
-  if (pass_idx >= 0 || dump.name) {
+  if (is_cg_stage(stage)) {
+    rc = show_codegen(m, stage, &cg, &d);
+    sb_free(&sb);
+    ir_module_free(m);
+    src_free(src);
+    diag_free(&d);
+    return rc;
+  } else if (pass_idx >= 0 || dump.name) {
     /* A lowering stage: run the pipeline up to it (or all of it for a dump). */
     IrModule *low = tir_lower(m, dump_only ? -1 : pass_idx, &d, dump_after_pass, &dump);
     diag_flush(&d);

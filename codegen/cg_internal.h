@@ -1,0 +1,118 @@
+/* cg_internal.h - state shared by the LLVM backend's files (private to codegen/).
+ *
+ * llvm_expr.c emits expressions, llvm_stmt.c statements (loops, parallel
+ * outlining, allocations), llvm_func.c the entry points and module metadata,
+ * llvm_target.c target machines and the optimization pipeline, jit.c ORC. */
+#ifndef TVS_CODEGEN_CG_INTERNAL_H
+#define TVS_CODEGEN_CG_INTERNAL_H
+
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "codegen/codegen.h"
+#include "ir/arith.h"
+
+/* A compiled module: the LLVM module as generated, and lazily the optimized one. */
+struct CgResult {
+  LLVMOrcThreadSafeContextRef tsctx; /* owns ctx (shared with JIT sessions) */
+  LLVMContextRef ctx;                /* the context of both modules */
+  LLVMModuleRef mod;                 /* as generated (verified) */
+  LLVMModuleRef opt_mod;             /* optimized clone, or NULL until asked for */
+  char *triple;                      /* resolved target triple */
+  char *cpu;                         /* resolved CPU name */
+  char *features;                    /* resolved feature string */
+  CgOptions opt;                     /* options (strings point at the fields above) */
+};
+
+/* Module-wide codegen state. */
+typedef struct CgModule {
+  LLVMContextRef ctx;      /* the context */
+  LLVMModuleRef mod;       /* the module being built */
+  DiagCtx *diag;           /* errors */
+  const CgOptions *opt;    /* options (resolved cpu/features) */
+  const char *cpu;         /* "target-cpu" attribute value */
+  const char *features;    /* "target-features" attribute value */
+  LLVMTypeRef i1, i8, i16, i32, i64, f16, f32, f64, i8p, voidt; /* common types */
+  int ntasks;              /* outlined parallel bodies so far (for names) */
+  int nstrings;            /* string constants so far */
+} CgModule;
+
+/* A binding of a loop-IR variable to its LLVM value. */
+typedef struct CgVar {
+  const TirVar *var;       /* identity by pointer */
+  LLVMValueRef val;        /* its value (a data pointer i8* for buffer data vars) */
+} CgVar;
+
+/* Per-function codegen state (a direct entry or an outlined parallel task). */
+typedef struct CgFn {
+  CgModule *m;             /* module state */
+  LLVMBuilderRef b;        /* the builder, positioned where code goes */
+  LLVMValueRef fn;         /* the LLVM function */
+  LLVMBasicBlockRef entry; /* its entry block (static allocas go there) */
+  CgVar *vars;             /* binding stack, innermost last */
+  int nvars, capvars;
+  ArithCtx *arith;         /* loop ranges and facts, for udiv and bounds */
+  const char *name;        /* prim_func name (messages) */
+  int parallel_depth;      /* > 0 inside an outlined parallel body */
+  int vec_bits;            /* widest vector (bits) used: min-legal-vector-width */
+  bool failed;             /* an error was reported (diag) */
+} CgFn;
+
+/* ---- llvm_expr.c */
+LLVMTypeRef cg_reg_type(CgModule *m, DType t); /* value type: bool=i1, bf16=float */
+LLVMTypeRef cg_mem_type(CgModule *m, DType t); /* in memory: bool=i8, bf16=i16 */
+LLVMValueRef cg_expr(CgFn *f, const TirExpr *e);
+/* A BufferStore (flat, scalar or vector). */
+void cg_store(CgFn *f, const TirStmt *s);
+/* Converts a value of dtype `from` to dtype `to` (lanes must agree or from
+ * is scalar: then it is broadcast). */
+LLVMValueRef cg_convert(CgFn *f, LLVMValueRef v, DType from, DType to);
+LLVMValueRef cg_splat(CgFn *f, LLVMValueRef v, int lanes);
+/* A boolean (i1 or <N x i1>) from any value: != 0. */
+LLVMValueRef cg_truth(CgFn *f, LLVMValueRef v, DType t);
+/* The element pointer for buf's data var (bitcast to its element type). */
+LLVMValueRef cg_buffer_base(CgFn *f, const TirBuffer *buf);
+LLVMValueRef cg_lookup(CgFn *f, const TirVar *v);
+void cg_bind(CgFn *f, const TirVar *v, LLVMValueRef val);
+/* Declares (once) and returns function name of type ty. */
+LLVMValueRef cg_runtime_fn(CgModule *m, const char *name, LLVMTypeRef ty);
+LLVMValueRef cg_intrinsic(CgModule *m, const char *name, LLVMTypeRef *overloads, int n);
+/* A private constant C string; returns an i8*. */
+LLVMValueRef cg_const_string(CgModule *m, const char *s);
+/* Reports an error once per function; returns a placeholder value of type ty. */
+LLVMValueRef cg_fail(CgFn *f, Span sp, LLVMTypeRef ty, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* ---- llvm_stmt.c */
+void cg_stmt(CgFn *f, const TirStmt *s);
+/* Closes a function whose first block "entry" holds only allocas: branches
+ * it to the next block and adds the function attributes. */
+void cg_finish_fn(CgFn *f);
+/* Common function attributes (target-cpu/features, nounwind, fast-math). */
+void cg_add_fn_attrs(CgModule *m, LLVMValueRef fn, int vec_bits);
+void cg_add_str_attr(CgModule *m, LLVMValueRef fn, int idx, const char *k, const char *v);
+void cg_add_enum_attr(CgModule *m, LLVMValueRef fn, int idx, const char *k, uint64_t v);
+
+/* ---- llvm_func.c */
+/* Builds every prim_func of lowered into m (errors to m->diag). */
+void cg_build_functions(CgModule *m, const IrModule *lowered);
+
+/* ---- fp16_rt.c: libcall targets for half conversions without F16C */
+float cg_rt_h2f(uint16_t h);
+uint16_t cg_rt_f2h(float f);
+
+/* ---- llvm_target.c */
+/* Initializes LLVM's native target once (thread-safe). */
+void cg_init_llvm(void);
+/* Resolves triple/cpu/features from opt into r (host defaults). */
+void cg_resolve_target(CgResult *r, const CgOptions *opt);
+/* A target machine for r's triple/cpu/features; NULL + diag on failure. */
+LLVMTargetMachineRef cg_target_machine(CgResult *r, LLVMRelocMode reloc, LLVMCodeModel cm,
+                                       DiagCtx *diag);
+/* The optimized module (built on first use); NULL + diag on failure. */
+LLVMModuleRef cg_optimized(CgResult *r, DiagCtx *diag);
+
+#endif

@@ -1,0 +1,69 @@
+/* codegen.h - the LLVM CPU backend: lowered loop IR -> LLVM IR -> machine code.
+ *
+ * cg_build turns a lowered module (tir_lower's output: block-free, flat
+ * buffers, Ramp/Broadcast vectors) into one LLVM module; the result can be
+ * printed (LLVM IR before/after optimization, assembly), written as an object
+ * file, or JIT-compiled into a TVSModule (ORC LLJIT).  Uses LLVM's C API only. */
+#ifndef TVS_CODEGEN_CODEGEN_H
+#define TVS_CODEGEN_CODEGEN_H
+
+#include <stdbool.h>
+
+#include "ir/module.h"
+#include "lang/diag.h"
+#include "runtime/tvs_runtime.h"
+
+/* How to compile.  Zero-initialized fields mean "the default". */
+typedef struct CgOptions {
+  int opt_level;      /* 0..3; use cg_options_default() for 3 */
+  const char *mcpu;   /* CPU name ("skylake-avx512", "generic"); NULL/"" = the host's */
+  const char *mattr;  /* feature string ("+avx512f,-fma"); NULL = the host's features
+                         when mcpu is the host, else none; appended to the host's
+                         features when it starts with '+'/'-' and mcpu is the host */
+  const char *triple; /* target triple; NULL/"" = the host's (the JIT needs the host) */
+  bool fast_math;     /* allow reassociation/contraction ("unsafe-fp-math" attrs);
+                         off by default: results then match the interpreter */
+} CgOptions;
+
+/* opt_level 3, host CPU and features, host triple, no fast-math. */
+CgOptions cg_options_default(void);
+
+/* One LLVM module built from a lowered IrModule (opaque). */
+typedef struct CgResult CgResult;
+
+/* Builds the LLVM module for every prim_func of `lowered` (graph functions are
+ * skipped).  Each prim_func NAME gets two external functions:
+ *   int32_t NAME(void *A, void *B, ..., int64_t n, ..., scalars...)
+ *     the direct entry: one raw data pointer per buffer param (param order),
+ *     then the symbolic vars bound from the buffers ("tvs.bind_vars": shape,
+ *     stride and elem_offset vars in first-appearance order) as int64_t, then
+ *     the scalar params in param order (integers and bool as int64_t, floats
+ *     as double, handles as void*); returns 0, or -1 after
+ *     tvs_set_last_error (failed T.Assert, workspace allocation failure).
+ *   int32_t __tvs_packed_NAME(TVSValue *args, int *type_codes, int num_args,
+ *                             TVSValue *ret, int *ret_tcode, void *resource)
+ *     the packed entry (TVSPackedCFunc): checks the arguments through the
+ *     runtime's tvs_check_* / tvs_bind_dim helpers, then calls NAME.
+ * The module also defines __tvs_metadata (TVSModuleMetadata).  Returns NULL
+ * with errors in diag for IR it cannot compile. */
+CgResult *cg_build(const IrModule *lowered, const CgOptions *opt, DiagCtx *diag);
+void cg_free(CgResult *r); /* NULL-safe */
+
+/* Textual LLVM IR (malloc'd; free()): as generated (optimized == false) or
+ * after LLVM's O0-O3 pipeline (optimized == true).  NULL on failure. */
+char *cg_emit_llvm(CgResult *r, bool optimized);
+/* Target assembly of the optimized module (malloc'd), or NULL (diag). */
+char *cg_emit_asm(CgResult *r, DiagCtx *diag);
+/* Writes the optimized module as a relocatable (PIC) object file, through a
+ * temporary name renamed into place.  0, or -1 with an error in diag. */
+int cg_emit_object(CgResult *r, const char *path, DiagCtx *diag);
+
+/* JIT-compiles the optimized module (ORC LLJIT, host only) into a module
+ * whose functions are the packed entries: tvs_module_get_function(mod,
+ * "NAME") + tvs_func_call.  r stays usable.  NULL with an error in diag. */
+TVSModule *cg_jit(CgResult *r, DiagCtx *diag);
+/* One call: tir_lower (the full CPU pipeline) on the unlowered module m,
+ * cg_build, cg_jit.  NULL with errors in diag. */
+TVSModule *cg_compile_module(const IrModule *m, const CgOptions *opt, DiagCtx *diag);
+
+#endif

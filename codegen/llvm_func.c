@@ -1,0 +1,537 @@
+/* llvm_func.c - prim_funcs to LLVM functions: the direct entry, the packed
+ * entry that checks TVSValue arguments through the runtime's helpers, and the
+ * module's __tvs_metadata; cg_build drives it all.
+ * Calling conventions are documented in codegen.h. */
+#include "codegen/cg_internal.h"
+
+#include <llvm-c/Analysis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/util.h"
+
+/* Where a symbolic var of the entry comes from. */
+typedef enum { BIND_SHAPE, BIND_STRIDE, BIND_OFFSET } BindKind;
+
+typedef struct BindVar {
+  const TirVar *var; /* the var */
+  int param;         /* first buffer param using it */
+  BindKind kind;     /* shape / stride / elem_offset */
+  int dim;           /* the dimension (shape, stride) */
+} BindVar;
+
+/* What the entries of one prim_func need to know. */
+typedef struct FuncSig {
+  const char *name;   /* global name */
+  const TirFunc *f;   /* the lowered function */
+  BindVar *binds;     /* symbolic vars bound from buffers, first appearance order */
+  int nbinds;
+  int nbufs;          /* buffer params */
+  LLVMTypeRef type;   /* the direct entry's type */
+  LLVMValueRef direct;/* the direct entry */
+} FuncSig;
+
+static const TirBuffer *param_buffer(const TirFunc *f, int i) {
+  return f->buffer_map ? f->buffer_map[i] : NULL;
+}
+
+static const char *param_name(const TirFunc *f, int i) {
+  const TirBuffer *b = param_buffer(f, i);
+  return b ? b->name : f->params[i]->name;
+}
+
+static bool is_scalar_param(const TirFunc *f, int i) { return !param_buffer(f, i); }
+
+static void add_bind(FuncSig *s, const TirExpr *e, int param, BindKind kind, int dim) {
+  if (!e || e->kind != TIR_VAR) return;
+  for (int i = 0; i < s->nbinds; i++)
+    if (s->binds[i].var == e->var) return;
+  for (int i = 0; i < s->f->nparams; i++) /* scalar params come as arguments */
+    if (is_scalar_param(s->f, i) && s->f->params[i] == e->var) return;
+  s->binds = xrealloc(s->binds, (size_t)(s->nbinds + 1) * sizeof *s->binds);
+  s->binds[s->nbinds++] = (BindVar){e->var, param, kind, dim};
+}
+
+/* The bind vars in make-packed-api's order (shapes, strides, offset per buffer). */
+static void collect_binds(FuncSig *s) {
+  const TirFunc *f = s->f;
+  for (int i = 0; i < f->nparams; i++) {
+    const TirBuffer *b = param_buffer(f, i);
+    if (!b) continue;
+    s->nbufs++;
+    for (int d = 0; d < b->ndim; d++) add_bind(s, b->shape[d], i, BIND_SHAPE, d);
+    for (int d = 0; d < b->nstrides; d++) add_bind(s, b->strides[d], i, BIND_STRIDE, d);
+    add_bind(s, b->elem_offset, i, BIND_OFFSET, 0);
+  }
+}
+
+static LLVMTypeRef scalar_abi_type(CgModule *m, DType t) {
+  if (dt_is_float(t)) return m->f64;
+  if (dt_is_handle(t)) return m->i8p;
+  return m->i64;
+}
+
+static DType scalar_abi_dtype(DType t) {
+  if (dt_is_float(t)) return dt_float64;
+  if (dt_is_handle(t)) return dt_handle;
+  return dt_int64;
+}
+
+static void declare_direct(CgModule *m, FuncSig *s) {
+  const TirFunc *f = s->f;
+  int n = s->nbufs + s->nbinds + (f->nparams - s->nbufs);
+  LLVMTypeRef *ps = xmalloc((size_t)(n ? n : 1) * sizeof *ps);
+  int k = 0;
+  for (int i = 0; i < s->nbufs; i++) ps[k++] = m->i8p;
+  for (int i = 0; i < s->nbinds; i++) ps[k++] = m->i64;
+  for (int i = 0; i < f->nparams; i++)
+    if (is_scalar_param(f, i)) ps[k++] = scalar_abi_type(m, f->params[i]->dtype);
+  s->type = LLVMFunctionType(m->i32, ps, (unsigned)n, 0);
+  s->direct = LLVMAddFunction(m->mod, s->name, s->type);
+  free(ps);
+  const IrValue *na = irv_dict_get(f->attrs, "tir.noalias");
+  bool noalias = na && ((na->kind == IRV_BOOL && na->i) || (na->kind == IRV_INT && na->i));
+  for (int i = 0; i < s->nbufs; i++) {
+    if (noalias) cg_add_enum_attr(m, s->direct, i + 1, "noalias", 0);
+    cg_add_enum_attr(m, s->direct, i + 1, "nocapture", 0);
+  }
+}
+
+static void fn_init(CgFn *g, CgModule *m, LLVMValueRef fn, const char *name, IrHeap *h) {
+  memset(g, 0, sizeof *g);
+  g->m = m;
+  g->b = LLVMCreateBuilderInContext(m->ctx);
+  g->fn = fn;
+  g->name = name;
+  g->entry = LLVMAppendBasicBlockInContext(m->ctx, fn, "entry");
+  g->arith = arith_new(h);
+  LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(m->ctx, fn, "body"));
+}
+
+static void fn_done(CgFn *g) {
+  cg_finish_fn(g);
+  LLVMDisposeBuilder(g->b);
+  arith_free(g->arith);
+  free(g->vars);
+}
+
+/* Facts the analyzer may use: symbolic dims are >= 0. */
+static void assume_nonneg(CgFn *g, IrHeap *h, const TirVar *v) {
+  TirExpr *ge = tir_binary(h, TIR_GE, tir_var_ref(h, (TirVar *)v), tir_int(h, v->dtype, 0));
+  arith_assume(g->arith, ge);
+}
+
+static void build_direct(CgModule *m, FuncSig *s) {
+  const TirFunc *f = s->f;
+  IrHeap *h = ir_heap_new();
+  CgFn g;
+  fn_init(&g, m, s->direct, s->name, h);
+  int k = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const TirBuffer *b = param_buffer(f, i);
+    if (!b) continue;
+    LLVMValueRef p = LLVMGetParam(s->direct, (unsigned)k++);
+    LLVMSetValueName2(p, b->name, strlen(b->name));
+    cg_bind(&g, f->params[i], p);
+    cg_bind(&g, b->data, p);
+  }
+  for (int i = 0; i < s->nbinds; i++) {
+    LLVMValueRef p = LLVMGetParam(s->direct, (unsigned)k++);
+    const TirVar *v = s->binds[i].var;
+    LLVMSetValueName2(p, v->name, strlen(v->name));
+    cg_bind(&g, v, cg_convert(&g, p, dt_int64, dt_element(v->dtype)));
+    assume_nonneg(&g, h, v);
+  }
+  for (int i = 0; i < f->nparams; i++) {
+    if (!is_scalar_param(f, i)) continue;
+    const TirVar *v = f->params[i];
+    LLVMValueRef p = LLVMGetParam(s->direct, (unsigned)k++);
+    LLVMSetValueName2(p, v->name, strlen(v->name));
+    cg_bind(&g, v, cg_convert(&g, p, scalar_abi_dtype(v->dtype), dt_element(v->dtype)));
+  }
+  cg_stmt(&g, f->body);
+  LLVMBuildRet(g.b, LLVMConstInt(m->i32, 0, 0));
+  fn_done(&g);
+  ir_heap_release(h);
+}
+
+/* DLPack's DLDataType {code, bits, lanes} packed into the i32 the C ABI passes. */
+static uint32_t dl_dtype_bits(DType t) {
+  unsigned code, bits = t.bits;
+  switch (t.code) {
+    case DT_INT: code = 0; break;
+    case DT_UINT: code = 1; break;
+    case DT_FLOAT: code = 2; break;
+    case DT_BFLOAT: code = 4; break;
+    case DT_BOOL: code = 6; bits = 8; break;
+    default: code = 3; break;
+  }
+  return code | (bits << 8) | ((uint32_t)(t.lanes ? t.lanes : 1) << 16);
+}
+
+static LLVMTypeRef dltensor_type(CgModule *m) {
+  LLVMTypeRef dev[2] = {m->i32, m->i32};
+  LLVMTypeRef dt[3] = {m->i8, m->i8, m->i16};
+  LLVMTypeRef f[7] = {m->i8p, LLVMStructTypeInContext(m->ctx, dev, 2, 0), m->i32,
+                      LLVMStructTypeInContext(m->ctx, dt, 3, 0), LLVMPointerType(m->i64, 0),
+                      LLVMPointerType(m->i64, 0), m->i64};
+  return LLVMStructTypeInContext(m->ctx, f, 7, 0);
+}
+
+/* A private constant array of int64. */
+static LLVMValueRef const_i64_array(CgModule *m, const int64_t *v, int n, const char *name) {
+  LLVMValueRef *els = xmalloc((size_t)(n ? n : 1) * sizeof *els);
+  for (int i = 0; i < n; i++) els[i] = LLVMConstInt(m->i64, (unsigned long long)v[i], 1);
+  LLVMValueRef init = LLVMConstArray(m->i64, els, (unsigned)n);
+  free(els);
+  LLVMValueRef g = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  return LLVMConstBitCast(g, LLVMPointerType(m->i64, 0));
+}
+
+static LLVMValueRef call_rt(CgFn *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *ps, int np,
+                            LLVMValueRef *args, bool vararg, int nargs) {
+  LLVMValueRef fn = cg_runtime_fn(g->m, name, LLVMFunctionType(ret, ps, (unsigned)np, vararg));
+  return LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)nargs, "");
+}
+
+static void ret_if_nonzero(CgFn *g, LLVMValueRef rc) {
+  LLVMValueRef bad = LLVMBuildICmp(g->b, LLVMIntNE, rc, LLVMConstNull(LLVMTypeOf(rc)), "");
+  LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(g->m->ctx, g->fn, "argerr");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(g->m->ctx, g->fn, "argok");
+  LLVMBuildCondBr(g->b, bad, fail, ok);
+  LLVMPositionBuilderAtEnd(g->b, fail);
+  LLVMBuildRet(g->b, LLVMConstInt(g->m->i32, (unsigned long long)-1, 1));
+  LLVMPositionBuilderAtEnd(g->b, ok);
+}
+
+static void build_packed(CgModule *m, FuncSig *s) {
+  const TirFunc *f = s->f;
+  LLVMBuilderRef b;
+  char *pname = xasprintf("__tvs_packed_%s", s->name);
+  LLVMTypeRef i32p = LLVMPointerType(m->i32, 0);
+  LLVMTypeRef ps[6] = {m->i8p, i32p, m->i32, m->i8p, i32p, m->i8p};
+  LLVMValueRef fn = LLVMAddFunction(m->mod, pname, LLVMFunctionType(m->i32, ps, 6, 0));
+  free(pname);
+  IrHeap *h = ir_heap_new();
+  CgFn g;
+  fn_init(&g, m, fn, s->name, h);
+  b = g.b;
+  LLVMValueRef args = LLVMGetParam(fn, 0), tcodes = LLVMGetParam(fn, 1), nargs = LLVMGetParam(fn, 2);
+  LLVMValueRef fname = cg_const_string(m, s->name);
+  LLVMTypeRef dlt = dltensor_type(m);
+  LLVMTypeRef slot_t;
+  {
+    LLVMTypeRef st[2] = {m->i64, m->i8p};
+    slot_t = LLVMStructTypeInContext(m->ctx, st, 2, 0);
+  }
+  /* count */
+  {
+    LLVMTypeRef cps[3] = {m->i8p, m->i32, m->i32};
+    LLVMValueRef a[3] = {fname, nargs, LLVMConstInt(m->i32, (unsigned long long)f->nparams, 0)};
+    ret_if_nonzero(&g, call_rt(&g, "tvs_check_num_args", m->i32, cps, 3, a, false, 3));
+  }
+  /* one TVSDimSlot per bound shape var */
+  LLVMValueRef *slots = xcalloc((size_t)(s->nbinds ? s->nbinds : 1), sizeof *slots);
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(m->ctx);
+  LLVMPositionBuilderAtEnd(eb, g.entry);
+  for (int i = 0; i < s->nbinds; i++) {
+    if (s->binds[i].kind != BIND_SHAPE) continue;
+    slots[i] = LLVMBuildAlloca(eb, slot_t, s->binds[i].var->name);
+  }
+  LLVMDisposeBuilder(eb);
+  for (int i = 0; i < s->nbinds; i++)
+    if (slots[i]) LLVMBuildStore(b, LLVMConstNull(slot_t), slots[i]);
+  LLVMValueRef *datas = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *datas);
+  LLVMValueRef *shapes = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *shapes);
+  LLVMValueRef *scalars = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *scalars);
+  LLVMValueRef args64 = LLVMBuildBitCast(b, args, LLVMPointerType(m->i64, 0), "");
+  for (int i = 0; i < f->nparams; i++) {
+    const TirBuffer *buf = param_buffer(f, i);
+    LLVMValueRef idx = LLVMConstInt(m->i64, (unsigned long long)i, 0);
+    LLVMValueRef slot64 = LLVMBuildInBoundsGEP2(b, m->i64, args64, &idx, 1, "");
+    LLVMValueRef tcp = LLVMBuildInBoundsGEP2(b, m->i32, tcodes, &idx, 1, "");
+    LLVMValueRef tc = LLVMBuildLoad2(b, m->i32, tcp, "");
+    LLVMValueRef pn = cg_const_string(m, param_name(f, i));
+    LLVMValueRef ai = LLVMConstInt(m->i32, (unsigned long long)i, 0);
+    if (!buf) {
+      DType t = f->params[i]->dtype;
+      int want = dt_is_float(t) ? TVS_FLOAT : dt_is_handle(t) ? TVS_HANDLE : TVS_INT;
+      LLVMTypeRef cps[5] = {m->i8p, m->i8p, m->i32, m->i32, m->i32};
+      LLVMValueRef a[5] = {fname, pn, ai, tc, LLVMConstInt(m->i32, (unsigned long long)want, 0)};
+      ret_if_nonzero(&g, call_rt(&g, "tvs_check_scalar_arg", m->i32, cps, 5, a, false, 5));
+      LLVMTypeRef at = scalar_abi_type(m, t);
+      scalars[i] = LLVMBuildLoad2(b, at, LLVMBuildBitCast(b, slot64, LLVMPointerType(at, 0), ""), "");
+      continue;
+    }
+    int64_t *shape = xmalloc((size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
+    for (int d = 0; d < buf->ndim; d++) {
+      int64_t v;
+      shape[d] = tir_is_const_int(buf->shape[d], &v) ? v : -1;
+    }
+    char gname[64];
+    snprintf(gname, sizeof gname, ".shape.%d", m->nstrings++);
+    LLVMValueRef shp = buf->ndim ? const_i64_array(m, shape, buf->ndim, gname) : LLVMConstNull(LLVMPointerType(m->i64, 0));
+    free(shape);
+    LLVMTypeRef cps[8] = {m->i8p, m->i8p, m->i32, m->i8p, m->i32, m->i32, m->i32, LLVMPointerType(m->i64, 0)};
+    LLVMValueRef a[8] = {fname, pn, ai, LLVMBuildBitCast(b, slot64, m->i8p, ""), tc,
+                         LLVMConstInt(m->i32, dl_dtype_bits(buf->dtype), 0),
+                         LLVMConstInt(m->i32, (unsigned long long)buf->ndim, 0), shp};
+    ret_if_nonzero(&g, call_rt(&g, "tvs_check_tensor_arg", m->i32, cps, 8, a, false, 8));
+    LLVMValueRef tp = LLVMBuildLoad2(b, LLVMPointerType(dlt, 0),
+                                     LLVMBuildBitCast(b, slot64, LLVMPointerType(LLVMPointerType(dlt, 0), 0), ""), "");
+    LLVMValueRef data = LLVMBuildLoad2(b, m->i8p, LLVMBuildStructGEP2(b, dlt, tp, 0, ""), "");
+    LLVMValueRef off = LLVMBuildLoad2(b, m->i64, LLVMBuildStructGEP2(b, dlt, tp, 6, ""), "");
+    datas[i] = LLVMBuildInBoundsGEP2(b, m->i8, data, &off, 1, buf->name);
+    shapes[i] = LLVMBuildLoad2(b, LLVMPointerType(m->i64, 0), LLVMBuildStructGEP2(b, dlt, tp, 4, ""), "");
+    /* bind each bare symbolic dim (every occurrence checks consistency) */
+    for (int d = 0; d < buf->ndim; d++) {
+      const TirExpr *e = buf->shape[d];
+      if (e->kind != TIR_VAR) continue;
+      int k = -1;
+      for (int j = 0; j < s->nbinds; j++)
+        if (s->binds[j].var == e->var && slots[j]) k = j;
+      if (k < 0) continue; /* a scalar param used as a dim: checked below */
+      LLVMValueRef di = LLVMConstInt(m->i64, (unsigned long long)d, 0);
+      LLVMValueRef dv = LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, shapes[i], &di, 1, ""), "");
+      LLVMTypeRef bps[5] = {m->i8p, m->i8p, m->i8p, m->i64, m->i8p};
+      LLVMValueRef ba[5] = {fname, cg_const_string(m, e->var->name), pn, dv,
+                            LLVMBuildBitCast(b, slots[k], m->i8p, "")};
+      ret_if_nonzero(&g, call_rt(&g, "tvs_bind_dim", m->i32, bps, 5, ba, false, 5));
+    }
+  }
+  /* the bound vars' values */
+  LLVMValueRef *bvals = xcalloc((size_t)(s->nbinds ? s->nbinds : 1), sizeof *bvals);
+  for (int i = 0; i < s->nbinds; i++) {
+    const BindVar *bv = &s->binds[i];
+    if (bv->kind == BIND_SHAPE) {
+      bvals[i] = LLVMBuildLoad2(b, m->i64, LLVMBuildStructGEP2(b, slot_t, slots[i], 0, ""), "");
+    } else if (bv->kind == BIND_STRIDE) {
+      /* compact (checked): the product of the later dims */
+      const TirBuffer *buf = param_buffer(f, bv->param);
+      LLVMValueRef p = LLVMConstInt(m->i64, 1, 0);
+      for (int d = bv->dim + 1; d < buf->ndim; d++) {
+        LLVMValueRef di = LLVMConstInt(m->i64, (unsigned long long)d, 0);
+        p = LLVMBuildMul(b, p, LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, shapes[bv->param], &di, 1, ""), ""), "");
+      }
+      bvals[i] = p;
+    } else {
+      bvals[i] = LLVMConstInt(m->i64, 0, 0); /* byte_offset is applied to the data pointer */
+    }
+    cg_bind(&g, bv->var, cg_convert(&g, bvals[i], dt_int64, dt_element(bv->var->dtype)));
+  }
+  for (int i = 0; i < f->nparams; i++)
+    if (scalars[i]) cg_bind(&g, f->params[i], cg_convert(&g, scalars[i], scalar_abi_dtype(f->params[i]->dtype), dt_element(f->params[i]->dtype)));
+  /* dims given by expressions (n * 2, or a scalar param): check their value */
+  for (int i = 0; i < f->nparams; i++) {
+    const TirBuffer *buf = param_buffer(f, i);
+    if (!buf) continue;
+    for (int d = 0; d < buf->ndim; d++) {
+      const TirExpr *e = buf->shape[d];
+      int64_t cv;
+      if (tir_is_const_int(e, &cv)) continue;
+      bool bound_here = false;
+      for (int j = 0; j < s->nbinds && e->kind == TIR_VAR; j++)
+        if (s->binds[j].var == e->var && slots[j]) bound_here = true;
+      if (bound_here) continue;
+      LLVMValueRef want = cg_convert(&g, cg_expr(&g, e), e->dtype, dt_int64);
+      LLVMValueRef di = LLVMConstInt(m->i64, (unsigned long long)d, 0);
+      LLVMValueRef got = LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, shapes[i], &di, 1, ""), "");
+      LLVMValueRef bad = LLVMBuildICmp(b, LLVMIntNE, got, want, "");
+      LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(m->ctx, fn, "dimerr");
+      LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(m->ctx, fn, "dimok");
+      LLVMBuildCondBr(b, bad, fail, ok);
+      LLVMPositionBuilderAtEnd(b, fail);
+      LLVMValueRef fa[7] = {cg_const_string(m, "%s: argument %d ('%s') shape[%d] is %lld, expected %lld"),
+                            fname, LLVMConstInt(m->i32, (unsigned long long)i, 0),
+                            cg_const_string(m, param_name(f, i)), LLVMConstInt(m->i32, (unsigned long long)d, 0),
+                            got, want};
+      call_rt(&g, "tvs_set_last_error", m->voidt, &m->i8p, 1, fa, true, 7);
+      LLVMBuildRet(b, LLVMConstInt(m->i32, (unsigned long long)-1, 1));
+      LLVMPositionBuilderAtEnd(b, ok);
+    }
+  }
+  /* the call */
+  int n = LLVMCountParamTypes(s->type), k = 0;
+  LLVMValueRef *ca = xmalloc((size_t)(n ? n : 1) * sizeof *ca);
+  for (int i = 0; i < f->nparams; i++)
+    if (datas[i]) ca[k++] = datas[i];
+  for (int i = 0; i < s->nbinds; i++) ca[k++] = bvals[i];
+  for (int i = 0; i < f->nparams; i++)
+    if (scalars[i]) ca[k++] = scalars[i];
+  LLVMValueRef rc = LLVMBuildCall2(b, s->type, s->direct, ca, (unsigned)k, "");
+  LLVMBuildRet(b, rc);
+  free(ca);
+  free(bvals);
+  free(slots);
+  free(datas);
+  free(shapes);
+  free(scalars);
+  fn_done(&g);
+  ir_heap_release(h);
+}
+
+/* ------------------------------------------------------------- metadata */
+
+static LLVMValueRef private_const(CgModule *m, LLVMValueRef init, const char *prefix) {
+  char name[64];
+  snprintf(name, sizeof name, "%s.%d", prefix, m->nstrings++);
+  LLVMValueRef g = LLVMAddGlobal(m->mod, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetLinkage(g, LLVMPrivateLinkage);
+  return g;
+}
+
+static LLVMValueRef first_elem(CgModule *m, LLVMValueRef g) {
+  LLVMValueRef zero = LLVMConstInt(m->i64, 0, 0);
+  LLVMValueRef idx[2] = {zero, zero};
+  return LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g), g, idx, 2);
+}
+
+static void build_metadata(CgModule *m, FuncSig *sigs, int nsigs) {
+  LLVMTypeRef dt3[3] = {m->i8, m->i8, m->i16};
+  LLVMTypeRef dlt = LLVMStructTypeInContext(m->ctx, dt3, 3, 0);
+  LLVMTypeRef i64p = LLVMPointerType(m->i64, 0), i8pp = LLVMPointerType(m->i8p, 0);
+  LLVMTypeRef pf[6] = {m->i8p, m->i32, dlt, m->i32, i64p, i8pp};
+  LLVMTypeRef pinfo = LLVMStructTypeInContext(m->ctx, pf, 6, 0);
+  LLVMTypeRef ff[4] = {m->i8p, m->i32, LLVMPointerType(pinfo, 0), m->i32};
+  LLVMTypeRef finfo = LLVMStructTypeInContext(m->ctx, ff, 4, 0);
+  LLVMValueRef *funcs = xmalloc((size_t)(nsigs ? nsigs : 1) * sizeof *funcs);
+  for (int k = 0; k < nsigs; k++) {
+    const TirFunc *f = sigs[k].f;
+    LLVMValueRef *params = xmalloc((size_t)(f->nparams ? f->nparams : 1) * sizeof *params);
+    for (int i = 0; i < f->nparams; i++) {
+      const TirBuffer *buf = param_buffer(f, i);
+      DType t = buf ? buf->dtype : f->params[i]->dtype;
+      uint32_t bits = dl_dtype_bits(t);
+      LLVMValueRef dv[3] = {LLVMConstInt(m->i8, bits & 0xff, 0), LLVMConstInt(m->i8, (bits >> 8) & 0xff, 0),
+                            LLVMConstInt(m->i16, bits >> 16, 0)};
+      int code = buf ? TVS_TENSOR : dt_is_float(t) ? TVS_FLOAT : dt_is_handle(t) ? TVS_HANDLE : TVS_INT;
+      LLVMValueRef shape = LLVMConstNull(i64p), syms = LLVMConstNull(i8pp);
+      int ndim = buf ? buf->ndim : 0;
+      if (ndim > 0) {
+        int64_t *sh = xmalloc((size_t)ndim * sizeof *sh);
+        LLVMValueRef *sv = xmalloc((size_t)ndim * sizeof *sv);
+        bool any = false;
+        for (int d = 0; d < ndim; d++) {
+          int64_t v;
+          sh[d] = tir_is_const_int(buf->shape[d], &v) ? v : -1;
+          if (sh[d] < 0 && buf->shape[d]->kind == TIR_VAR) {
+            sv[d] = cg_const_string(m, buf->shape[d]->var->name);
+            any = true;
+          } else {
+            sv[d] = LLVMConstNull(m->i8p);
+          }
+        }
+        char nm[32];
+        snprintf(nm, sizeof nm, ".mshape.%d", m->nstrings++);
+        shape = const_i64_array(m, sh, ndim, nm);
+        if (any) syms = first_elem(m, private_const(m, LLVMConstArray(m->i8p, sv, (unsigned)ndim), ".msyms"));
+        free(sh);
+        free(sv);
+      }
+      LLVMValueRef pv[6] = {cg_const_string(m, param_name(f, i)), LLVMConstInt(m->i32, (unsigned long long)code, 0),
+                            LLVMConstNamedStruct(dlt, dv, 3), LLVMConstInt(m->i32, (unsigned long long)ndim, 0),
+                            shape, syms};
+      params[i] = LLVMConstNamedStruct(pinfo, pv, 6);
+    }
+    LLVMValueRef parr = f->nparams ? first_elem(m, private_const(m, LLVMConstArray(pinfo, params, (unsigned)f->nparams), ".mparams"))
+                                   : LLVMConstNull(LLVMPointerType(pinfo, 0));
+    free(params);
+    LLVMValueRef fv[4] = {cg_const_string(m, sigs[k].name), LLVMConstInt(m->i32, (unsigned long long)f->nparams, 0),
+                          parr, LLVMConstInt(m->i32, 0, 0)};
+    funcs[k] = LLVMConstNamedStruct(finfo, fv, 4);
+  }
+  LLVMValueRef farr = nsigs ? first_elem(m, private_const(m, LLVMConstArray(finfo, funcs, (unsigned)nsigs), ".mfuncs"))
+                            : LLVMConstNull(LLVMPointerType(finfo, 0));
+  free(funcs);
+  LLVMTypeRef mf[4] = {m->i32, m->i32, m->i32, LLVMPointerType(finfo, 0)};
+  LLVMTypeRef mt = LLVMStructTypeInContext(m->ctx, mf, 4, 0);
+  LLVMValueRef mv[4] = {LLVMConstInt(m->i32, TVS_METADATA_MAGIC, 0), LLVMConstInt(m->i32, TVS_METADATA_VERSION, 0),
+                        LLVMConstInt(m->i32, (unsigned long long)nsigs, 0), farr};
+  LLVMValueRef g = LLVMAddGlobal(m->mod, mt, "__tvs_metadata");
+  LLVMSetInitializer(g, LLVMConstNamedStruct(mt, mv, 4));
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetAlignment(g, 8);
+}
+
+/* ----------------------------------------------------------------- driver */
+
+void cg_build_functions(CgModule *m, const IrModule *low) {
+  FuncSig *sigs = xcalloc((size_t)(low->nfuncs ? low->nfuncs : 1), sizeof *sigs);
+  int n = 0;
+  for (int i = 0; i < low->nfuncs; i++) {
+    const IrGlobal *gl = &low->funcs[i];
+    if (gl->kind != IR_FUNC_TIR || !gl->tir) continue;
+    FuncSig *s = &sigs[n++];
+    s->name = gl->name;
+    s->f = gl->tir;
+    collect_binds(s);
+    declare_direct(m, s);
+  }
+  for (int i = 0; i < n && !m->diag->nerr; i++) {
+    build_direct(m, &sigs[i]);
+    build_packed(m, &sigs[i]);
+  }
+  if (!m->diag->nerr) build_metadata(m, sigs, n);
+  for (int i = 0; i < n; i++) free(sigs[i].binds);
+  free(sigs);
+}
+
+CgResult *cg_build(const IrModule *lowered, const CgOptions *opt, DiagCtx *diag) {
+  if (!lowered) return NULL;
+  cg_init_llvm();
+  CgOptions dflt = cg_options_default();
+  CgResult *r = xcalloc(1, sizeof *r);
+  cg_resolve_target(r, opt ? opt : &dflt);
+  r->tsctx = LLVMOrcCreateNewThreadSafeContext();
+  r->ctx = LLVMOrcThreadSafeContextGetContext(r->tsctx);
+  r->mod = LLVMModuleCreateWithNameInContext(lowered->name ? lowered->name : "tvs", r->ctx);
+  LLVMSetTarget(r->mod, r->triple);
+  LLVMTargetMachineRef tm = cg_target_machine(r, LLVMRelocPIC, LLVMCodeModelDefault, diag);
+  if (!tm) {
+    cg_free(r);
+    return NULL;
+  }
+  LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+  LLVMSetModuleDataLayout(r->mod, td);
+  LLVMDisposeTargetData(td);
+  LLVMDisposeTargetMachine(tm);
+  CgModule m;
+  memset(&m, 0, sizeof m);
+  m.ctx = r->ctx;
+  m.mod = r->mod;
+  m.diag = diag;
+  m.opt = &r->opt;
+  m.cpu = r->cpu;
+  m.features = r->features;
+  m.i1 = LLVMInt1TypeInContext(m.ctx);
+  m.i8 = LLVMInt8TypeInContext(m.ctx);
+  m.i16 = LLVMInt16TypeInContext(m.ctx);
+  m.i32 = LLVMInt32TypeInContext(m.ctx);
+  m.i64 = LLVMInt64TypeInContext(m.ctx);
+  m.f16 = LLVMHalfTypeInContext(m.ctx);
+  m.f32 = LLVMFloatTypeInContext(m.ctx);
+  m.f64 = LLVMDoubleTypeInContext(m.ctx);
+  m.i8p = LLVMPointerType(m.i8, 0);
+  m.voidt = LLVMVoidTypeInContext(m.ctx);
+  int nerr0 = diag->nerr;
+  cg_build_functions(&m, lowered);
+  if (diag->nerr > nerr0) {
+    cg_free(r);
+    return NULL;
+  }
+  char *msg = NULL;
+  if (LLVMVerifyModule(r->mod, LLVMReturnStatusAction, &msg)) {
+    diag_error(diag, span_none, "codegen: internal error: invalid LLVM IR: %s", msg ? msg : "?");
+    LLVMDisposeMessage(msg);
+    cg_free(r);
+    return NULL;
+  }
+  LLVMDisposeMessage(msg);
+  return r;
+}

@@ -1,0 +1,191 @@
+/* llvm_target.c - target machines, LLVM's optimization pipeline and emission.
+ *
+ * The host CPU name and features by default (LLVMGetHostCPUName/Features),
+ * overridable per CgOptions; the new pass manager's default<O0..3> pipeline
+ * with loop vectorization, SLP and unrolling; textual IR, assembly, objects. */
+#include "codegen/cg_internal.h"
+
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/util.h"
+
+CgOptions cg_options_default(void) {
+  CgOptions o;
+  memset(&o, 0, sizeof o);
+  o.opt_level = 3;
+  return o;
+}
+
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+
+static void init_once(void) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  LLVMInitializeNativeAsmParser();
+}
+
+void cg_init_llvm(void) { pthread_once(&llvm_once, init_once); }
+
+static bool is_host_cpu(const char *cpu) { return !cpu || !cpu[0] || !strcmp(cpu, "native"); }
+
+void cg_resolve_target(CgResult *r, const CgOptions *opt) {
+  r->opt = *opt;
+  if (r->opt.opt_level < 0) r->opt.opt_level = 0;
+  if (r->opt.opt_level > 3) r->opt.opt_level = 3;
+  if (opt->triple && opt->triple[0]) {
+    r->triple = xstrdup(opt->triple);
+  } else {
+    char *t = LLVMGetDefaultTargetTriple();
+    char *n = LLVMNormalizeTargetTriple(t);
+    r->triple = xstrdup(n);
+    LLVMDisposeMessage(t);
+    LLVMDisposeMessage(n);
+  }
+  if (is_host_cpu(opt->mcpu)) {
+    char *c = LLVMGetHostCPUName();
+    r->cpu = xstrdup(c);
+    LLVMDisposeMessage(c);
+    char *feat = LLVMGetHostCPUFeatures();
+    if (!opt->mattr) r->features = xstrdup(feat);
+    else if (opt->mattr[0] == '+' || opt->mattr[0] == '-')
+      r->features = feat[0] ? xasprintf("%s,%s", feat, opt->mattr) : xstrdup(opt->mattr);
+    else r->features = xstrdup(opt->mattr);
+    LLVMDisposeMessage(feat);
+  } else {
+    r->cpu = xstrdup(opt->mcpu);
+    r->features = xstrdup(opt->mattr ? opt->mattr : "");
+  }
+  r->opt.mcpu = r->cpu;
+  r->opt.mattr = r->features;
+  r->opt.triple = r->triple;
+}
+
+static LLVMCodeGenOptLevel cg_level(int l) {
+  switch (l) {
+    case 0: return LLVMCodeGenLevelNone;
+    case 1: return LLVMCodeGenLevelLess;
+    case 2: return LLVMCodeGenLevelDefault;
+    default: return LLVMCodeGenLevelAggressive;
+  }
+}
+
+LLVMTargetMachineRef cg_target_machine(CgResult *r, LLVMRelocMode reloc, LLVMCodeModel cm, DiagCtx *diag) {
+  LLVMTargetRef target;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(r->triple, &target, &err)) {
+    diag_error(diag, span_none, "codegen: unknown target triple '%s': %s", r->triple, err ? err : "?");
+    LLVMDisposeMessage(err);
+    return NULL;
+  }
+  return LLVMCreateTargetMachine(target, r->triple, r->cpu, r->features, cg_level(r->opt.opt_level),
+                                 reloc, cm);
+}
+
+LLVMModuleRef cg_optimized(CgResult *r, DiagCtx *diag) {
+  if (r->opt_mod) return r->opt_mod;
+  LLVMTargetMachineRef tm = cg_target_machine(r, LLVMRelocPIC, LLVMCodeModelDefault, diag);
+  if (!tm) return NULL;
+  LLVMModuleRef m = LLVMCloneModule(r->mod);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  bool on = r->opt.opt_level >= 2;
+  LLVMPassBuilderOptionsSetLoopVectorization(po, on);
+  LLVMPassBuilderOptionsSetSLPVectorization(po, on);
+  LLVMPassBuilderOptionsSetLoopUnrolling(po, r->opt.opt_level >= 1);
+  LLVMPassBuilderOptionsSetLoopInterleaving(po, on);
+  char pipeline[32];
+  snprintf(pipeline, sizeof pipeline, "default<O%d>", r->opt.opt_level);
+  LLVMErrorRef e = LLVMRunPasses(m, pipeline, tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  LLVMDisposeTargetMachine(tm);
+  if (e) {
+    char *msg = LLVMGetErrorMessage(e);
+    diag_error(diag, span_none, "codegen: LLVM optimization failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    LLVMDisposeModule(m);
+    return NULL;
+  }
+  r->opt_mod = m;
+  return m;
+}
+
+char *cg_emit_llvm(CgResult *r, bool optimized) {
+  if (!r) return NULL;
+  LLVMModuleRef m = r->mod;
+  if (optimized) {
+    DiagCtx d;
+    diag_init(&d, NULL);
+    d.out = NULL;
+    m = cg_optimized(r, &d);
+    diag_free(&d);
+    if (!m) return NULL;
+  }
+  char *s = LLVMPrintModuleToString(m);
+  char *out = xstrdup(s);
+  LLVMDisposeMessage(s);
+  return out;
+}
+
+/* Emits the optimized module as `ft` into a memory buffer. */
+static LLVMMemoryBufferRef emit(CgResult *r, LLVMCodeGenFileType ft, DiagCtx *diag) {
+  LLVMModuleRef m = cg_optimized(r, diag);
+  if (!m) return NULL;
+  LLVMTargetMachineRef tm = cg_target_machine(r, LLVMRelocPIC, LLVMCodeModelDefault, diag);
+  if (!tm) return NULL;
+  /* codegen may modify the module: emit from a clone */
+  LLVMModuleRef c = LLVMCloneModule(m);
+  char *err = NULL;
+  LLVMMemoryBufferRef buf = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, c, ft, &err, &buf)) {
+    diag_error(diag, span_none, "codegen: LLVM code generation failed: %s", err ? err : "?");
+    LLVMDisposeMessage(err);
+    buf = NULL;
+  }
+  LLVMDisposeModule(c);
+  LLVMDisposeTargetMachine(tm);
+  return buf;
+}
+
+char *cg_emit_asm(CgResult *r, DiagCtx *diag) {
+  if (!r) return NULL;
+  LLVMMemoryBufferRef buf = emit(r, LLVMAssemblyFile, diag);
+  if (!buf) return NULL;
+  char *s = xstrndup(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+  LLVMDisposeMemoryBuffer(buf);
+  return s;
+}
+
+int cg_emit_object(CgResult *r, const char *path, DiagCtx *diag) {
+  if (!r || !path) return -1;
+  LLVMMemoryBufferRef buf = emit(r, LLVMObjectFile, diag);
+  if (!buf) return -1;
+  char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
+  FILE *fp = fopen(tmp, "wb");
+  size_t n = LLVMGetBufferSize(buf);
+  bool ok = fp && fwrite(LLVMGetBufferStart(buf), 1, n, fp) == n;
+  if (fp && fclose(fp)) ok = false;
+  LLVMDisposeMemoryBuffer(buf);
+  if (!ok || rename(tmp, path)) {
+    diag_error(diag, span_none, "codegen: cannot write '%s'", path);
+    remove(tmp);
+    free(tmp);
+    return -1;
+  }
+  free(tmp);
+  return 0;
+}
+
+void cg_free(CgResult *r) {
+  if (!r) return;
+  if (r->opt_mod) LLVMDisposeModule(r->opt_mod);
+  if (r->mod) LLVMDisposeModule(r->mod);
+  if (r->tsctx) LLVMOrcDisposeThreadSafeContext(r->tsctx);
+  free(r->triple);
+  free(r->cpu);
+  free(r->features);
+  free(r);
+}

@@ -1,0 +1,317 @@
+/* primitive_compute_at.c - compute_at and reverse_compute_at.
+ *
+ * Moves a producer under a loop of its consumers (or a consumer under a loop
+ * of its producers) and regenerates loops `ax0, ax1, ...` that cover exactly
+ * the region the other side touches under that loop: the other blocks'
+ * regions are relaxed over the loops inside the target loop with the
+ * analyzer, then mapped back to the moved block's iters through its own
+ * access of the buffer.  The block itself (body, iters) is kept as is. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+/* A closed symbolic interval; full = unknown (the whole domain). */
+typedef struct Hull {
+  TirExpr *lo, *hi;
+  bool set, full;
+} Hull;
+
+static void hull_join(ArithCtx *ctx, Hull *h, TirExpr *lo, TirExpr *hi) {
+  IrHeap *hp = arith_heap(ctx);
+  if (h->full) return;
+  if (!lo || !hi) {
+    h->full = true;
+    return;
+  }
+  if (!h->set) {
+    h->lo = lo, h->hi = hi, h->set = true;
+    return;
+  }
+  if (arith_prove(ctx, tir_binary(hp, TIR_LE, h->lo, lo))) { /* keep */
+  } else if (arith_prove(ctx, tir_binary(hp, TIR_LE, lo, h->lo))) h->lo = lo;
+  else h->full = true;
+  if (arith_prove(ctx, tir_binary(hp, TIR_GE, h->hi, hi))) { /* keep */
+  } else if (arith_prove(ctx, tir_binary(hp, TIR_GE, hi, h->hi))) h->hi = hi;
+  else h->full = true;
+}
+
+/* The loops strictly between index `from` of path p and its end. */
+static void bind_inner_loops(ArithCtx *ctx, const SchPath *p, int from) {
+  for (int d = from + 1; d < p->n; d++)
+    if (p->s[d]->kind == TIR_S_FOR)
+      arith_bind_range(ctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
+}
+
+/* Joins into hull[ndim] the region of buf accessed (reads or writes) by the
+ * realize `r`, in loop vars outside `loop` (loops inside relaxed). */
+static void relax_access(ArithCtx *ctx, TirStmt *root, const TirStmt *loop, TirStmt *r,
+                         const TirBuffer *buf, bool writes, Hull *hull) {
+  IrHeap *h = arith_heap(ctx);
+  const TirBlock *b = tir_realize_block(r);
+  SchPath p = {0};
+  if (!sch_path_to_realize(root, r->realize.block, &p)) {
+    sch_path_free(&p);
+    return;
+  }
+  int from = 0;
+  for (int d = 0; d < p.n; d++)
+    if (p.s[d] == loop) from = d;
+  IrPtrMap vmap;
+  ir_ptrmap_init(&vmap);
+  for (int k = 0; k < b->niters && k < r->realize.n; k++)
+    ir_ptrmap_put(&vmap, b->iters[k].var, r->realize.values[k]);
+  arith_push(ctx);
+  bind_inner_loops(ctx, &p, from);
+  const TirBufferRegion *regs = writes ? b->writes : b->reads;
+  int nregs = writes ? b->nwrites : b->nreads;
+  for (int i = 0; i < nregs; i++) {
+    if (regs[i].buffer != buf) continue;
+    for (int d = 0; d < regs[i].n; d++) {
+      TirExpr *mn = tir_substitute_expr(h, regs[i].ranges[d].min, &vmap);
+      TirExpr *last = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, mn, tir_substitute_expr(h, regs[i].ranges[d].extent, &vmap)),
+                                 tir_int(h, mn->dtype, 1));
+      TirExpr *lo = NULL, *hi = NULL, *dummy = NULL;
+      if (!arith_symbolic_bounds(ctx, mn, &lo, &dummy)) lo = NULL;
+      if (!arith_symbolic_bounds(ctx, last, &dummy, &hi)) hi = NULL;
+      hull_join(ctx, &hull[d], lo, hi);
+    }
+  }
+  arith_pop(ctx);
+  ir_ptrmap_free(&vmap);
+  sch_path_free(&p);
+}
+
+/* Is `o` a producer of b (writes what b reads) / a consumer (reads what b writes)? */
+static bool is_producer(const TirBlock *o, const TirBlock *b) {
+  for (int k = 0; k < b->nreads; k++)
+    if (sch_block_writes(o, b->reads[k].buffer)) return true;
+  return false;
+}
+
+static bool is_consumer(const TirBlock *o, const TirBlock *b) {
+  for (int k = 0; k < b->nwrites; k++)
+    if (sch_block_reads(o, b->writes[k].buffer)) return true;
+  return false;
+}
+
+static bool child_has(TirStmt *child, const TirBlock *b, bool producer) {
+  PtrVec rs = {0};
+  TirStmt fake = {0};
+  fake.kind = TIR_S_BLOCK;
+  fake.block.body = child;
+  sch_scope_blocks(&fake, &rs);
+  bool r = false;
+  for (int i = 0; i < rs.len && !r; i++) {
+    const TirBlock *o = tir_realize_block(rs.items[i]);
+    if (o != b) r = producer ? is_producer(o, b) : is_consumer(o, b);
+  }
+  pv_free(&rs);
+  return r;
+}
+
+static bool block_is_complete_or_reduction(const TirBlock *b) {
+  bool has_reduce = false;
+  for (int k = 0; k < b->niters; k++) {
+    if (b->iters[k].type == TIR_ITER_REDUCE) has_reduce = true;
+    else if (b->iters[k].type != TIR_ITER_SPATIAL) return false;
+  }
+  if (has_reduce) return b->init != NULL;
+  for (int k = 0; k < b->nwrites; k++)
+    if (sch_block_reads(b, b->writes[k].buffer)) return false;
+  return true;
+}
+
+static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool preserve, int index,
+                           bool reverse) {
+  const char *prim = reverse ? "reverse_compute_at" : "compute_at";
+  SchPath bp = {0}, lp = {0}, np = {0};
+  PtrVec sibs = {0};
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, block_rv, prim, 0, &bp);
+  TirStmt *loop = realize ? sch_find_loop(s, loop_rv, prim, 1, &lp) : NULL;
+  if (!loop) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  const char *lname = sch_loop_name(loop);
+  TirFunc *f = sch_cur_func(s, s->rvs[block_rv].func);
+  int bscope = sch_scope_index(&bp, bp.n - 1);
+  int lscope = sch_scope_index(&lp, lp.n - 1);
+  if (sch_contains(loop, realize)) {
+    sch_error(s, 1, "%s: loop '%s' is an ancestor of block '%s'", prim, lname, b->name);
+    goto done;
+  }
+  if (bscope < 0 || lscope < 0 || bp.s[bscope] != lp.s[lscope]) {
+    sch_error(s, 1, "%s: block '%s' and loop '%s' are not under the same block scope", prim,
+              b->name, lname);
+    goto done;
+  }
+  if (!block_is_complete_or_reduction(b)) {
+    sch_error(s, 0, "%s: block '%s' is neither a complete block nor a reduction block", prim,
+              b->name);
+    goto done;
+  }
+  if (!reverse) {
+    for (int k = 0; k < b->nwrites; k++)
+      if (sch_is_param_buffer(f, b->writes[k].buffer)) {
+        sch_error(s, 0, "%s: block '%s' is an output block (it writes the function's buffer '%s')",
+                  prim, b->name, b->writes[k].buffer->name);
+        goto done;
+      }
+  }
+  sch_scope_blocks(bp.s[bscope], &sibs);
+  if (sibs.len == 1) {
+    sch_error(s, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
+    goto done;
+  }
+  for (int i = 0; i < sibs.len; i++) {
+    const TirBlock *o = tir_realize_block(sibs.items[i]);
+    if (o == b) continue;
+    bool need = reverse ? is_producer(o, b) : is_consumer(o, b);
+    if (need && !sch_contains(loop, sibs.items[i])) {
+      sch_error(s, 1, "%s: not all %s of block '%s' are under loop '%s' (block '%s' is not)", prim,
+                reverse ? "producers" : "consumers", b->name, lname, o->name);
+      goto done;
+    }
+  }
+  /* Insertion point: after the last child holding a producer, before the
+   * first child holding a consumer. */
+  TirStmt *body = loop->loop.body;
+  TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+  int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  int lower = 0, upper = nkids;
+  for (int i = 0; i < nkids; i++)
+    if (child_has(kids[i], b, true)) lower = i + 1;
+  for (int i = nkids - 1; i >= 0; i--)
+    if (child_has(kids[i], b, false)) upper = i;
+  if (lower > upper) {
+    sch_error(s, 1, "%s: cannot find an insertion point under loop '%s' that satisfies the "
+                    "producer-consumer constraint of block '%s'",
+              prim, lname, b->name);
+    goto done;
+  }
+  int pos = index == -1 ? upper : index == -2 ? lower : index;
+  if (pos < lower || pos > upper) {
+    sch_error(s, 3, "%s: index %d is outside the legal insertion range [%d, %d]", prim, index, lower,
+              upper);
+    goto done;
+  }
+  {
+    IrModule *nm = sch_begin(s);
+    IrHeap *h = nm->heap;
+    ArithCtx *ctx = arith_new(h);
+    for (int d = 0; d < lp.n; d++)
+      if (lp.s[d]->kind == TIR_S_FOR)
+        arith_bind_range(ctx, lp.s[d]->loop.var, lp.s[d]->loop.min, lp.s[d]->loop.extent);
+    /* Per-iter ranges of the moved block. */
+    Hull *iter = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *iter);
+    const TirVar **ivars = xmalloc((size_t)(b->niters ? b->niters : 1) * sizeof *ivars);
+    for (int k = 0; k < b->niters; k++) ivars[k] = b->iters[k].var;
+    const TirBufferRegion *mine = reverse ? b->reads : b->writes;
+    int nmine = reverse ? b->nreads : b->nwrites;
+    for (int i = 0; i < nmine; i++) {
+      const TirBuffer *buf = mine[i].buffer;
+      Hull *hull = xcalloc((size_t)(buf->ndim ? buf->ndim : 1), sizeof *hull);
+      bool any = false;
+      for (int j = 0; j < sibs.len; j++) {
+        const TirBlock *o = tir_realize_block(sibs.items[j]);
+        if (o == b || !sch_contains(loop, sibs.items[j])) continue;
+        if (reverse ? !sch_block_writes(o, buf) : !sch_block_reads(o, buf)) continue;
+        relax_access(ctx, sch_cur_func(s, s->rvs[block_rv].func)->body, loop, sibs.items[j], buf,
+                     reverse, hull);
+        any = true;
+      }
+      for (int d = 0; any && d < mine[i].n; d++) {
+        int64_t coeffs[64];
+        TirExpr *rest = NULL;
+        if (b->niters > 64 || !tir_is_one(mine[i].ranges[d].extent)) continue;
+        if (!arith_affine(ctx, mine[i].ranges[d].min, ivars, b->niters, coeffs, &rest)) continue;
+        int which = -1, nz = 0;
+        for (int k = 0; k < b->niters; k++)
+          if (coeffs[k]) nz++, which = k;
+        if (nz != 1 || coeffs[which] != 1) continue;
+        if (hull[d].full || !hull[d].set) {
+          iter[which].full = true;
+          continue;
+        }
+        TirExpr *lo = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].lo, rest));
+        TirExpr *hi = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].hi, rest));
+        hull_join(ctx, &iter[which], lo, hi);
+      }
+      free(hull);
+    }
+    /* Loops and bindings. */
+    TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
+    TirVar **lvars = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *lvars);
+    TirExpr **lext = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *lext);
+    int nloops = 0;
+    TirExpr *pred = NULL;
+    for (int k = 0; k < b->niters; k++) {
+      const TirIterVar *iv = &b->iters[k];
+      DType dt = iv->var->dtype;
+      TirExpr *dmax = arith_simplify(ctx, tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, iv->dom.min, iv->dom.extent),
+                                                     tir_int(h, dt, 1)));
+      TirExpr *lo = iv->dom.min, *hi = dmax;
+      bool clip_lo = false, clip_hi = false;
+      if (iter[k].set && !iter[k].full) {
+        lo = iter[k].lo, hi = iter[k].hi;
+        if (arith_prove(ctx, tir_binary(h, TIR_LE, lo, iv->dom.min))) lo = iv->dom.min;
+        else if (!arith_prove(ctx, tir_binary(h, TIR_GE, lo, iv->dom.min))) clip_lo = true;
+        if (arith_prove(ctx, tir_binary(h, TIR_GE, hi, dmax))) hi = dmax;
+        else if (!arith_prove(ctx, tir_binary(h, TIR_LE, hi, dmax))) clip_hi = true;
+      }
+      TirExpr *ext = arith_simplify(ctx, tir_binary(h, TIR_ADD, tir_binary(h, TIR_SUB, hi, lo), tir_int(h, dt, 1)));
+      TirExpr *val;
+      if (!preserve && tir_is_one(ext)) {
+        val = lo;
+      } else {
+        char nbuf[32];
+        snprintf(nbuf, sizeof nbuf, "ax%d", nloops);
+        lvars[nloops] = tir_var(h, nbuf, dt);
+        lext[nloops] = ext;
+        arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
+        val = arith_simplify(ctx, tir_binary(h, TIR_ADD, lo, tir_var_ref(h, lvars[nloops])));
+        nloops++;
+      }
+      vals[k] = val;
+      TirExpr *terms[2] = {clip_lo ? tir_binary(h, TIR_GE, val, iv->dom.min) : NULL,
+                           clip_hi ? tir_binary(h, TIR_LE, val, dmax) : NULL};
+      for (int t = 0; t < 2; t++)
+        if (terms[t]) pred = pred ? tir_binary(h, TIR_AND, pred, terms[t]) : terms[t];
+    }
+    if (pred) pred = arith_simplify(ctx, pred);
+    else pred = tir_bool(h, true);
+    free(iter);
+    free(ivars);
+    TirStmt *nest = sch_realize_with(h, realize, NULL, vals, pred);
+    for (int k = nloops - 1; k >= 0; k--)
+      nest = tir_for(h, lvars[k], tir_int(h, lvars[k]->dtype, 0), lext[k], TIR_FOR_SERIAL, NULL, NULL, nest);
+    arith_free(ctx);
+    /* Remove the block from where it was, then insert under the loop. */
+    TirStmt *root = sch_replace_at(h, &bp, bp.n - 1, NULL);
+    if (!sch_path_to_loop(root, loop->loop.var, &np)) tvs_unreachable();
+    TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
+    for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? nest : kids[j++];
+    TirStmt *nl = sch_for_with_body(h, np.s[np.n - 1], tir_seq(h, items, nkids + 1));
+    root = sch_replace_at(h, &np, np.n - 1, nl);
+    sch_commit(s, nm, s->rvs[block_rv].func, root);
+    SchVal args[4] = {sch_val_rv(block_rv), sch_val_rv(loop_rv), sch_val_bool(preserve),
+                      sch_val_int(index)};
+    sch_record(s, prim, args, 4, NULL, 0);
+    rc = 0;
+  }
+done:
+  pv_free(&sibs);
+  sch_path_free(&bp);
+  sch_path_free(&lp);
+  sch_path_free(&np);
+  return rc;
+}
+
+int sch_compute_at(Schedule *s, SchRV block, SchRV loop, bool preserve_unit_loops, int index) {
+  return compute_at_impl(s, block, loop, preserve_unit_loops, index, false);
+}
+
+int sch_reverse_compute_at(Schedule *s, SchRV block, SchRV loop, bool preserve_unit_loops,
+                           int index) {
+  return compute_at_impl(s, block, loop, preserve_unit_loops, index, true);
+}

@@ -1,0 +1,326 @@
+/* primitive_inline.c - compute_inline and reverse_compute_inline.
+ *
+ * compute_inline substitutes a producer's single store expression into every
+ * load of its buffer and removes the producer; reverse_compute_inline folds a
+ * consumer into its only producer's store.  Blocks whose accesses change get
+ * their read/write regions recomputed (tir_infer_access_regions), and the
+ * intermediate buffer's allocation goes away once nothing uses it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/access_region.h"
+#include "sched/sched_internal.h"
+
+/* Is store's index list distinct iter vars of b?  Fills vars (n entries). */
+static bool plain_iter_indices(const TirBlock *b, TirExpr **idx, int n, const TirVar **vars) {
+  for (int i = 0; i < n; i++) {
+    if (idx[i]->kind != TIR_VAR) return false;
+    bool is_iter = false;
+    for (int k = 0; k < b->niters; k++) is_iter |= b->iters[k].var == idx[i]->var;
+    if (!is_iter) return false;
+    for (int j = 0; j < i; j++)
+      if (vars[j] == idx[i]->var) return false;
+    vars[i] = idx[i]->var;
+  }
+  return true;
+}
+
+static bool block_is_complete(const TirBlock *b) {
+  if (b->init) return false;
+  for (int k = 0; k < b->niters; k++)
+    if (b->iters[k].type != TIR_ITER_SPATIAL) return false;
+  for (int k = 0; k < b->nwrites; k++)
+    if (sch_block_reads(b, b->writes[k].buffer)) return false;
+  return true;
+}
+
+/* Whether e uses an iter var of b that is not among vars[0..n). */
+static bool uses_other_iter(const TirExpr *e, const TirBlock *b, const TirVar **vars, int n) {
+  for (int k = 0; k < b->niters; k++) {
+    bool listed = false;
+    for (int i = 0; i < n; i++) listed |= vars[i] == b->iters[k].var;
+    if (!listed && tir_expr_uses_var(e, b->iters[k].var)) return true;
+  }
+  return false;
+}
+
+/* ------------------------------------------------- the rewriting mutator */
+
+typedef struct InlineState {
+  const TirBuffer *buf;   /* the inlined buffer */
+  const TirVar **vars;    /* the producer's store index vars */
+  int n;
+  const TirExpr *value;   /* the producer's stored value */
+  bool drop_only;         /* only drop the allocation of buf */
+} InlineState;
+
+static TirExpr *inline_load(TirMutator *m, TirExpr *e) {
+  InlineState *st = m->ctx;
+  TirExpr *r = tir_mutate_expr_children(m, e);
+  if (st->drop_only || r->load.buf != st->buf) return r;
+  IrPtrMap vmap;
+  ir_ptrmap_init(&vmap);
+  for (int i = 0; i < st->n && i < r->load.n; i++) ir_ptrmap_put(&vmap, st->vars[i], r->load.idx[i]);
+  TirExpr *v = tir_substitute_expr(m->heap, st->value, &vmap);
+  ir_ptrmap_free(&vmap);
+  return v;
+}
+
+static TirStmt *inline_block(TirMutator *m, TirStmt *s) {
+  InlineState *st = m->ctx;
+  TirStmt *r = tir_mutate_stmt_children(m, s);
+  bool reads = sch_block_reads(&s->block, st->buf) && !st->drop_only;
+  int alloc_at = -1;
+  for (int i = 0; i < r->block.nallocs; i++)
+    if (r->block.allocs[i] == st->buf) alloc_at = i;
+  if (!reads && alloc_at < 0) return r;
+  TirBlock b = r->block;
+  if (reads) tir_infer_access_regions(m->heap, &r->block, &b.reads, &b.nreads, &b.writes, &b.nwrites);
+  if (alloc_at >= 0) {
+    TirBuffer **allocs = ir_alloc(m->heap, (size_t)b.nallocs * sizeof *allocs);
+    int k = 0;
+    for (int i = 0; i < b.nallocs; i++)
+      if (i != alloc_at) allocs[k++] = b.allocs[i];
+    b.allocs = allocs;
+    b.nallocs = k;
+  }
+  TirStmt *nb = tir_block(m->heap, &b);
+  nb->span = s->span;
+  return nb;
+}
+
+static TirStmt *rewrite(IrHeap *h, TirStmt *root, InlineState *st) {
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.ctx = st;
+  m.expr[TIR_LOAD] = inline_load;
+  m.stmt[TIR_S_BLOCK] = inline_block;
+  TirStmt *r = tir_mutate_stmt(&m, root);
+  tir_mutator_free(&m);
+  return r;
+}
+
+/* The common checks; returns the scope's block realizes in sibs. */
+static bool common_checks(Schedule *s, const char *prim, const SchPath *bp, const TirBlock *b,
+                          PtrVec *sibs) {
+  if (b->init) {
+    sch_error(s, 0, "%s: block '%s' has an init statement", prim, b->name);
+    return false;
+  }
+  int scope = sch_scope_index(bp, bp->n - 1);
+  if (scope < 0) {
+    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
+    return false;
+  }
+  sch_scope_blocks(bp->s[scope], sibs);
+  if (!block_is_complete(b)) {
+    sch_error(s, 0, "%s: block '%s' is not a complete block", prim, b->name);
+    return false;
+  }
+  return true;
+}
+
+int sch_compute_inline(Schedule *s, SchRV rv) {
+  const char *prim = "compute_inline";
+  SchPath bp = {0};
+  PtrVec sibs = {0};
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, rv, prim, 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  TirFunc *f = sch_cur_func(s, s->rvs[rv].func);
+  if (b->nwrites != 1) {
+    sch_error(s, 0, "%s: block '%s' writes %d buffers; only a block writing a single buffer can be inlined",
+              prim, b->name, b->nwrites);
+    goto done;
+  }
+  if (!common_checks(s, prim, &bp, b, &sibs)) goto done;
+  const TirBuffer *buf = b->writes[0].buffer;
+  if (sch_is_param_buffer(f, buf)) {
+    sch_error(s, 0, "%s: block '%s' is an output block (it writes the function's buffer '%s')", prim,
+              b->name, buf->name);
+    goto done;
+  }
+  if (sibs.len == 1) {
+    sch_error(s, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
+    goto done;
+  }
+  const TirStmt *body = b->body;
+  const TirVar *vars[64];
+  if (body->kind != TIR_S_STORE || body->store.buf != buf || body->store.n > 64 ||
+      !plain_iter_indices(b, body->store.idx, body->store.n, vars) ||
+      uses_other_iter(body->store.value, b, vars, body->store.n)) {
+    sch_error(s, 0,
+              "%s: the body of block '%s' is not a single store '%s[v0, v1, ...] = expr' over "
+              "distinct block iters, so it cannot be inlined",
+              prim, b->name, buf->name);
+    goto done;
+  }
+  {
+    IrModule *nm = sch_begin(s);
+    IrHeap *h = nm->heap;
+    TirStmt *root = sch_replace_at(h, &bp, bp.n - 1, NULL);
+    InlineState st = {buf, vars, body->store.n, body->store.value, false};
+    root = rewrite(h, root, &st);
+    sch_commit(s, nm, s->rvs[rv].func, root);
+    SchVal args[1] = {sch_val_rv(rv)};
+    sch_record(s, prim, args, 1, NULL, 0);
+    rc = 0;
+  }
+done:
+  pv_free(&sibs);
+  sch_path_free(&bp);
+  return rc;
+}
+
+/* Replaces loads of buf (whose indices are the consumer's vars) by value. */
+typedef struct LoadSubst {
+  const TirBuffer *buf;
+  const TirExpr *value;
+} LoadSubst;
+
+static TirExpr *subst_load(TirMutator *m, TirExpr *e) {
+  LoadSubst *ls = m->ctx;
+  TirExpr *r = tir_mutate_expr_children(m, e);
+  return r->load.buf == ls->buf ? (TirExpr *)ls->value : r;
+}
+
+int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
+  const char *prim = "reverse_compute_inline";
+  SchPath bp = {0}, pp = {0}, cp = {0};
+  PtrVec sibs = {0};
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, rv, prim, 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  TirFunc *f = sch_cur_func(s, s->rvs[rv].func);
+  if (b->init) {
+    sch_error(s, 0, "%s: block '%s' has an init statement", prim, b->name);
+    goto done;
+  }
+  if (b->nreads != 1) {
+    sch_error(s, 0, "%s: block '%s' reads %d buffers; only a block reading a single buffer can be "
+                    "reverse-inlined",
+              prim, b->name, b->nreads);
+    goto done;
+  }
+  if (!common_checks(s, prim, &bp, b, &sibs)) goto done;
+  const TirBuffer *buf = b->reads[0].buffer;
+  TirStmt *producer = NULL;
+  int nprod = 0;
+  for (int i = 0; i < sibs.len; i++) {
+    const TirBlock *o = tir_realize_block(sibs.items[i]);
+    if (o != b && sch_block_writes(o, buf)) producer = sibs.items[i], nprod++;
+  }
+  const TirBlock *pb = producer ? tir_realize_block(producer) : NULL;
+  int nconsumers = 0;
+  for (int i = 0; pb && i < sibs.len; i++)
+    if (tir_realize_block(sibs.items[i]) != pb && sch_block_reads(tir_realize_block(sibs.items[i]), buf))
+      nconsumers++;
+  if (nprod != 1 || !block_is_complete(pb) || nconsumers != 1) {
+    sch_error(s, 0,
+              "%s: block '%s' must have a single producer block, and that producer must be a "
+              "complete block whose only consumer is '%s'",
+              prim, b->name, b->name);
+    goto done;
+  }
+  if (sch_is_param_buffer(f, buf)) {
+    sch_error(s, 0, "%s: the producer block '%s' is an output block", prim, pb->name);
+    goto done;
+  }
+  if (!sch_is_trivial_pred(producer->realize.pred)) {
+    sch_error(s, 0, "%s: the producer block '%s' has a non-trivial predicate", prim, pb->name);
+    goto done;
+  }
+  /* Consumer body: Z[...] = g(buf[u0, u1, ...]) with distinct iter vars u. */
+  const TirStmt *cbody = b->body;
+  const TirStmt *pbody = pb->body;
+  const TirVar *uvars[64];
+  int nu = -1;
+  bool ok = cbody->kind == TIR_S_STORE && pbody->kind == TIR_S_STORE && pbody->store.buf == buf &&
+            cbody->store.buf != buf;
+  /* Find every load of buf and check its indices. */
+  PtrVec loads = {0};
+  if (ok) {
+    /* An explicit walk collecting the loads of buf in the stored value. */
+    PtrVec stack = {0};
+    pv_push(&stack, cbody->store.value);
+    while (stack.len) {
+      const TirExpr *e = stack.items[--stack.len];
+      if (e->kind == TIR_LOAD && e->load.buf == buf) pv_push(&loads, (void *)e);
+      switch (e->kind) {
+        case TIR_LOAD: for (int i = 0; i < e->load.n; i++) pv_push(&stack, e->load.idx[i]); break;
+        case TIR_NOT: case TIR_CAST: pv_push(&stack, e->un.a); break;
+        case TIR_SELECT: pv_push(&stack, e->sel.cond); pv_push(&stack, e->sel.t); pv_push(&stack, e->sel.f); break;
+        case TIR_CALL: for (int i = 0; i < e->call.n; i++) pv_push(&stack, e->call.args[i]); break;
+        case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: break;
+        case TIR_RAMP: case TIR_BROADCAST: case TIR_LET: ok = false; break;
+        default: pv_push(&stack, e->bin.a); pv_push(&stack, e->bin.b); break;
+      }
+    }
+    pv_free(&stack);
+  }
+  for (int i = 0; ok && i < loads.len; i++) {
+    const TirExpr *ld = loads.items[i];
+    const TirVar *vs[64];
+    if (ld->load.n > 64 || !plain_iter_indices(b, ld->load.idx, ld->load.n, vs)) ok = false;
+    else if (nu < 0) nu = ld->load.n, memcpy(uvars, vs, sizeof(vs[0]) * (size_t)nu);
+    else
+      for (int k = 0; k < nu; k++) ok &= uvars[k] == vs[k];
+  }
+  pv_free(&loads);
+  if (ok && nu < 0) ok = false;
+  if (ok) {
+    for (int i = 0; i < cbody->store.n; i++) ok &= !uses_other_iter(cbody->store.idx[i], b, uvars, nu);
+    ok &= !uses_other_iter(cbody->store.value, b, uvars, nu);
+  }
+  if (!ok) {
+    sch_error(s, 0,
+              "%s: the body of block '%s' is not a single store whose loads of '%s' are indexed by "
+              "distinct block iters, so it cannot be reverse-inlined",
+              prim, b->name, buf->name);
+    goto done;
+  }
+  {
+    IrModule *nm = sch_begin(s);
+    IrHeap *h = nm->heap;
+    /* value' = g(pval) with u := producer's store indices. */
+    TirMutator m;
+    tir_mutator_init(&m, h);
+    LoadSubst ls = {buf, pbody->store.value};
+    m.ctx = &ls;
+    m.expr[TIR_LOAD] = subst_load;
+    IrPtrMap vmap;
+    ir_ptrmap_init(&vmap);
+    for (int k = 0; k < nu; k++) ir_ptrmap_put(&vmap, uvars[k], pbody->store.idx[k]);
+    TirExpr *val = tir_substitute_expr(h, cbody->store.value, &vmap);
+    val = tir_mutate_expr(&m, val);
+    tir_mutator_free(&m);
+    TirExpr **idx = ir_alloc(h, (size_t)(cbody->store.n ? cbody->store.n : 1) * sizeof *idx);
+    for (int i = 0; i < cbody->store.n; i++) idx[i] = tir_substitute_expr(h, cbody->store.idx[i], &vmap);
+    ir_ptrmap_free(&vmap);
+    TirStmt *store = tir_store(h, cbody->store.buf, val, idx, cbody->store.n);
+    store->span = pbody->span;
+    TirBlock nb = *pb;
+    nb.body = store;
+    tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
+    TirStmt *nr = sch_realize_with(h, producer, &nb, NULL, NULL);
+    TirFunc *fn = sch_cur_func(s, s->rvs[rv].func);
+    if (!sch_path_to_realize(fn->body, producer->realize.block, &pp)) tvs_unreachable();
+    TirStmt *root = sch_replace_at(h, &pp, pp.n - 1, nr);
+    if (!sch_path_to_realize(root, realize->realize.block, &cp)) tvs_unreachable();
+    root = sch_replace_at(h, &cp, cp.n - 1, NULL);
+    InlineState st = {buf, NULL, 0, NULL, true};
+    root = rewrite(h, root, &st);
+    sch_commit(s, nm, s->rvs[rv].func, root);
+    SchVal args[1] = {sch_val_rv(rv)};
+    sch_record(s, prim, args, 1, NULL, 0);
+    rc = 0;
+  }
+done:
+  pv_free(&sibs);
+  sch_path_free(&bp);
+  sch_path_free(&pp);
+  sch_path_free(&cp);
+  return rc;
+}

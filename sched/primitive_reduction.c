@@ -1,0 +1,169 @@
+/* primitive_reduction.c - decompose_reduction.
+ *
+ * Splits a reduction block into `<name>_init` (its T.init() body, under
+ * copies `<var>_init` of the data-parallel loops between `loop` and the
+ * block, placed right before `loop`) and `<name>_update` (the block without
+ * init; the block's handle keeps denoting it). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/access_region.h"
+#include "sched/sched_internal.h"
+
+static bool uses_any(const TirExpr *e, TirVar *const *vars, int n) {
+  for (int i = 0; i < n; i++)
+    if (tir_expr_uses_var(e, vars[i])) return true;
+  return false;
+}
+
+/* Conjuncts of pred that use none of vars, joined with `and` (NULL if none). */
+static TirExpr *keep_conjuncts(IrHeap *h, TirExpr *pred, TirVar *const *vars, int n) {
+  if (pred->kind == TIR_AND) {
+    TirExpr *a = keep_conjuncts(h, pred->bin.a, vars, n);
+    TirExpr *b = keep_conjuncts(h, pred->bin.b, vars, n);
+    if (a && b) return tir_binary(h, TIR_AND, a, b);
+    return a ? a : b;
+  }
+  return uses_any(pred, vars, n) ? NULL : pred;
+}
+
+SchRV sch_decompose_reduction(Schedule *s, SchRV block_rv, SchRV loop_rv) {
+  const char *prim = "decompose_reduction";
+  SchPath bp = {0}, lp = {0}, np = {0};
+  SchRV res = -1;
+  TirStmt *realize = sch_find_block(s, block_rv, prim, 0, &bp);
+  TirStmt *loop = realize ? sch_find_loop(s, loop_rv, prim, 1, &lp) : NULL;
+  if (!loop) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  int li = -1;
+  for (int d = 0; d < bp.n; d++)
+    if (bp.s[d] == loop) li = d;
+  int scope = sch_scope_index(&bp, bp.n - 1);
+  if (li < 0 || li < scope) {
+    sch_error(s, 1, "%s: loop '%s' is not an ancestor of block '%s'", prim, sch_loop_name(loop),
+              b->name);
+    goto done;
+  }
+  bool has_reduce = false;
+  for (int k = 0; k < b->niters; k++) has_reduce |= b->iters[k].type == TIR_ITER_REDUCE;
+  if (!b->init || !has_reduce) {
+    sch_error(s, 0, "%s: block '%s' is not a reduction block", prim, b->name);
+    goto done;
+  }
+  for (int d = scope + 1; d < li; d++) {
+    if (bp.s[d]->kind != TIR_S_FOR) continue;
+    for (int k = 0; k < b->niters; k++)
+      if (b->iters[k].type == TIR_ITER_REDUCE &&
+          tir_expr_uses_var(realize->realize.values[k], bp.s[d]->loop.var)) {
+        sch_error(s, 1,
+                  "%s: loop '%s' must be higher than all the loops related to reduce block var "
+                  "'%s' (loop '%s' is above it)",
+                  prim, sch_loop_name(loop), b->iters[k].var->name, sch_loop_name(bp.s[d]));
+        goto done;
+      }
+  }
+  {
+    IrModule *nm = sch_begin(s);
+    IrHeap *h = nm->heap;
+    IrPtrMap vmap;
+    ir_ptrmap_init(&vmap);
+    /* Loops from `loop` down to the block: copy the data-parallel ones. */
+    int nl = bp.n;
+    TirStmt **copied = xmalloc((size_t)nl * sizeof *copied);
+    TirVar **dropped = xmalloc((size_t)nl * sizeof *dropped);
+    int ncopied = 0, ndropped = 0;
+    for (int d = li; d < bp.n - 1; d++) {
+      TirStmt *l = bp.s[d];
+      if (l->kind != TIR_S_FOR) continue;
+      bool spatial = false, reduce = false;
+      for (int k = 0; k < b->niters && k < realize->realize.n; k++) {
+        if (!tir_expr_uses_var(realize->realize.values[k], l->loop.var)) continue;
+        if (b->iters[k].type == TIR_ITER_SPATIAL) spatial = true;
+        else reduce = true;
+      }
+      if (spatial && !reduce) {
+        char nbuf[256];
+        snprintf(nbuf, sizeof nbuf, "%s_init", l->loop.var->name);
+        TirVar *nv = tir_var(h, nbuf, l->loop.var->dtype);
+        ir_ptrmap_put(&vmap, l->loop.var, tir_var_ref(h, nv));
+        TirStmt *c = tir_for(h, nv, l->loop.min, l->loop.extent, l->loop.kind, l->loop.thread_tag,
+                             l->loop.annotations, NULL);
+        c->span = l->span;
+        copied[ncopied++] = c;
+      } else {
+        dropped[ndropped++] = l->loop.var;
+      }
+    }
+    /* The init block: fresh iter vars for the data-parallel iters. */
+    TirBlock ib = {0};
+    ib.iters = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *ib.iters);
+    TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
+    IrPtrMap imap;
+    ir_ptrmap_init(&imap);
+    for (int k = 0; k < b->niters; k++) {
+      if (b->iters[k].type != TIR_ITER_SPATIAL) continue;
+      TirIterVar iv = b->iters[k];
+      TirVar *nv = tir_var(h, iv.var->name, iv.var->dtype);
+      ir_ptrmap_put(&imap, iv.var, tir_var_ref(h, nv));
+      iv.var = nv;
+      vals[ib.niters] = tir_substitute_expr(h, realize->realize.values[k], &vmap);
+      ib.iters[ib.niters++] = iv;
+    }
+    char nbuf[256];
+    snprintf(nbuf, sizeof nbuf, "%s_init", b->name);
+    ib.name = nbuf;
+    ib.body = tir_substitute_stmt(h, b->init, &imap);
+    ib.writes = ir_alloc(h, (size_t)(b->nwrites ? b->nwrites : 1) * sizeof *ib.writes);
+    for (int i = 0; i < b->nwrites; i++) {
+      TirBufferRegion r = b->writes[i];
+      r.ranges = ir_alloc(h, (size_t)(r.n ? r.n : 1) * sizeof *r.ranges);
+      for (int d = 0; d < r.n; d++) {
+        r.ranges[d].min = tir_substitute_expr(h, b->writes[i].ranges[d].min, &imap);
+        r.ranges[d].extent = tir_substitute_expr(h, b->writes[i].ranges[d].extent, &imap);
+      }
+      ib.writes[i] = r;
+    }
+    ib.nwrites = b->nwrites;
+    ir_ptrmap_free(&imap);
+    TirExpr *pred = tir_bool(h, true);
+    if (!sch_is_trivial_pred(realize->realize.pred)) {
+      TirExpr *kept = keep_conjuncts(h, realize->realize.pred, dropped, ndropped);
+      if (kept) pred = tir_substitute_expr(h, kept, &vmap);
+    }
+    TirStmt *iblock = tir_block(h, &ib);
+    iblock->span = realize->realize.block->span;
+    TirStmt *init = tir_block_realize(h, vals, ib.niters, pred, iblock);
+    init->span = realize->span;
+    TirStmt *init_realize = init;
+    for (int i = ncopied - 1; i >= 0; i--) {
+      copied[i]->loop.min = tir_substitute_expr(h, copied[i]->loop.min, &vmap);
+      copied[i]->loop.extent = tir_substitute_expr(h, copied[i]->loop.extent, &vmap);
+      copied[i]->loop.body = init;
+      init = copied[i];
+    }
+    free(copied);
+    free(dropped);
+    ir_ptrmap_free(&vmap);
+    /* The update block: no init, regions recomputed. */
+    TirBlock ub = *b;
+    ub.init = NULL;
+    snprintf(nbuf, sizeof nbuf, "%s_update", b->name);
+    ub.name = nbuf;
+    tir_infer_access_regions(h, &ub, &ub.reads, &ub.nreads, &ub.writes, &ub.nwrites);
+    TirStmt *update = sch_realize_with(h, realize, &ub, NULL, NULL);
+    TirStmt *root = sch_replace_at(h, &bp, bp.n - 1, update);
+    if (!sch_path_to_loop(root, loop->loop.var, &np)) tvs_unreachable();
+    TirStmt *pair[2] = {init, np.s[np.n - 1]};
+    root = sch_replace_at(h, &np, np.n - 1, tir_seq(h, pair, 2));
+    const char *func = s->rvs[block_rv].func;
+    sch_commit(s, nm, func, root);
+    res = sch_block_rv(s, func, init_realize);
+    SchVal args[2] = {sch_val_rv(block_rv), sch_val_rv(loop_rv)};
+    sch_record(s, prim, args, 2, &res, 1);
+  }
+done:
+  sch_path_free(&bp);
+  sch_path_free(&lp);
+  sch_path_free(&np);
+  return res;
+}

@@ -1,0 +1,192 @@
+/* sched_internal.h - what the files of sched/ share: the Schedule struct,
+ * trace instructions and the method table, statement paths and copy-on-write
+ * path rebuilding, handle lookup, scopes and producer/consumer queries.
+ * Not for use outside sched/. */
+#ifndef TVS_SCHED_SCHED_INTERNAL_H
+#define TVS_SCHED_SCHED_INTERNAL_H
+
+#include "ir/arith.h"
+#include "ir/mutate.h"
+#include "ir/printer.h"
+#include "ir/visit.h"
+#include "sched/schedule.h"
+
+/* ------------------------------------------------------- values (trace/script) */
+
+typedef enum SchValKind {
+  SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_RV, SV_LIST
+} SchValKind;
+
+/* A value in a trace instruction or a script: None, literals, a handle, a list. */
+typedef struct SchVal {
+  SchValKind kind;       /* which fields are used */
+  int64_t i;             /* SV_INT, SV_BOOL (0/1), SV_RV (the handle) */
+  double f;              /* SV_FLOAT */
+  char *s;               /* SV_STR (malloc'd) */
+  struct SchVal *items;  /* SV_LIST elements (malloc'd) */
+  int n;                 /* SV_LIST length */
+} SchVal;
+
+void sch_val_free(SchVal *v);
+SchVal sch_val_copy(const SchVal *v);
+SchVal sch_val_int(int64_t i);
+SchVal sch_val_bool(bool b);
+SchVal sch_val_str(const char *s);
+SchVal sch_val_rv(SchRV rv);
+SchVal sch_val_none(void);
+/* A list of n handles. */
+SchVal sch_val_rv_list(const SchRV *rvs, int n);
+
+/* Annotation values: script/trace value <-> IR attribute value (in h). */
+IrValue *sch_val_to_irv(IrHeap *h, const SchVal *v);
+SchVal sch_irv_to_val(const IrValue *v);
+
+/* -------------------------------------------------------------- methods */
+
+typedef enum SchParamKind {
+  SP_BLOCK,          /* BlockRV or block name */
+  SP_LOOP,           /* LoopRV */
+  SP_BLOCK_OR_LOOP,  /* either handle */
+  SP_LOOPS,          /* *loops (varargs, printed positionally) */
+  SP_INT,            /* int */
+  SP_BOOL,           /* bool */
+  SP_STR,            /* str */
+  SP_OPT_STR,        /* str or None */
+  SP_FACTORS,        /* list of int / None */
+  SP_ANY             /* an annotation value */
+} SchParamKind;
+
+typedef enum SchOutKind { SO_NONE, SO_ONE, SO_LIST } SchOutKind;
+
+typedef struct SchParam {
+  const char *name;   /* keyword name */
+  SchParamKind kind;  /* accepted values */
+  const char *dflt;   /* default as printed ("True", "None", "-1"), NULL = required */
+} SchParam;
+
+#define SCH_MAX_PARAMS 5
+
+/* One schedule method: how scripts call it and how traces print it. */
+typedef struct SchMethod {
+  const char *name;                  /* "split" */
+  SchParam params[SCH_MAX_PARAMS];   /* in declaration order */
+  int nparams;
+  SchOutKind out;                    /* what it returns */
+  bool traced;                       /* recorded in traces */
+  /* Applies the method to normalized args (one per param, defaults filled);
+   * sets *result; returns 0 or -1 (error reported). */
+  int (*apply)(Schedule *s, SchVal *args, SchVal *result);
+} SchMethod;
+
+extern const SchMethod sch_methods[];
+extern const int sch_nmethods;
+const SchMethod *sch_method_lookup(const char *name);
+
+/* ----------------------------------------------------------------- state */
+
+typedef struct SchRVInfo {
+  SchRVKind kind;     /* block / loop / expr */
+  char *func;         /* function the statement lives in (malloc'd) */
+  const void *key;    /* loop: its TirVar*; block: its first iter var (or NULL) */
+  char *block_name;   /* block without iters: identified by name (malloc'd) */
+  char name[16];      /* trace name: b0, l1, v2 */
+} SchRVInfo;
+
+typedef struct SchInst {
+  int method;        /* index into sch_methods */
+  SchVal *args;      /* one per param */
+  int nargs;
+  SchRV *outs;       /* results */
+  int nouts;
+} SchInst;
+
+struct Schedule {
+  IrModule **versions;  /* versions[0] = the input; the last is current */
+  int *trace_at;        /* trace length when each version was made */
+  int nversions, capversions;
+  char *func;           /* function worked on (malloc'd) */
+  SchRVInfo *rvs;       /* handles */
+  int nrvs, caprvs;
+  SchInst *trace;       /* applied instructions */
+  int ntrace, captrace;
+  DiagCtx *diag;        /* where errors go */
+  Span call_span;       /* the script call being evaluated (or span_none) */
+  Span arg_spans[8];    /* its arguments by parameter index */
+  int nargspans;
+};
+
+/* Reports an error at argument argi's span (the call's when unknown). */
+void sch_error(Schedule *s, int argi, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The prim_func being worked on (NULL + error when absent). */
+TirFunc *sch_cur_func(Schedule *s, const char *func);
+SchRV sch_new_rv(Schedule *s, SchRVKind kind, const char *func, const void *key,
+                 const char *block_name);
+SchRV sch_loop_rv(Schedule *s, const char *func, const TirStmt *loop);
+SchRV sch_block_rv(Schedule *s, const char *func, const TirStmt *realize);
+/* Records an instruction (args are taken over, outs copied). */
+void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const SchRV *outs,
+                int nouts);
+/* A new version derived from the current one, for a primitive to fill. */
+IrModule *sch_begin(Schedule *s);
+/* Makes nm current with func's body replaced by body (nm's functions are
+ * filled here from the current version). */
+void sch_commit(Schedule *s, IrModule *nm, const char *func, TirStmt *body);
+
+/* ------------------------------------------------------------- paths */
+
+/* Statements from the function body (s[0]) down to a target (s[n-1]). */
+typedef struct SchPath {
+  TirStmt **s;
+  int n, cap;
+} SchPath;
+
+void sch_path_free(SchPath *p);
+void sch_path_push(SchPath *p, TirStmt *st);
+void sch_path_copy(SchPath *dst, const SchPath *src);
+
+/* The children of a statement in order (a block: init, body; ...). */
+int sch_children(const TirStmt *st, TirStmt **out, int cap);
+/* Copy of parent with child `old` replaced by `nw` (NULL: removed; returns
+ * NULL when the parent becomes empty and should itself go). */
+TirStmt *sch_replace_child(IrHeap *h, const TirStmt *parent, const TirStmt *old, TirStmt *nw);
+/* Replaces path->s[depth] by nw (NULL removes it, along with loops left
+ * empty) and rebuilds the ancestors; returns the new root. */
+TirStmt *sch_replace_at(IrHeap *h, const SchPath *path, int depth, TirStmt *nw);
+
+/* Handle lookup in the current version: fills path (to the For, or to the
+ * BlockRealize of a block) and returns the statement; on a stale or wrong
+ * handle reports "<prim>: ..." at argument argi and returns NULL. */
+TirStmt *sch_find_loop(Schedule *s, SchRV rv, const char *prim, int argi, SchPath *path);
+TirStmt *sch_find_block(Schedule *s, SchRV rv, const char *prim, int argi, SchPath *path);
+/* Finds a For by loop var / a realize whose block matches, anywhere under root. */
+bool sch_path_to_loop(TirStmt *root, const TirVar *var, SchPath *path);
+bool sch_path_to_realize(TirStmt *root, const TirStmt *block, SchPath *path);
+
+/* The index in path of the innermost BLOCK above position depth (-1 if none). */
+int sch_scope_index(const SchPath *p, int depth);
+
+/* The child block realizes of a scope (a BLOCK stmt), in program order, not
+ * descending into nested blocks. */
+void sch_scope_blocks(TirStmt *scope_block, PtrVec *out);
+/* Whether block (a BLOCK) writes / reads buffer b per its regions. */
+bool sch_block_writes(const TirBlock *b, const TirBuffer *buf);
+bool sch_block_reads(const TirBlock *b, const TirBuffer *buf);
+/* Whether buf is a parameter buffer of f (an output in TVM's sense). */
+bool sch_is_param_buffer(const TirFunc *f, const TirBuffer *buf);
+/* Whether stmt contains the statement target (pointer identity). */
+bool sch_contains(const TirStmt *stmt, const TirStmt *target);
+/* Rebuilds a realize with a new block (copy of `blk`). */
+TirStmt *sch_realize_with(IrHeap *h, const TirStmt *realize, const TirBlock *blk,
+                          TirExpr **values, TirExpr *pred);
+/* A copy of a loop with a new body (and same var, range, kind, annotations). */
+TirStmt *sch_for_with_body(IrHeap *h, const TirStmt *loop, TirStmt *body);
+/* The names of the loop a handle denotes, for messages. */
+const char *sch_loop_name(const TirStmt *loop);
+/* Simplifies the iter bindings and predicates of the block realizes in st
+ * (ranges known in ctx); when pred is non-NULL it is also conjoined to the
+ * predicate of every outermost realize (TVM's BlockPredicateAppender). */
+TirStmt *sch_simplify_bindings(ArithCtx *ctx, TirStmt *st, TirExpr *pred);
+/* Whether iter type is data-parallel or reduce only. */
+bool sch_is_trivial_pred(const TirExpr *pred);
+
+#endif

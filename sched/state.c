@@ -1,0 +1,480 @@
+/* state.c - schedule state: module versions, handles and their lookup,
+ * statement paths with copy-on-write rebuilding, scopes and dependencies.
+ *
+ * Handles are keys, not pointers: a loop is "the For over var V", a block
+ * "the block declaring iter var W" (name for iter-less blocks).  Looking a
+ * handle up walks the current version, so a primitive never has to patch a
+ * handle table; rebuilding a node while keeping its var keeps its handle. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+/* ------------------------------------------------------------- values */
+
+void sch_val_free(SchVal *v) {
+  if (!v) return;
+  free(v->s);
+  for (int i = 0; i < v->n; i++) sch_val_free(&v->items[i]);
+  free(v->items);
+  memset(v, 0, sizeof *v);
+}
+
+SchVal sch_val_copy(const SchVal *v) {
+  SchVal c = *v;
+  c.s = v->s ? xstrdup(v->s) : NULL;
+  c.items = v->n ? xmalloc((size_t)v->n * sizeof *c.items) : NULL;
+  for (int i = 0; i < v->n; i++) c.items[i] = sch_val_copy(&v->items[i]);
+  return c;
+}
+
+SchVal sch_val_none(void) { SchVal v = {SV_NONE, 0, 0, NULL, NULL, 0}; return v; }
+SchVal sch_val_int(int64_t i) { SchVal v = sch_val_none(); v.kind = SV_INT; v.i = i; return v; }
+SchVal sch_val_bool(bool b) { SchVal v = sch_val_none(); v.kind = SV_BOOL; v.i = b; return v; }
+SchVal sch_val_rv(SchRV rv) { SchVal v = sch_val_none(); v.kind = SV_RV; v.i = rv; return v; }
+
+SchVal sch_val_str(const char *s) {
+  SchVal v = sch_val_none();
+  v.kind = SV_STR;
+  v.s = xstrdup(s);
+  return v;
+}
+
+SchVal sch_val_rv_list(const SchRV *rvs, int n) {
+  SchVal v = sch_val_none();
+  v.kind = SV_LIST;
+  v.n = n;
+  v.items = n ? xmalloc((size_t)n * sizeof *v.items) : NULL;
+  for (int i = 0; i < n; i++) v.items[i] = sch_val_rv(rvs[i]);
+  return v;
+}
+
+/* -------------------------------------------------------------- state */
+
+static void push_version(Schedule *s, IrModule *m) {
+  if (s->nversions == s->capversions) {
+    s->capversions = s->capversions ? s->capversions * 2 : 8;
+    s->versions = xrealloc(s->versions, (size_t)s->capversions * sizeof *s->versions);
+    s->trace_at = xrealloc(s->trace_at, (size_t)s->capversions * sizeof *s->trace_at);
+  }
+  s->trace_at[s->nversions] = s->ntrace;
+  s->versions[s->nversions++] = m;
+}
+
+Schedule *sch_new(const IrModule *m, DiagCtx *diag) {
+  Schedule *s = xcalloc(1, sizeof *s);
+  s->diag = diag;
+  s->call_span = span_none;
+  push_version(s, ir_module_copy(m));
+  const char *fn = NULL;
+  int ntir = 0;
+  for (int i = 0; i < m->nfuncs; i++) {
+    if (m->funcs[i].kind != IR_FUNC_TIR) continue;
+    ntir++;
+    if (!fn || !strcmp(m->funcs[i].name, "main")) fn = m->funcs[i].name;
+  }
+  if (ntir > 1 && ir_module_index(m, "main") < 0) fn = NULL;
+  s->func = fn ? xstrdup(fn) : NULL;
+  return s;
+}
+
+static void free_inst(SchInst *in) {
+  for (int i = 0; i < in->nargs; i++) sch_val_free(&in->args[i]);
+  free(in->args);
+  free(in->outs);
+}
+
+void sch_free(Schedule *s) {
+  if (!s) return;
+  for (int i = 0; i < s->nversions; i++) ir_module_free(s->versions[i]);
+  free(s->versions);
+  free(s->trace_at);
+  for (int i = 0; i < s->nrvs; i++) {
+    free(s->rvs[i].func);
+    free(s->rvs[i].block_name);
+  }
+  free(s->rvs);
+  for (int i = 0; i < s->ntrace; i++) free_inst(&s->trace[i]);
+  free(s->trace);
+  free(s->func);
+  free(s);
+}
+
+const IrModule *sch_mod(const Schedule *s) { return s->versions[s->nversions - 1]; }
+IrModule *sch_take_mod(const Schedule *s) { return ir_module_copy(sch_mod(s)); }
+int sch_num_versions(const Schedule *s) { return s->nversions; }
+int sch_trace_len(const Schedule *s) { return s->ntrace; }
+
+int sch_work_on(Schedule *s, const char *func_name) {
+  const IrGlobal *g = ir_module_lookup(sch_mod(s), func_name);
+  if (!g || g->kind != IR_FUNC_TIR) {
+    sch_error(s, 0, "work_on: the module has no prim_func named '%s'", func_name);
+    return -1;
+  }
+  free(s->func);
+  s->func = xstrdup(func_name);
+  return 0;
+}
+
+bool sch_undo(Schedule *s) {
+  if (s->nversions <= 1) return false;
+  s->nversions--;
+  ir_module_free(s->versions[s->nversions]);
+  int keep = s->trace_at[s->nversions];
+  while (s->ntrace > keep) free_inst(&s->trace[--s->ntrace]);
+  return true;
+}
+
+void sch_set_call_spans(Schedule *s, Span call, const Span *args, int nargs) {
+  s->call_span = call;
+  s->nargspans = nargs < 8 ? nargs : 8;
+  for (int i = 0; i < s->nargspans; i++) s->arg_spans[i] = args[i];
+}
+
+void sch_error(Schedule *s, int argi, const char *fmt, ...) {
+  Span sp = s->call_span;
+  if (argi >= 0 && argi < s->nargspans && s->arg_spans[argi].file) sp = s->arg_spans[argi];
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(s->diag, DIAG_ERROR, sp, fmt, ap);
+  va_end(ap);
+}
+
+TirFunc *sch_cur_func(Schedule *s, const char *func) {
+  if (!func) func = s->func;
+  if (!func) {
+    sch_error(s, -1, "schedule: the module has several prim_funcs and none is called 'main'; "
+                     "pass func_name or call sch.work_on(name)");
+    return NULL;
+  }
+  const IrGlobal *g = ir_module_lookup(sch_mod(s), func);
+  if (!g || g->kind != IR_FUNC_TIR) {
+    sch_error(s, -1, "schedule: the module has no prim_func named '%s'", func);
+    return NULL;
+  }
+  return g->tir;
+}
+
+SchRVKind sch_rv_kind(const Schedule *s, SchRV rv) { return s->rvs[rv].kind; }
+const char *sch_rv_name(const Schedule *s, SchRV rv) { return s->rvs[rv].name; }
+
+SchRV sch_new_rv(Schedule *s, SchRVKind kind, const char *func, const void *key,
+                 const char *block_name) {
+  if (s->nrvs == s->caprvs) {
+    s->caprvs = s->caprvs ? s->caprvs * 2 : 16;
+    s->rvs = xrealloc(s->rvs, (size_t)s->caprvs * sizeof *s->rvs);
+  }
+  SchRVInfo *r = &s->rvs[s->nrvs];
+  memset(r, 0, sizeof *r);
+  r->kind = kind;
+  r->func = xstrdup(func ? func : (s->func ? s->func : "main"));
+  r->key = key;
+  r->block_name = block_name ? xstrdup(block_name) : NULL;
+  snprintf(r->name, sizeof r->name, "%c%d", kind == SCH_RV_BLOCK ? 'b' : kind == SCH_RV_LOOP ? 'l' : 'v',
+           s->nrvs);
+  return s->nrvs++;
+}
+
+SchRV sch_loop_rv(Schedule *s, const char *func, const TirStmt *loop) {
+  return sch_new_rv(s, SCH_RV_LOOP, func, loop->loop.var, NULL);
+}
+
+SchRV sch_block_rv(Schedule *s, const char *func, const TirStmt *realize) {
+  const TirBlock *b = tir_realize_block(realize);
+  if (b->niters) return sch_new_rv(s, SCH_RV_BLOCK, func, b->iters[0].var, NULL);
+  return sch_new_rv(s, SCH_RV_BLOCK, func, NULL, b->name);
+}
+
+void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const SchRV *outs,
+                int nouts) {
+  const SchMethod *m = sch_method_lookup(method);
+  TVS_ASSERT(m);
+  if (s->ntrace == s->captrace) {
+    s->captrace = s->captrace ? s->captrace * 2 : 16;
+    s->trace = xrealloc(s->trace, (size_t)s->captrace * sizeof *s->trace);
+  }
+  SchInst *in = &s->trace[s->ntrace++];
+  in->method = (int)(m - sch_methods);
+  in->args = xmalloc((size_t)(nargs ? nargs : 1) * sizeof *in->args);
+  memcpy(in->args, args, (size_t)nargs * sizeof *args);
+  in->nargs = nargs;
+  in->outs = xmalloc((size_t)(nouts ? nouts : 1) * sizeof *in->outs);
+  if (nouts) memcpy(in->outs, outs, (size_t)nouts * sizeof *outs);
+  in->nouts = nouts;
+}
+
+IrModule *sch_begin(Schedule *s) { return ir_module_derive(sch_mod(s)); }
+
+void sch_commit(Schedule *s, IrModule *nm, const char *func, TirStmt *body) {
+  const IrModule *cur = sch_mod(s);
+  for (int i = 0; i < cur->nfuncs; i++) {
+    const IrGlobal *g = &cur->funcs[i];
+    if (g->kind == IR_FUNC_RELAX) {
+      ir_module_add_relax(nm, g->name, g->rx);
+    } else if (!strcmp(g->name, func)) {
+      TirFunc *f = ir_memdup(nm->heap, g->tir, sizeof *g->tir);
+      f->body = body;
+      ir_module_add_tir(nm, g->name, f);
+    } else {
+      ir_module_add_tir(nm, g->name, g->tir);
+    }
+  }
+  push_version(s, nm);
+}
+
+/* -------------------------------------------------------------- paths */
+
+void sch_path_free(SchPath *p) {
+  free(p->s);
+  memset(p, 0, sizeof *p);
+}
+
+void sch_path_push(SchPath *p, TirStmt *st) {
+  if (p->n == p->cap) {
+    p->cap = p->cap ? p->cap * 2 : 16;
+    p->s = xrealloc(p->s, (size_t)p->cap * sizeof *p->s);
+  }
+  p->s[p->n++] = st;
+}
+
+void sch_path_copy(SchPath *dst, const SchPath *src) {
+  dst->n = 0;
+  for (int i = 0; i < src->n; i++) sch_path_push(dst, src->s[i]);
+}
+
+int sch_children(const TirStmt *st, TirStmt **out, int cap) {
+  int n = 0;
+#define ADD(x) do { if ((x) && n < cap) out[n++] = (x); } while (0)
+  switch (st->kind) {
+    case TIR_S_SEQ:
+      for (int i = 0; i < st->seq.n; i++) ADD(st->seq.stmts[i]);
+      break;
+    case TIR_S_FOR: ADD(st->loop.body); break;
+    case TIR_S_IF: ADD(st->ifs.then_s); ADD(st->ifs.else_s); break;
+    case TIR_S_LET: ADD(st->let.body); break;
+    case TIR_S_ASSERT: ADD(st->assrt.body); break;
+    case TIR_S_WHILE: ADD(st->loop_while.body); break;
+    case TIR_S_BLOCK_REALIZE: ADD(st->realize.block); break;
+    case TIR_S_BLOCK: ADD(st->block.init); ADD(st->block.body); break;
+    case TIR_S_ALLOCATE: ADD(st->alloc.body); break;
+    case TIR_S_DECL_BUFFER: ADD(st->decl.body); break;
+    case TIR_S_ATTR: ADD(st->attr.body); break;
+    default: break;
+  }
+#undef ADD
+  return n;
+}
+
+static TirStmt *copy_stmt(IrHeap *h, const TirStmt *s) { return ir_memdup(h, s, sizeof *s); }
+
+TirStmt *sch_for_with_body(IrHeap *h, const TirStmt *loop, TirStmt *body) {
+  TirStmt *n = copy_stmt(h, loop);
+  n->loop.body = body;
+  return n;
+}
+
+TirStmt *sch_replace_child(IrHeap *h, const TirStmt *parent, const TirStmt *old, TirStmt *nw) {
+  TirStmt *n = copy_stmt(h, parent);
+  switch (parent->kind) {
+    case TIR_S_SEQ: {
+      TirStmt **items = ir_alloc(h, (size_t)parent->seq.n * sizeof *items);
+      int m = 0;
+      for (int i = 0; i < parent->seq.n; i++) {
+        TirStmt *c = parent->seq.stmts[i] == old ? nw : parent->seq.stmts[i];
+        if (c) items[m++] = c;
+      }
+      return tir_seq(h, items, m);
+    }
+    case TIR_S_FOR:
+      if (!nw) return NULL;
+      n->loop.body = nw;
+      return n;
+    case TIR_S_IF:
+      if (parent->ifs.then_s == old) n->ifs.then_s = nw;
+      else n->ifs.else_s = nw;
+      if (!n->ifs.then_s) return NULL;
+      return n;
+    case TIR_S_LET: if (!nw) return NULL; n->let.body = nw; return n;
+    case TIR_S_ASSERT: if (!nw) return NULL; n->assrt.body = nw; return n;
+    case TIR_S_WHILE: if (!nw) return NULL; n->loop_while.body = nw; return n;
+    case TIR_S_ALLOCATE: if (!nw) return NULL; n->alloc.body = nw; return n;
+    case TIR_S_DECL_BUFFER: if (!nw) return NULL; n->decl.body = nw; return n;
+    case TIR_S_ATTR: if (!nw) return NULL; n->attr.body = nw; return n;
+    case TIR_S_BLOCK_REALIZE:
+      if (!nw) return NULL;
+      n->realize.block = nw;
+      return n;
+    case TIR_S_BLOCK:
+      if (parent->block.init == old) n->block.init = nw;
+      else n->block.body = nw ? nw : tir_evaluate(h, tir_i32(h, 0));
+      return n;
+    default: tvs_unreachable();
+  }
+}
+
+TirStmt *sch_replace_at(IrHeap *h, const SchPath *path, int depth, TirStmt *nw) {
+  for (int d = depth; d > 0; d--) {
+    nw = sch_replace_child(h, path->s[d - 1], path->s[d], nw);
+  }
+  return nw;
+}
+
+typedef bool (*MatchFn)(const TirStmt *st, const void *key);
+
+static bool find_rec(TirStmt *st, MatchFn match, const void *key, SchPath *p) {
+  sch_path_push(p, st);
+  if (match(st, key)) return true;
+  TirStmt *kids[64];
+  int n = sch_children(st, kids, 64);
+  TirStmt **all = kids;
+  if (st->kind == TIR_S_SEQ && st->seq.n > 64) all = st->seq.stmts, n = st->seq.n;
+  for (int i = 0; i < n; i++)
+    if (find_rec(all[i], match, key, p)) return true;
+  p->n--;
+  return false;
+}
+
+static bool match_loop(const TirStmt *st, const void *key) {
+  return st->kind == TIR_S_FOR && st->loop.var == key;
+}
+
+static bool match_realize(const TirStmt *st, const void *key) {
+  return st->kind == TIR_S_BLOCK_REALIZE && st->realize.block == key;
+}
+
+bool sch_path_to_loop(TirStmt *root, const TirVar *var, SchPath *path) {
+  path->n = 0;
+  return find_rec(root, match_loop, var, path);
+}
+
+bool sch_path_to_realize(TirStmt *root, const TirStmt *block, SchPath *path) {
+  path->n = 0;
+  return find_rec(root, match_realize, block, path);
+}
+
+typedef struct BlockKey {
+  const void *var;
+  const char *name;
+} BlockKey;
+
+static bool match_block_key(const TirStmt *st, const void *key) {
+  const BlockKey *k = key;
+  if (st->kind != TIR_S_BLOCK_REALIZE) return false;
+  const TirBlock *b = tir_realize_block(st);
+  if (k->var) return b->niters && b->iters[0].var == k->var;
+  return !b->niters && !strcmp(b->name, k->name);
+}
+
+static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim, int argi,
+                        SchPath *path) {
+  if (rv < 0 || rv >= s->nrvs) {
+    sch_error(s, argi, "%s: invalid handle", prim);
+    return NULL;
+  }
+  SchRVInfo *r = &s->rvs[rv];
+  if (r->kind != kind) {
+    sch_error(s, argi, "%s: expected a %s, got the %s handle '%s'", prim,
+              kind == SCH_RV_BLOCK ? "BlockRV" : "LoopRV",
+              r->kind == SCH_RV_BLOCK ? "block" : r->kind == SCH_RV_LOOP ? "loop" : "expr", r->name);
+    return NULL;
+  }
+  TirFunc *f = sch_cur_func(s, r->func);
+  if (!f) return NULL;
+  path->n = 0;
+  bool ok;
+  if (kind == SCH_RV_LOOP) {
+    ok = find_rec(f->body, match_loop, r->key, path);
+  } else {
+    BlockKey k = {r->key, r->block_name};
+    ok = find_rec(f->body, match_block_key, &k, path);
+  }
+  if (!ok) {
+    if (kind == SCH_RV_LOOP)
+      sch_error(s, argi, "%s: stale handle: loop '%s' (%s) no longer exists in '%s'", prim,
+                ((const TirVar *)r->key)->name, r->name, r->func);
+    else
+      sch_error(s, argi, "%s: stale handle: block %s no longer exists in '%s'", prim, r->name,
+                r->func);
+    return NULL;
+  }
+  return path->s[path->n - 1];
+}
+
+TirStmt *sch_find_loop(Schedule *s, SchRV rv, const char *prim, int argi, SchPath *path) {
+  return find_rv(s, rv, SCH_RV_LOOP, prim, argi, path);
+}
+
+TirStmt *sch_find_block(Schedule *s, SchRV rv, const char *prim, int argi, SchPath *path) {
+  return find_rv(s, rv, SCH_RV_BLOCK, prim, argi, path);
+}
+
+int sch_scope_index(const SchPath *p, int depth) {
+  for (int d = depth - 1; d >= 0; d--)
+    if (p->s[d]->kind == TIR_S_BLOCK) return d;
+  return -1;
+}
+
+static void scope_rec(TirStmt *st, PtrVec *out) {
+  if (st->kind == TIR_S_BLOCK_REALIZE) {
+    pv_push(out, st);
+    return;
+  }
+  TirStmt *kids[64];
+  int n = sch_children(st, kids, 64);
+  TirStmt **all = kids;
+  if (st->kind == TIR_S_SEQ && st->seq.n > 64) all = st->seq.stmts, n = st->seq.n;
+  for (int i = 0; i < n; i++) scope_rec(all[i], out);
+}
+
+void sch_scope_blocks(TirStmt *scope_block, PtrVec *out) {
+  TVS_ASSERT(scope_block->kind == TIR_S_BLOCK);
+  if (scope_block->block.init) scope_rec(scope_block->block.init, out);
+  scope_rec(scope_block->block.body, out);
+}
+
+bool sch_block_writes(const TirBlock *b, const TirBuffer *buf) {
+  for (int i = 0; i < b->nwrites; i++)
+    if (b->writes[i].buffer == buf) return true;
+  return false;
+}
+
+bool sch_block_reads(const TirBlock *b, const TirBuffer *buf) {
+  for (int i = 0; i < b->nreads; i++)
+    if (b->reads[i].buffer == buf) return true;
+  return false;
+}
+
+bool sch_is_param_buffer(const TirFunc *f, const TirBuffer *buf) {
+  for (int i = 0; i < f->nparams; i++)
+    if (f->buffer_map && f->buffer_map[i] == buf) return true;
+  return false;
+}
+
+bool sch_contains(const TirStmt *stmt, const TirStmt *target) {
+  if (stmt == target) return true;
+  TirStmt *kids[64];
+  int n = sch_children(stmt, kids, 64);
+  TirStmt **all = kids;
+  if (stmt->kind == TIR_S_SEQ && stmt->seq.n > 64) all = stmt->seq.stmts, n = stmt->seq.n;
+  for (int i = 0; i < n; i++)
+    if (sch_contains(all[i], target)) return true;
+  return false;
+}
+
+TirStmt *sch_realize_with(IrHeap *h, const TirStmt *realize, const TirBlock *blk,
+                          TirExpr **values, TirExpr *pred) {
+  TirStmt *b = blk ? tir_block(h, blk) : realize->realize.block;
+  if (blk) b->span = realize->realize.block->span;
+  TirStmt *r = tir_block_realize(h, values ? values : realize->realize.values, realize->realize.n,
+                                 pred ? pred : realize->realize.pred, b);
+  r->span = realize->span;
+  return r;
+}
+
+const char *sch_loop_name(const TirStmt *loop) { return loop->loop.var->name; }
+
+bool sch_is_trivial_pred(const TirExpr *pred) {
+  int64_t v;
+  return !pred || (tir_is_const_int(pred, &v) && v != 0);
+}

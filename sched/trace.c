@@ -1,0 +1,241 @@
+/* trace.c - the method table (one description per schedule method: its
+ * parameters, defaults, result, and how to apply normalized arguments), and
+ * traces: printing in TVM's `sch.trace` form and replaying printed text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser/parser.h"
+#include "sched/sched_internal.h"
+
+/* ------------------------------------------------------------ appliers */
+
+static int ret_list(SchRV *rvs, int n, SchVal *result) {
+  if (n < 0) return -1;
+  *result = sch_val_rv_list(rvs, n);
+  free(rvs);
+  return 0;
+}
+
+static int ret_one(SchRV rv, SchVal *result) {
+  if (rv < 0) return -1;
+  *result = sch_val_rv(rv);
+  return 0;
+}
+
+static SchRV *rv_array(const SchVal *list) {
+  SchRV *r = xmalloc((size_t)(list->n ? list->n : 1) * sizeof *r);
+  for (int i = 0; i < list->n; i++) r[i] = (SchRV)list->items[i].i;
+  return r;
+}
+
+static int ap_get_block(Schedule *s, SchVal *a, SchVal *r) {
+  return ret_one(sch_get_block(s, a[0].s, a[1].kind == SV_STR ? a[1].s : NULL), r);
+}
+static int ap_get_loops(Schedule *s, SchVal *a, SchVal *r) {
+  SchRV *o;
+  int n = sch_get_loops(s, (SchRV)a[0].i, &o);
+  return ret_list(o, n, r);
+}
+static int ap_get_child_blocks(Schedule *s, SchVal *a, SchVal *r) {
+  SchRV *o;
+  int n = sch_get_child_blocks(s, (SchRV)a[0].i, &o);
+  return ret_list(o, n, r);
+}
+static int ap_get_producers(Schedule *s, SchVal *a, SchVal *r) {
+  SchRV *o;
+  int n = sch_get_producers(s, (SchRV)a[0].i, &o);
+  return ret_list(o, n, r);
+}
+static int ap_get_consumers(Schedule *s, SchVal *a, SchVal *r) {
+  SchRV *o;
+  int n = sch_get_consumers(s, (SchRV)a[0].i, &o);
+  return ret_list(o, n, r);
+}
+static int ap_split(Schedule *s, SchVal *a, SchVal *r) {
+  int n = a[1].n;
+  int64_t *f = xmalloc((size_t)(n ? n : 1) * sizeof *f);
+  SchRV *o = xmalloc((size_t)(n ? n : 1) * sizeof *o);
+  for (int i = 0; i < n; i++) f[i] = a[1].items[i].kind == SV_NONE ? 0 : a[1].items[i].i;
+  int rc = sch_split(s, (SchRV)a[0].i, f, n, a[2].i != 0, a[3].i != 0, o);
+  free(f);
+  if (rc) return free(o), -1;
+  return ret_list(o, n, r);
+}
+static int ap_fuse(Schedule *s, SchVal *a, SchVal *r) {
+  SchRV *l = rv_array(&a[0]);
+  SchRV rv = sch_fuse(s, l, a[0].n, a[1].i != 0);
+  free(l);
+  return ret_one(rv, r);
+}
+static int ap_reorder(Schedule *s, SchVal *a, SchVal *r) {
+  SchRV *l = rv_array(&a[0]);
+  int rc = sch_reorder(s, l, a[0].n);
+  free(l);
+  return rc;
+}
+static int ap_add_unit_loop(Schedule *s, SchVal *a, SchVal *r) {
+  return ret_one(sch_add_unit_loop(s, (SchRV)a[0].i), r);
+}
+static int ap_parallel(Schedule *s, SchVal *a, SchVal *r) { return sch_parallel(s, (SchRV)a[0].i); }
+static int ap_vectorize(Schedule *s, SchVal *a, SchVal *r) { return sch_vectorize(s, (SchRV)a[0].i); }
+static int ap_unroll(Schedule *s, SchVal *a, SchVal *r) { return sch_unroll(s, (SchRV)a[0].i); }
+static int ap_bind(Schedule *s, SchVal *a, SchVal *r) { return sch_bind(s, (SchRV)a[0].i, a[1].s); }
+static int ap_annotate(Schedule *s, SchVal *a, SchVal *r) {
+  IrHeap *h = ir_heap_new();
+  IrValue *v = sch_val_to_irv(h, &a[2]);
+  int rc = sch_annotate(s, (SchRV)a[0].i, a[1].s, v);
+  ir_heap_release(h);
+  return rc;
+}
+static int ap_unannotate(Schedule *s, SchVal *a, SchVal *r) {
+  return sch_unannotate(s, (SchRV)a[0].i, a[1].s);
+}
+static int ap_compute_at(Schedule *s, SchVal *a, SchVal *r) {
+  return sch_compute_at(s, (SchRV)a[0].i, (SchRV)a[1].i, a[2].i != 0, (int)a[3].i);
+}
+static int ap_reverse_compute_at(Schedule *s, SchVal *a, SchVal *r) {
+  return sch_reverse_compute_at(s, (SchRV)a[0].i, (SchRV)a[1].i, a[2].i != 0, (int)a[3].i);
+}
+static int ap_compute_inline(Schedule *s, SchVal *a, SchVal *r) {
+  return sch_compute_inline(s, (SchRV)a[0].i);
+}
+static int ap_reverse_compute_inline(Schedule *s, SchVal *a, SchVal *r) {
+  return sch_reverse_compute_inline(s, (SchRV)a[0].i);
+}
+static int ap_decompose_reduction(Schedule *s, SchVal *a, SchVal *r) {
+  return ret_one(sch_decompose_reduction(s, (SchRV)a[0].i, (SchRV)a[1].i), r);
+}
+static int ap_work_on(Schedule *s, SchVal *a, SchVal *r) { return sch_work_on(s, a[0].s); }
+
+#define P(n, k, d) {n, k, d}
+const SchMethod sch_methods[] = {
+    {"get_block", {P("name", SP_STR, NULL), P("func_name", SP_OPT_STR, "None")}, 2, SO_ONE, true, ap_get_block},
+    {"get_loops", {P("block", SP_BLOCK, NULL)}, 1, SO_LIST, true, ap_get_loops},
+    {"get_child_blocks", {P("block_or_loop", SP_BLOCK_OR_LOOP, NULL)}, 1, SO_LIST, true, ap_get_child_blocks},
+    {"get_producers", {P("block", SP_BLOCK, NULL)}, 1, SO_LIST, true, ap_get_producers},
+    {"get_consumers", {P("block", SP_BLOCK, NULL)}, 1, SO_LIST, true, ap_get_consumers},
+    {"split",
+     {P("loop", SP_LOOP, NULL), P("factors", SP_FACTORS, NULL), P("preserve_unit_iters", SP_BOOL, "True"),
+      P("disable_predication", SP_BOOL, "False")},
+     4, SO_LIST, true, ap_split},
+    {"fuse", {P("loops", SP_LOOPS, NULL), P("preserve_unit_iters", SP_BOOL, "True")}, 2, SO_ONE, true, ap_fuse},
+    {"reorder", {P("ordered_loops", SP_LOOPS, NULL)}, 1, SO_NONE, true, ap_reorder},
+    {"add_unit_loop", {P("block_or_loop", SP_BLOCK_OR_LOOP, NULL)}, 1, SO_ONE, true, ap_add_unit_loop},
+    {"parallel", {P("loop", SP_LOOP, NULL)}, 1, SO_NONE, true, ap_parallel},
+    {"vectorize", {P("loop", SP_LOOP, NULL)}, 1, SO_NONE, true, ap_vectorize},
+    {"unroll", {P("loop", SP_LOOP, NULL)}, 1, SO_NONE, true, ap_unroll},
+    {"bind", {P("loop", SP_LOOP, NULL), P("thread_axis", SP_STR, NULL)}, 2, SO_NONE, true, ap_bind},
+    {"annotate",
+     {P("block_or_loop", SP_BLOCK_OR_LOOP, NULL), P("ann_key", SP_STR, NULL), P("ann_val", SP_ANY, NULL)},
+     3, SO_NONE, true, ap_annotate},
+    {"unannotate", {P("block_or_loop", SP_BLOCK_OR_LOOP, NULL), P("ann_key", SP_STR, NULL)}, 2, SO_NONE, true,
+     ap_unannotate},
+    {"compute_at",
+     {P("block", SP_BLOCK, NULL), P("loop", SP_LOOP, NULL), P("preserve_unit_loops", SP_BOOL, "False"),
+      P("index", SP_INT, "-1")},
+     4, SO_NONE, true, ap_compute_at},
+    {"reverse_compute_at",
+     {P("block", SP_BLOCK, NULL), P("loop", SP_LOOP, NULL), P("preserve_unit_loops", SP_BOOL, "False"),
+      P("index", SP_INT, "-1")},
+     4, SO_NONE, true, ap_reverse_compute_at},
+    {"compute_inline", {P("block", SP_BLOCK, NULL)}, 1, SO_NONE, true, ap_compute_inline},
+    {"reverse_compute_inline", {P("block", SP_BLOCK, NULL)}, 1, SO_NONE, true, ap_reverse_compute_inline},
+    {"decompose_reduction", {P("block", SP_BLOCK, NULL), P("loop", SP_LOOP, NULL)}, 2, SO_ONE, true,
+     ap_decompose_reduction},
+    {"work_on", {P("func_name", SP_STR, NULL)}, 1, SO_NONE, false, ap_work_on},
+};
+#undef P
+const int sch_nmethods = (int)(sizeof sch_methods / sizeof sch_methods[0]);
+
+const SchMethod *sch_method_lookup(const char *name) {
+  if (!strcmp(name, "get_sblock")) name = "get_block";
+  for (int i = 0; i < sch_nmethods; i++)
+    if (!strcmp(sch_methods[i].name, name)) return &sch_methods[i];
+  return NULL;
+}
+
+/* --------------------------------------------------------------- print */
+
+static void print_str(StrBuf *out, const char *s) {
+  sb_putc(out, '"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') sb_putc(out, '\\');
+    if (*s == '\n') sb_puts(out, "\\n");
+    else sb_putc(out, *s);
+  }
+  sb_putc(out, '"');
+}
+
+static void print_val(const Schedule *s, StrBuf *out, const SchVal *v) {
+  switch (v->kind) {
+    case SV_NONE: sb_puts(out, "None"); break;
+    case SV_BOOL: sb_puts(out, v->i ? "True" : "False"); break;
+    case SV_INT: sb_printf(out, "%lld", (long long)v->i); break;
+    case SV_FLOAT: {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%.17g", v->f);
+      if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
+      sb_puts(out, buf);
+      break;
+    }
+    case SV_STR: print_str(out, v->s); break;
+    case SV_RV: sb_puts(out, s->rvs[v->i].name); break;
+    case SV_LIST:
+      sb_putc(out, '[');
+      for (int i = 0; i < v->n; i++) {
+        if (i) sb_puts(out, ", ");
+        print_val(s, out, &v->items[i]);
+      }
+      sb_putc(out, ']');
+      break;
+  }
+}
+
+static void print_inst(const Schedule *s, StrBuf *out, const SchInst *in) {
+  const SchMethod *m = &sch_methods[in->method];
+  if (in->nouts > 0) {
+    for (int i = 0; i < in->nouts; i++) sb_printf(out, "%s%s", i ? ", " : "", s->rvs[in->outs[i]].name);
+    sb_puts(out, " = ");
+  } else if (m->out == SO_LIST) {
+    sb_puts(out, "_ = ");
+  }
+  sb_printf(out, "sch.%s(", m->name);
+  for (int i = 0; i < in->nargs && i < m->nparams; i++) {
+    if (i) sb_puts(out, ", ");
+    if (m->params[i].kind == SP_LOOPS) {
+      for (int k = 0; k < in->args[i].n; k++) {
+        if (k) sb_puts(out, ", ");
+        print_val(s, out, &in->args[i].items[k]);
+      }
+      continue;
+    }
+    sb_printf(out, "%s=", m->params[i].name);
+    print_val(s, out, &in->args[i]);
+  }
+  sb_puts(out, ")\n");
+}
+
+void sch_trace_print(const Schedule *s, StrBuf *out, bool as_function) {
+  const char *ind = "";
+  if (as_function) {
+    sb_puts(out, "# from tvm import tir\ndef apply_trace(sch: tir.Schedule) -> None:\n");
+    ind = "  ";
+    if (s->ntrace == 0) sb_puts(out, "  pass\n");
+  }
+  for (int i = 0; i < s->ntrace; i++) {
+    sb_puts(out, ind);
+    print_inst(s, out, &s->trace[i]);
+  }
+}
+
+IrModule *sch_trace_replay(const IrModule *m, const char *trace_text, DiagCtx *diag) {
+  SourceFile *src = src_from_string("<trace>", trace_text, strlen(trace_text));
+  IrModule *cur = ir_module_copy(m);
+  int rc = sch_eval_text(src, &cur, diag, NULL);
+  src_free(src);
+  if (rc) {
+    ir_module_free(cur);
+    return NULL;
+  }
+  return cur;
+}
