@@ -2,8 +2,10 @@
 """check_program.py - one corpus program end to end, as a user would run it.
 
 1. run_reference.py writes random inputs and the numpy reference outputs;
-2. `tvs run NAME.tvs --func F --input ... --output OUT` runs the interpreter;
-3. compare.py checks every output against the reference;
+2. `tvs run NAME.tvs --func F --input ... --output OUT --target T` runs the
+   program natively (T = cpu: LLVM JIT) and on the reference interpreter
+   (T = interp);
+3. compare.py checks every output of both runs against the reference;
 4. round trip: print the module (tvs show --stage graph), parse the printed
    text again, print again: the two prints must be byte-identical and the
    printed module structurally equal to the original (tvs equal --strict).
@@ -42,13 +44,14 @@ def main():
     spec.loader.exec_module(mod)
 
     ref_dir = os.path.join(work, "ref")
-    out_dir = os.path.join(work, "out")
     inputs = run([sys.executable, os.path.join(HERE, "run_reference.py"), a.name, ref_dir]).split()
-    cmd = [a.tvs, "run", prog, "--func", mod.FUNC, "--output", out_dir]
-    for arg in inputs:
-        cmd += ["--input", arg]
-    run(cmd)
-    run([sys.executable, os.path.join(HERE, "compare.py"), ref_dir, out_dir, a.name])
+    for target in ("cpu", "interp"):
+        out_dir = os.path.join(work, "out-" + target)
+        cmd = [a.tvs, "run", prog, "--func", mod.FUNC, "--output", out_dir, "--target", target]
+        for arg in inputs:
+            cmd += ["--input", arg]
+        run(cmd)
+        run([sys.executable, os.path.join(HERE, "compare.py"), ref_dir, out_dir, a.name])
 
     p1 = os.path.join(work, "print1.tvs")
     p2 = os.path.join(work, "print2.tvs")

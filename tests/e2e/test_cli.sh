@@ -45,6 +45,14 @@ expect 2 "bad diag format" "$TVS" check x.tvs --diagnostics-format=xml; contains
 expect 0 "run example" "$TVS" run "$SRC/examples/mm_relu.tvs"; contains "C: float32 (128, 128)"
 expect 1 "unknown --func" "$TVS" run "$SRC/examples/mm_relu.tvs" --func nope; contains "module has no function 'nope'"
 
+# Native run with timing: median time and GFLOP/s counted from the IR
+# (2*128^3 multiply-adds + 128^2 max = 4.21e+06 FLOP).
+expect 0 "time cpu" "$TVS" run "$SRC/examples/mm_relu.tvs" --time --repeat 3; contains "mm_relu on cpu: median"
+contains "4.21e+06 FLOP"
+contains "GFLOP/s"
+expect 0 "time interp" "$TVS" run "$SRC/examples/mm_relu.tvs" --target interp --time --repeat 1; contains "mm_relu on interp: median"
+expect 2 "bad repeat" "$TVS" run "$SRC/examples/mm_relu.tvs" --time --repeat 0; contains "--repeat expects a positive integer"
+
 # Bad .npy inputs: clear message, exit 1, no output file written.
 printf 'garbage' >"$W/bad.npy"
 expect 1 "garbage npy" "$TVS" run "$SRC/examples/mm_relu.tvs" --input A="$W/bad.npy" --output "$W/o1"

@@ -12,10 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
+#include "codegen/codegen.h"
+#include "ir/flops.h"
 #include "ir/interp.h"
 #include "lang/util.h"
 #include "runtime/npy.h"
+#include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
 typedef struct NamedValue {
@@ -30,6 +34,9 @@ typedef struct RunArgs {
   NamedValue dims[32];
   int ndims;
   uint64_t seed;
+  bool time;           /* --time: report the median time and GFLOP/s */
+  int repeat;          /* --repeat N timed runs (0 = adaptive) */
+  bool fast_math;      /* --fast-math for the cpu target */
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
@@ -303,6 +310,123 @@ static TvsNDArray *load_input(const char *param, const char *path) {
   return a;
 }
 
+/* ---------------------------------------------------------------- execution */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* One call of the function on the chosen target; 0 or -1 (reported). */
+typedef struct Runner {
+  const IrModule *m;
+  const char *fname;
+  InterpArg *args;
+  int nargs;
+  TVSFunction *fn;     /* cpu: the packed entry; NULL for the interpreter */
+  TVSValue *values;
+  int *codes;
+  DiagCtx *d;
+} Runner;
+
+static int run_once(Runner *r) {
+  if (!r->fn) {
+    int rc = interp_run_tir(r->m, r->fname, r->args, r->nargs, r->d);
+    diag_flush(r->d);
+    return rc;
+  }
+  TVSValue ret;
+  int ret_code = TVS_NULL;
+  if (tvs_func_call(r->fn, r->values, r->codes, r->nargs, &ret, &ret_code) != 0) {
+    fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+    return -1;
+  }
+  return 0;
+}
+
+/* Runs (and with --time, times) prim_func fname on ra->target.  The first
+ * run produces the outputs; timed repetitions after a warm-up recompute
+ * them from the same inputs (kernels are destination-passing and pure). */
+static int execute_tir(const IrModule *m, const char *fname, const TirFunc *f, InterpArg *args,
+                       int n, const Bindings *b, const RunArgs *ra, DiagCtx *d) {
+  Runner r = {m, fname, args, n, NULL, NULL, NULL, d};
+  TVSModule *mod = NULL;
+  int rc = -1;
+  double compile_ms = 0;
+  if (!strcmp(ra->target, "cpu")) {
+    CgOptions opt = cg_options_default();
+    opt.fast_math = ra->fast_math;
+    double t0 = now_ms();
+    mod = cg_compile_module(m, &opt, d);
+    compile_ms = now_ms() - t0;
+    diag_flush(d);
+    if (!mod) return -1;
+    r.fn = tvs_module_get_function(mod, fname);
+    if (!r.fn) {
+      fprintf(stderr, "tvs run: error: compiled module has no function '%s'\n", fname);
+      tvs_module_free(mod);
+      return -1;
+    }
+    r.values = xcalloc((size_t)(n ? n : 1), sizeof *r.values);
+    r.codes = xcalloc((size_t)(n ? n : 1), sizeof *r.codes);
+    for (int i = 0; i < n; i++) {
+      if (args[i].tensor) {
+        r.values[i].v_handle = args[i].tensor;
+        r.codes[i] = TVS_TENSOR;
+      } else if (dt_is_float(f->params[i]->dtype)) {
+        r.values[i].v_float64 = args[i].f;
+        r.codes[i] = TVS_FLOAT;
+      } else {
+        r.values[i].v_int64 = args[i].i;
+        r.codes[i] = TVS_INT;
+      }
+    }
+  }
+  if (run_once(&r) != 0) goto out;
+  if (ra->time) {
+    /* Warm-up, then repetitions: at least 5 and about 1 s, unless --repeat. */
+    double t0 = now_ms();
+    if (run_once(&r) != 0) goto out;
+    double once = now_ms() - t0;
+    int reps = ra->repeat > 0 ? ra->repeat : once > 0 ? (int)(1000.0 / once) : 1000;
+    if (ra->repeat <= 0) reps = reps < 5 ? 5 : reps > 1000 ? 1000 : reps;
+    double *t = xcalloc((size_t)reps, sizeof *t);
+    for (int k = 0; k < reps; k++) {
+      double s0 = now_ms();
+      if (run_once(&r) != 0) {
+        free(t);
+        goto out;
+      }
+      t[k] = now_ms() - s0;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    FlopBinding fb[64];
+    int nb = 0;
+    for (int k = 0; k < b->n && nb < 64; k++) fb[nb++] = (FlopBinding){b->vars[k], b->vals[k]};
+    double flops = tir_count_flops(f, fb, nb);
+    printf("%s on %s: median %.4f ms over %d runs (min %.4f, max %.4f)", fname, ra->target, med,
+           reps, t[0], t[reps - 1]);
+    if (flops > 0 && med > 0) printf(", %.3g FLOP, %.2f GFLOP/s", flops, flops / (med * 1e6));
+    if (mod) printf(", compiled in %.1f ms", compile_ms);
+    printf("\n");
+    free(t);
+  }
+  rc = 0;
+out:
+  tvs_func_release(r.fn);
+  tvs_module_free(mod);
+  free(r.values);
+  free(r.codes);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- prim_func */
 
 static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const RunArgs *ra,
@@ -405,11 +529,7 @@ static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const
     if (random_mode && !written) fill_random(&arrays[i]->t, &rng);
     else is_output[i] = true;
   }
-  if (interp_run_tir(m, fname, args, n, d) != 0) {
-    diag_flush(d);
-    goto done;
-  }
-  diag_flush(d);
+  if (execute_tir(m, fname, f, args, n, &b, ra, d) != 0) goto done;
   for (int i = 0; i < n; i++) {
     if (!is_output[i]) continue;
     const char *name = f->buffer_map[i]->name;
@@ -528,8 +648,9 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 int cmd_run(int argc, char **argv) {
   ToolCommon common = {DIAG_FORMAT_TEXT, -1};
   RunArgs ra;
+  const char *sched_path = NULL; /* --schedule FILE */
   memset(&ra, 0, sizeof ra);
-  ra.target = "interp";
+  ra.target = "cpu";
   int rc = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -538,16 +659,35 @@ int cmd_run(int argc, char **argv) {
     if (r > 0) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       puts("usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
-           "                [--seed N] [--dim NAME=VALUE ...] [--target interp]\n"
+           "                [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
+           "                [--time [--repeat N]] [--fast-math]\n"
            "Runs a prim_func (destination-passing: params without --input are allocated\n"
            "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
            "written to DIR/output.npy). With no --input, read-only inputs are random\n"
-           "(seeded by --seed, default 0) and a summary of each output is printed.");
+           "(seeded by --seed, default 0) and a summary of each output is printed.\n"
+           "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
+           "natively; --target interp uses the reference interpreter. Graph functions\n"
+           "run on the interpreter for now. --time prints the median time over\n"
+           "repeated runs after a warm-up, and GFLOP/s counted from the IR.");
       rc = 0;
       goto out;
     }
     const char *val = NULL;
-    const char *opts[] = {"--func", "--input", "--output", "--seed", "--dim", "--target", "-o"};
+    if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
+      if (a[10] == '=') sched_path = a + 11;
+      else if (i + 1 < argc) sched_path = argv[++i];
+      else { tool_usage_error("run", "--schedule needs a file"); goto out; }
+      continue;
+    }
+    if (!strcmp(a, "--time")) {
+      ra.time = true;
+      continue;
+    }
+    if (!strcmp(a, "--fast-math")) {
+      ra.fast_math = true;
+      continue;
+    }
+    const char *opts[] = {"--func", "--input", "--output", "--seed", "--dim", "--target", "-o", "--repeat"};
     int which = -1;
     for (int k = 0; k < (int)(sizeof opts / sizeof opts[0]); k++) {
       size_t l = strlen(opts[k]);
@@ -596,14 +736,21 @@ int cmd_run(int argc, char **argv) {
         ra.ndims++;
         break;
       case 5: ra.target = val; break;
+      case 7: {
+        char *end;
+        long v = strtol(val, &end, 10);
+        if (!*val || *end || v < 1 || v > 1000000) { tool_usage_error("run", "--repeat expects a positive integer, got '%s'", val); goto out; }
+        ra.repeat = (int)v;
+        break;
+      }
     }
   }
   if (!ra.file) {
     tool_usage_error("run", "no input file");
     goto out;
   }
-  if (strcmp(ra.target, "interp") != 0) {
-    tool_usage_error("run", "unknown target '%s' (available: interp)", ra.target);
+  if (strcmp(ra.target, "interp") != 0 && strcmp(ra.target, "cpu") != 0) {
+    tool_usage_error("run", "unknown target '%s' (available: cpu, interp)", ra.target);
     goto out;
   }
   if (ra.outdir) {
@@ -618,6 +765,14 @@ int cmd_run(int argc, char **argv) {
   SourceFile *src = NULL;
   IrModule *m = tool_load(ra.file, &d, &src);
   rc = 1;
+  if (m) { /* schedule statements in the file itself, then --schedule FILE */
+    StrBuf sout;
+    sb_init(&sout);
+    if (sch_apply_schedules(&m, src, sched_path, &d, &sout)) ir_module_free(m), m = NULL;
+    diag_flush(&d);
+    fputs(sout.data, stdout);
+    sb_free(&sout);
+  }
   if (m) {
     const IrGlobal *g = NULL;
     if (ra.func) {
@@ -630,6 +785,8 @@ int cmd_run(int argc, char **argv) {
       for (int i = 0; i < m->nfuncs; i++) fprintf(stderr, i ? ", %s" : "%s", m->funcs[i].name);
       fprintf(stderr, ")\n");
     }
+    if (g && g->kind == IR_FUNC_RELAX && !strcmp(ra.target, "cpu") && ra.time)
+      fprintf(stderr, "tvs run: note: graph functions run on the interpreter; --time applies to prim_funcs\n");
     if (g) rc = g->kind == IR_FUNC_TIR ? run_tir(m, g->name, g->tir, &ra, &d) : run_relax(m, g->name, g->rx, &ra, &d);
   }
   ir_module_free(m);
