@@ -297,6 +297,37 @@ static int bench_mm_relu(const char *path, CompileTimes *ct) {
   return bad ? -1 : 0;
 }
 
+/* JIT-compiles the small variant of the kernel (same loop structure, n x n x n)
+ * with the benchmark's options and checks it against a double-precision product. */
+static int check_small(const char *path, int n, const CgOptions *opt) {
+  Kernel k;
+  if (kernel_load(&k, path, opt)) return -1;
+  TvsNDArray *A = matrix(n, n), *B = matrix(n, n), *C = matrix(n, n);
+  float *a = A->t.data, *b = B->t.data, *cm = C->t.data;
+  fill(a, (size_t)n * n, 21);
+  fill(b, (size_t)n * n, 22);
+  double worst = 0;
+  int rc = call3(k.fn, A, B, C);
+  for (int i = 0; i < n && !rc; i++)
+    for (int j = 0; j < n; j++) {
+      double y = 0, mag = 0;
+      for (int q = 0; q < n; q++) {
+        y += (double)a[i * n + q] * b[q * n + j];
+        mag += fabs((double)a[i * n + q] * b[q * n + j]);
+      }
+      double e = fabs(cm[i * n + j] - y) / (mag > 0 ? mag : 1);
+      if (e > worst) worst = e;
+    }
+  printf("small variant %s (%dx%dx%d, JIT): max error %.2e %s\n", path, n, n, n, worst,
+         !rc && worst < 1e-5 ? "ok" : "WRONG");
+  if (worst >= 1e-5) rc = -1;
+  tvs_ndarray_free(A);
+  tvs_ndarray_free(B);
+  tvs_ndarray_free(C);
+  kernel_free(&k);
+  return rc;
+}
+
 /* -------------------------------------------------------------------- main */
 
 static void usage(void) {
@@ -314,6 +345,7 @@ static void usage(void) {
 int main(int argc, char **argv) {
   const char *kpath = TVS_SOURCE_DIR "/bench/kernels/matmul_1024.tvs";
   const char *relu_path = TVS_SOURCE_DIR "/examples/mm_relu.tvs";
+  const char *small_path = TVS_SOURCE_DIR "/bench/kernels/matmul_64.tvs"; /* NULL: --kernel given */
   int reps = 15, nthr = 2, thr[MAX_THREADS] = {1, 2};
   bool fast_math = true;
   int nlibs = NLIBS; /* --tvs-only: 1 */
@@ -322,6 +354,7 @@ int main(int argc, char **argv) {
       reps = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
       kpath = argv[++i];
+      small_path = NULL;
     } else if (!strcmp(argv[i], "--tvs-only")) {
       nlibs = 1;
     } else if (!strcmp(argv[i], "--no-fast-math")) {
@@ -375,8 +408,9 @@ int main(int argc, char **argv) {
   CgOptions opt = cg_options_default(); /* O3, host CPU and features */
   opt.fast_math = fast_math;
   if (kernel_load(&c.mm, kpath, &opt)) return 1;
-  printf("TVS kernel %s: -O%d, host CPU, fast-math %s (FMA contraction)\n", kpath, opt.opt_level,
-         fast_math ? "on" : "off");
+  if (small_path && check_small(small_path, 64, &opt)) return 1;
+  printf("TVS kernel %s: -O%d, host CPU, %s\n", kpath, opt.opt_level,
+         fast_math ? "fast-math on (mul+add contracted to FMA)" : "fast-math off (no FMA contraction)");
   printf("JIT compile = cg_compile_module (lowering + LLVM IR + O3 + machine code + ORC JIT):\n");
   printf("  matmul_1024.tvs : %6.1f ms wall, %6.1f ms CPU  (parse+elaborate %.1f ms)\n", c.mm.compile_ms,
          c.mm.compile_cpu_ms, c.mm.parse_ms);

@@ -49,6 +49,10 @@ typedef struct CgResult CgResult;
 CgResult *cg_build(const IrModule *lowered, const CgOptions *opt, DiagCtx *diag);
 void cg_free(CgResult *r); /* NULL-safe */
 
+/* Runs LLVM's O0-O3 pipeline on r now (cg_jit and cg_emit_* otherwise run it
+ * on first use and keep the result).  0, or -1 with an error in diag. */
+int cg_optimize(CgResult *r, DiagCtx *diag);
+
 /* Textual LLVM IR (malloc'd; free()): as generated (optimized == false) or
  * after LLVM's O0-O3 pipeline (optimized == true).  NULL on failure. */
 char *cg_emit_llvm(CgResult *r, bool optimized);

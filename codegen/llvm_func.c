@@ -90,6 +90,10 @@ static void declare_direct(CgModule *m, FuncSig *s) {
   s->type = LLVMFunctionType(m->i32, ps, (unsigned)n, 0);
   s->direct = LLVMAddFunction(m->mod, s->name, s->type);
   free(ps);
+  /* The packed entry's one call must not inline the kernel: that would be a
+   * second copy of it to optimize and compile (about twice the JIT time) for
+   * a saving of one call per invocation. */
+  cg_add_enum_attr(m, s->direct, (int)LLVMAttributeFunctionIndex, "noinline", 0);
   const IrValue *na = irv_dict_get(f->attrs, "tir.noalias");
   bool noalias = na && ((na->kind == IRV_BOOL && na->i) || (na->kind == IRV_INT && na->i));
   for (int i = 0; i < s->nbufs; i++) {

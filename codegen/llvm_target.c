@@ -113,6 +113,8 @@ LLVMModuleRef cg_optimized(CgResult *r, DiagCtx *diag) {
   return m;
 }
 
+int cg_optimize(CgResult *r, DiagCtx *diag) { return r && cg_optimized(r, diag) ? 0 : -1; }
+
 char *cg_emit_llvm(CgResult *r, bool optimized) {
   if (!r) return NULL;
   LLVMModuleRef m = r->mod;

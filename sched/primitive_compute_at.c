@@ -45,7 +45,7 @@ static void bind_inner_loops(ArithCtx *ctx, const SchPath *p, int from) {
 
 /* Joins into hull[ndim] the region of buf accessed (reads or writes) by the
  * realize `r`, in loop vars outside `loop` (loops inside relaxed). */
-static void relax_access(ArithCtx *ctx, TirStmt *root, const TirStmt *loop, TirStmt *r,
+static void relax_access(ArithCtx *ctx, ArithCtx *rctx, TirStmt *root, const TirStmt *loop, TirStmt *r,
                          const TirBuffer *buf, bool writes, Hull *hull) {
   IrHeap *h = arith_heap(ctx);
   const TirBlock *b = tir_realize_block(r);
@@ -61,8 +61,8 @@ static void relax_access(ArithCtx *ctx, TirStmt *root, const TirStmt *loop, TirS
   ir_ptrmap_init(&vmap);
   for (int k = 0; k < b->niters && k < r->realize.n; k++)
     ir_ptrmap_put(&vmap, b->iters[k].var, r->realize.values[k]);
-  arith_push(ctx);
-  bind_inner_loops(ctx, &p, from);
+  arith_push(rctx);
+  bind_inner_loops(rctx, &p, from);
   const TirBufferRegion *regs = writes ? b->writes : b->reads;
   int nregs = writes ? b->nwrites : b->nreads;
   for (int i = 0; i < nregs; i++) {
@@ -72,12 +72,12 @@ static void relax_access(ArithCtx *ctx, TirStmt *root, const TirStmt *loop, TirS
       TirExpr *last = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, mn, tir_substitute_expr(h, regs[i].ranges[d].extent, &vmap)),
                                  tir_int(h, mn->dtype, 1));
       TirExpr *lo = NULL, *hi = NULL, *dummy = NULL;
-      if (!arith_symbolic_bounds(ctx, mn, &lo, &dummy)) lo = NULL;
-      if (!arith_symbolic_bounds(ctx, last, &dummy, &hi)) hi = NULL;
+      if (!arith_symbolic_bounds(rctx, mn, &lo, &dummy)) lo = NULL;
+      if (!arith_symbolic_bounds(rctx, last, &dummy, &hi)) hi = NULL;
       hull_join(ctx, &hull[d], lo, hi);
     }
   }
-  arith_pop(ctx);
+  arith_pop(rctx);
   ir_ptrmap_free(&vmap);
   sch_path_free(&p);
 }
@@ -198,7 +198,7 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
   {
     IrModule *nm = sch_begin(s);
     IrHeap *h = nm->heap;
-    ArithCtx *ctx = arith_new(h);
+    ArithCtx *ctx = arith_new(h), *rctx = arith_new(h);
     for (int d = 0; d < lp.n; d++)
       if (lp.s[d]->kind == TIR_S_FOR)
         arith_bind_range(ctx, lp.s[d]->loop.var, lp.s[d]->loop.min, lp.s[d]->loop.extent);
@@ -216,7 +216,7 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
         const TirBlock *o = tir_realize_block(sibs.items[j]);
         if (o == b || !sch_contains(loop, sibs.items[j])) continue;
         if (reverse ? !sch_block_writes(o, buf) : !sch_block_reads(o, buf)) continue;
-        relax_access(ctx, sch_cur_func(s, s->rvs[block_rv].func)->body, loop, sibs.items[j], buf,
+        relax_access(ctx, rctx, sch_cur_func(s, s->rvs[block_rv].func)->body, loop, sibs.items[j], buf,
                      reverse, hull);
         any = true;
       }
@@ -286,6 +286,7 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
     for (int k = nloops - 1; k >= 0; k--)
       nest = tir_for(h, lvars[k], tir_int(h, lvars[k]->dtype, 0), lext[k], TIR_FOR_SERIAL, NULL, NULL, nest);
     arith_free(ctx);
+    arith_free(rctx);
     /* Remove the block from where it was, then insert under the loop. */
     TirStmt *root = sch_replace_at(h, &bp, bp.n - 1, NULL);
     if (!sch_path_to_loop(root, loop->loop.var, &np)) tvs_unreachable();

@@ -120,6 +120,11 @@ int sch_eval_file(const AstFile *file, IrModule **m, DiagCtx *diag, StrBuf *out)
 /* Parses text (e.g. a --schedule file) and evaluates it the same way; in it
  * `sch` is pre-bound to Schedule(*m) unless the script constructs one. */
 int sch_eval_text(const SourceFile *src, IrModule **m, DiagCtx *diag, StrBuf *out);
+/* For the command-line tools: applies the schedule statements found in the
+ * module's own file src (may be NULL), then those of the file sched_path
+ * (may be NULL).  0 on success (*m replaced), -1 with errors reported. */
+int sch_apply_schedules(IrModule **m, const SourceFile *src, const char *sched_path, DiagCtx *diag,
+                        StrBuf *out);
 /* Whether a parsed file holds schedule statements at top level. */
 bool sch_file_has_script(const AstFile *file);
 

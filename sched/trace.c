@@ -195,7 +195,7 @@ static void print_inst(const Schedule *s, StrBuf *out, const SchInst *in) {
   const SchMethod *m = &sch_methods[in->method];
   if (in->nouts > 0) {
     for (int i = 0; i < in->nouts; i++) sb_printf(out, "%s%s", i ? ", " : "", s->rvs[in->outs[i]].name);
-    sb_puts(out, " = ");
+    sb_puts(out, m->out == SO_LIST && in->nouts == 1 ? ", = " : " = ");
   } else if (m->out == SO_LIST) {
     sb_puts(out, "_ = ");
   }
@@ -232,6 +232,7 @@ IrModule *sch_trace_replay(const IrModule *m, const char *trace_text, DiagCtx *d
   SourceFile *src = src_from_string("<trace>", trace_text, strlen(trace_text));
   IrModule *cur = ir_module_copy(m);
   int rc = sch_eval_text(src, &cur, diag, NULL);
+  if (rc) diag_flush(diag); /* the records point into src */
   src_free(src);
   if (rc) {
     ir_module_free(cur);

@@ -9,6 +9,7 @@
 #include "lang/elab.h"
 #include "lang/util.h"
 #include "parser/parser.h"
+#include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
 /* The stages a user can stop at, in pipeline order (DESIGN.md section 1);
@@ -122,6 +123,7 @@ static int show_codegen(const IrModule *m, const char *stage, const CgOptions *c
 int cmd_show(int argc, char **argv) {
   ToolCommon common = {DIAG_FORMAT_TEXT, -1};
   const char *file = NULL, *stage = NULL;
+  const char *sched_path = NULL; /* --schedule FILE */
   DumpAfter dump = {NULL};
   CgOptions cg = cg_options_default();
   for (int i = 1; i < argc; i++) {
@@ -155,6 +157,12 @@ int cmd_show(int argc, char **argv) {
       for (int k = 0; k < np; k++) printf("%s  %s\n", passes[k].name, passes[k].what);
       for (int k = 0; k < NCGSTAGES; k++) printf("%s  %s\n", cg_stages[k].name, cg_stages[k].what);
       return 0;
+    }
+    if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
+      if (a[10] == '=') sched_path = a + 11;
+      else if (i + 1 < argc) sched_path = argv[++i];
+      else return tool_usage_error("show", "--schedule needs a file");
+      continue;
     }
     if (!strcmp(a, "--stage") || !strncmp(a, "--stage=", 8)) {
       if (a[7] == '=') stage = a + 8;
@@ -209,6 +217,14 @@ int cmd_show(int argc, char **argv) {
   }
   SourceFile *src = NULL;
   IrModule *m = tool_load(file, &d, &src);
+  if (m) { /* schedule statements in the file itself, then --schedule FILE */
+    StrBuf sout;
+    sb_init(&sout);
+    if (sch_apply_schedules(&m, src, sched_path, &d, &sout)) ir_module_free(m), m = NULL;
+    diag_flush(&d);
+    fputs(sout.data, stdout);
+    sb_free(&sout);
+  }
   if (!m) {
     src_free(src);
     diag_free(&d);

@@ -1,0 +1,703 @@
+/* script.c - evaluating schedule scripts: the Python statements of TVM's
+ * schedule API and of its printed traces, over the parsed AST.
+ *
+ * A small interpreter: variables, tuple unpacking, literals, lists, calls of
+ * `sch.<method>(...)` bound through the method table (positional and keyword
+ * arguments, defaults, block names for BlockRVs), `Schedule(Module)`
+ * constructors, `def apply_trace(sch):` functions, and printing of
+ * `sch.mod` / `sch.trace`.  Errors point at the offending node. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/printer.h"
+#include "parser/parser.h"
+#include "sched/sched_internal.h"
+
+/* Script-only value kinds, after the SchValKind ones. */
+enum { SV_SCHED = 100, SV_MODULE, SV_FUNC, SV_TRACE, SV_MODREF };
+
+typedef struct Var {
+  const char *name;
+  SchVal val;
+} Var;
+
+typedef struct Eval {
+  DiagCtx *diag;
+  StrBuf *out;
+  const IrModule *input;  /* the module the script schedules */
+  Schedule **scheds;      /* schedules created (SV_SCHED i = index) */
+  int nscheds;
+  Var *vars;
+  int nvars, capvars;
+  const AstList *defs[16]; /* user functions (def apply_trace(sch): ...) */
+  const Ast *def_nodes[16];
+  bool def_called[16];
+  int ndefs;
+  bool failed;
+} Eval;
+
+static SchVal val_kind(int kind, int64_t i) {
+  SchVal v = sch_val_none();
+  v.kind = (SchValKind)kind;
+  v.i = i;
+  return v;
+}
+
+static void err(Eval *ev, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void err(Eval *ev, Span sp, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(ev->diag, DIAG_ERROR, sp, fmt, ap);
+  va_end(ap);
+  ev->failed = true;
+}
+
+static Var *lookup(Eval *ev, const char *name) {
+  for (int i = ev->nvars - 1; i >= 0; i--)
+    if (!strcmp(ev->vars[i].name, name)) return &ev->vars[i];
+  return NULL;
+}
+
+static void assign(Eval *ev, const char *name, SchVal v) {
+  Var *x = lookup(ev, name);
+  if (x) {
+    sch_val_free(&x->val);
+    x->val = v;
+    return;
+  }
+  if (ev->nvars == ev->capvars) {
+    ev->capvars = ev->capvars ? ev->capvars * 2 : 16;
+    ev->vars = xrealloc(ev->vars, (size_t)ev->capvars * sizeof *ev->vars);
+  }
+  ev->vars[ev->nvars].name = name;
+  ev->vars[ev->nvars++].val = v;
+}
+
+static int new_sched(Eval *ev) {
+  ev->scheds = xrealloc(ev->scheds, (size_t)(ev->nscheds + 1) * sizeof *ev->scheds);
+  ev->scheds[ev->nscheds] = sch_new(ev->input, ev->diag);
+  return ev->nscheds++;
+}
+
+static const char *suggest(const char *name, const char *const *cands, int n) {
+  const char *best = NULL;
+  int bestd = (int)strlen(name) / 2 + 2;
+  if (bestd > 4) bestd = 4;
+  for (int i = 0; i < n; i++) {
+    int d = edit_distance(name, cands[i]);
+    if (d < bestd) bestd = d, best = cands[i];
+  }
+  return best;
+}
+
+static const char *kind_word(const SchVal *v) {
+  switch ((int)v->kind) {
+    case SV_NONE: return "None";
+    case SV_BOOL: return "a bool";
+    case SV_INT: return "an int";
+    case SV_FLOAT: return "a float";
+    case SV_STR: return "a string";
+    case SV_RV: return "a handle";
+    case SV_LIST: return "a list";
+    case SV_SCHED: return "a Schedule";
+    case SV_MODULE: case SV_MODREF: return "a module";
+    case SV_FUNC: return "a function";
+    case SV_TRACE: return "a trace";
+    default: return "a value";
+  }
+}
+
+static SchVal eval(Eval *ev, const Ast *e);
+static void script_stmt(Eval *ev, const Ast *st);
+
+/* ------------------------------------------------------------- printing */
+
+static Schedule *sched_of(Eval *ev, const SchVal *v) {
+  return v->i >= 0 && v->i < ev->nscheds ? ev->scheds[v->i] : NULL;
+}
+
+static void render(Eval *ev, const SchVal *v, StrBuf *sb) {
+  PrintOptions opt = print_options_default();
+  switch ((int)v->kind) {
+    case SV_STR: sb_puts(sb, v->s); break;
+    case SV_INT: sb_printf(sb, "%lld", (long long)v->i); break;
+    case SV_BOOL: sb_puts(sb, v->i ? "True" : "False"); break;
+    case SV_NONE: sb_puts(sb, "None"); break;
+    case SV_MODULE: print_module(sb, sched_of(ev, v) ? sch_mod(sched_of(ev, v)) : ev->input, &opt); break;
+    case SV_MODREF: print_module(sb, ev->input, &opt); break;
+    case SV_FUNC: {
+      const IrModule *m = sch_mod(sched_of(ev, v));
+      const IrGlobal *g = ir_module_lookup(m, v->s);
+      if (g && g->kind == IR_FUNC_TIR) print_tir_func(sb, g->tir, g->name, &opt);
+      break;
+    }
+    case SV_TRACE: sch_trace_print(sched_of(ev, v), sb, true); break;
+    case SV_SCHED: sb_puts(sb, "<tir.Schedule>"); break;
+    default: sb_printf(sb, "<%s>", kind_word(v)); break;
+  }
+}
+
+static void emit(Eval *ev, const SchVal *v) {
+  StrBuf sb;
+  sb_init(&sb);
+  render(ev, v, &sb);
+  if (sb.len == 0 || sb.data[sb.len - 1] != '\n') sb_putc(&sb, '\n');
+  if (ev->out) sb_puts(ev->out, sb.data);
+  sb_free(&sb);
+}
+
+/* ------------------------------------------------------- method binding */
+
+/* Converts a script value into the normalized argument of param p. */
+static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, SchVal *v,
+                    const char *method) {
+  Span sp = node->span;
+  switch (p->kind) {
+    case SP_BLOCK:
+    case SP_BLOCK_OR_LOOP:
+      if (v->kind == SV_STR) {
+        SchRV rv = sch_get_block(s, v->s, NULL);
+        if (rv < 0) return ev->failed = true, false;
+        sch_val_free(v);
+        *v = sch_val_rv(rv);
+        return true;
+      }
+      if (v->kind == SV_RV && (sch_rv_kind(s, (SchRV)v->i) == SCH_RV_BLOCK || p->kind == SP_BLOCK_OR_LOOP))
+        return true;
+      if (v->kind == SV_RV) {
+        err(ev, sp, "%s: argument '%s' must be a BlockRV, got the LoopRV '%s'", method, p->name,
+            sch_rv_name(s, (SchRV)v->i));
+        return false;
+      }
+      err(ev, sp, "%s: argument '%s' must be a BlockRV or a block name, got %s", method, p->name,
+          kind_word(v));
+      return false;
+    case SP_LOOP:
+      if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_LOOP) return true;
+      if (v->kind == SV_RV)
+        err(ev, sp, "%s: argument '%s' must be a LoopRV, got the BlockRV '%s'", method, p->name,
+            sch_rv_name(s, (SchRV)v->i));
+      else
+        err(ev, sp, "%s: argument '%s' must be a LoopRV, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_LOOPS:
+      for (int i = 0; i < v->n; i++)
+        if (v->items[i].kind != SV_RV || sch_rv_kind(s, (SchRV)v->items[i].i) != SCH_RV_LOOP) {
+          err(ev, sp, "%s: every loop argument must be a LoopRV, got %s", method, kind_word(&v->items[i]));
+          return false;
+        }
+      return true;
+    case SP_INT:
+      if (v->kind == SV_INT) return true;
+      err(ev, sp, "%s: argument '%s' must be an int, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_BOOL:
+      if (v->kind == SV_BOOL) return true;
+      if (v->kind == SV_INT && (v->i == 0 || v->i == 1)) return v->kind = SV_BOOL, true;
+      err(ev, sp, "%s: argument '%s' must be a bool, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_STR:
+      if (v->kind == SV_STR) return true;
+      err(ev, sp, "%s: argument '%s' must be a string, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_OPT_STR:
+      if (v->kind == SV_STR || v->kind == SV_NONE) return true;
+      err(ev, sp, "%s: argument '%s' must be a string or None, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_FACTORS:
+      if (v->kind != SV_LIST) {
+        err(ev, sp, "%s: argument '%s' must be a list of ints and None, got %s", method, p->name,
+            kind_word(v));
+        return false;
+      }
+      for (int i = 0; i < v->n; i++) {
+        if (v->items[i].kind == SV_NONE) continue;
+        if (v->items[i].kind != SV_INT) {
+          err(ev, sp, "%s: factors must be ints or None, got %s", method, kind_word(&v->items[i]));
+          return false;
+        }
+        if (v->items[i].i == 0 || v->items[i].i < -1) {
+          err(ev, sp, "%s: all the constant factors must be positive, got %lld", method,
+              (long long)v->items[i].i);
+          return false;
+        }
+      }
+      return true;
+    case SP_ANY:
+      if ((int)v->kind <= SV_LIST && v->kind != SV_RV) return true;
+      err(ev, sp, "%s: unsupported annotation value (%s)", method, kind_word(v));
+      return false;
+  }
+  return false;
+}
+
+static SchVal parse_default(const char *d) {
+  if (!strcmp(d, "None")) return sch_val_none();
+  if (!strcmp(d, "True")) return sch_val_bool(true);
+  if (!strcmp(d, "False")) return sch_val_bool(false);
+  return sch_val_int(strtoll(d, NULL, 10));
+}
+
+static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *call) {
+  SchVal args[SCH_MAX_PARAMS];
+  bool set[SCH_MAX_PARAMS] = {false};
+  const Ast *nodes[SCH_MAX_PARAMS] = {NULL};
+  Span spans[8];
+  int nspans = 0;
+  for (int i = 0; i < 8; i++) spans[i] = span_none;
+  SchVal result = sch_val_none();
+  bool varargs = m->nparams > 0 && m->params[0].kind == SP_LOOPS;
+  if (varargs) {
+    args[0] = sch_val_none();
+    args[0].kind = SV_LIST;
+    set[0] = true;
+    nodes[0] = call;
+  }
+  int pos = varargs ? 1 : 0;
+  bool ok = true;
+  for (int i = 0; i < call->list.len && ok; i++) {
+    const Ast *a = call->list.items[i];
+    if (a->kind == AST_KEYWORD) {
+      int k = -1;
+      for (int j = 0; j < m->nparams; j++)
+        if (a->name && !strcmp(m->params[j].name, a->name)) k = j;
+      if (k < 0 || (varargs && k == 0)) {
+        const char *cands[SCH_MAX_PARAMS];
+        for (int j = 0; j < m->nparams; j++) cands[j] = m->params[j].name;
+        const char *sg = a->name ? suggest(a->name, cands, m->nparams) : NULL;
+        if (sg) err(ev, a->span, "%s() got an unexpected keyword argument '%s'; did you mean '%s'?", m->name, a->name ? a->name : "**", sg);
+        else err(ev, a->span, "%s() got an unexpected keyword argument '%s'", m->name, a->name ? a->name : "**");
+        ok = false;
+        break;
+      }
+      if (set[k]) {
+        err(ev, a->span, "%s() got multiple values for argument '%s'", m->name, a->name);
+        ok = false;
+        break;
+      }
+      args[k] = eval(ev, a->a);
+      set[k] = true;
+      nodes[k] = a->a;
+      if (!varargs && k < 8) spans[k] = a->a->span, nspans = nspans > k + 1 ? nspans : k + 1;
+    } else if (varargs) {
+      SchVal v = eval(ev, a->kind == AST_STARRED ? a->a : a);
+      if (a->kind == AST_STARRED && v.kind == SV_LIST) {
+        for (int k = 0; k < v.n; k++) {
+          args[0].items = xrealloc(args[0].items, (size_t)(args[0].n + 1) * sizeof *args[0].items);
+          args[0].items[args[0].n++] = sch_val_copy(&v.items[k]);
+        }
+        sch_val_free(&v);
+      } else {
+        if (args[0].n < 8) spans[args[0].n] = a->span, nspans = args[0].n + 1;
+        args[0].items = xrealloc(args[0].items, (size_t)(args[0].n + 1) * sizeof *args[0].items);
+        args[0].items[args[0].n++] = v;
+      }
+    } else {
+      if (pos >= m->nparams) {
+        err(ev, a->span, "%s() takes %d positional argument%s but more were given", m->name, m->nparams,
+            m->nparams == 1 ? "" : "s");
+        ok = false;
+        break;
+      }
+      args[pos] = eval(ev, a);
+      set[pos] = true;
+      nodes[pos] = a;
+      if (pos < 8) spans[pos] = a->span, nspans = nspans > pos + 1 ? nspans : pos + 1;
+      pos++;
+    }
+    if (ev->failed) ok = false;
+  }
+  for (int k = 0; k < m->nparams && ok; k++) {
+    if (set[k]) continue;
+    if (!m->params[k].dflt) {
+      err(ev, call->span, "%s() missing required argument '%s'", m->name, m->params[k].name);
+      ok = false;
+      break;
+    }
+    args[k] = parse_default(m->params[k].dflt);
+    set[k] = true;
+    nodes[k] = call;
+  }
+  for (int k = 0; k < m->nparams && ok; k++)
+    if (!convert(ev, s, &m->params[k], nodes[k], &args[k], m->name)) ok = false;
+  if (ok) {
+    sch_set_call_spans(s, call->span, spans, nspans);
+    int nerr = ev->diag->nerr;
+    if (m->apply(s, args, &result) != 0 || ev->diag->nerr > nerr) ev->failed = true;
+    sch_set_call_spans(s, span_none, NULL, 0);
+  }
+  for (int k = 0; k < m->nparams; k++)
+    if (set[k]) sch_val_free(&args[k]);
+  return result;
+}
+
+/* ------------------------------------------------------------ expressions */
+
+static bool is_schedule_ctor(Arena *a, const Ast *callee) {
+  const char *d = ast_dotted_name(a, callee);
+  if (!d) return false;
+  static const char *const names[] = {"tvm.tir.Schedule", "tir.Schedule", "Schedule",
+                                      "tvm.s_tir.Schedule", "s_tir.Schedule", "tvm.tir.schedule.Schedule"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(d, names[i])) return true;
+  return false;
+}
+
+static SchVal construct(Eval *ev, const Ast *call) {
+  const Ast *target = NULL;
+  for (int i = 0; i < call->list.len; i++) {
+    const Ast *a = call->list.items[i];
+    if (a->kind != AST_KEYWORD) {
+      if (target) {
+        err(ev, a->span, "Schedule() takes one positional argument (the module or function)");
+        return sch_val_none();
+      }
+      target = a;
+    } else if (a->name && !strcmp(a->name, "mod")) {
+      target = a->a;
+    } else if (!a->name || (strcmp(a->name, "debug_mask") && strcmp(a->name, "seed") &&
+                            strcmp(a->name, "error_render_level") && strcmp(a->name, "enable_check"))) {
+      err(ev, a->span, "Schedule() got an unexpected keyword argument '%s'", a->name ? a->name : "**");
+      return sch_val_none();
+    }
+  }
+  if (!target) {
+    err(ev, call->span, "Schedule() needs the module or function to schedule");
+    return sch_val_none();
+  }
+  const char *fn = NULL;
+  if (target->kind == AST_NAME && !lookup(ev, target->name)) {
+    const IrGlobal *g = ir_module_lookup(ev->input, target->name);
+    if (g && g->kind == IR_FUNC_TIR) fn = target->name;
+    else if (strcmp(target->name, ev->input->name)) {
+      err(ev, target->span, "Schedule(): '%s' is neither the module '%s' nor one of its prim_funcs",
+          target->name, ev->input->name);
+      return sch_val_none();
+    }
+  } else {
+    SchVal v = eval(ev, target);
+    bool good = v.kind == (SchValKind)SV_MODREF;
+    sch_val_free(&v);
+    if (!good) {
+      if (!ev->failed) err(ev, target->span, "Schedule() expects the module or a prim_func");
+      return sch_val_none();
+    }
+  }
+  int i = new_sched(ev);
+  if (fn && sch_work_on(ev->scheds[i], fn)) ev->failed = true;
+  return val_kind(SV_SCHED, i);
+}
+
+static SchVal eval_call(Eval *ev, const Ast *e) {
+  const Ast *callee = e->a;
+  Arena tmp;
+  arena_init(&tmp);
+  bool ctor = is_schedule_ctor(&tmp, callee);
+  arena_free(&tmp);
+  if (ctor) return construct(ev, e);
+  if (callee->kind == AST_NAME && !strcmp(callee->name, "print")) {
+    for (int i = 0; i < e->list.len; i++) {
+      SchVal v = eval(ev, e->list.items[i]);
+      if (!ev->failed) emit(ev, &v);
+      sch_val_free(&v);
+    }
+    return sch_val_none();
+  }
+  if (callee->kind == AST_NAME) {
+    for (int d = 0; d < ev->ndefs; d++) {
+      if (strcmp(ev->def_nodes[d]->name, callee->name)) continue;
+      const Ast *def = ev->def_nodes[d];
+      ev->def_called[d] = true;
+      if (e->list.len != 1 || def->list.len != 1) {
+        err(ev, e->span, "'%s' takes exactly one argument (the schedule)", def->name);
+        return sch_val_none();
+      }
+      SchVal v = eval(ev, e->list.items[0]);
+      assign(ev, def->list.items[0]->name, v);
+      for (int k = 0; k < def->body.len && !ev->failed; k++) {
+        const Ast *st = def->body.items[k];
+        if (st->kind == AST_RETURN) break;
+        script_stmt(ev, st);
+      }
+      return sch_val_none();
+    }
+  }
+  if (callee->kind != AST_ATTR) {
+    err(ev, callee->span, "schedule scripts can only call methods of a schedule, Schedule() and print()");
+    return sch_val_none();
+  }
+  SchVal obj = eval(ev, callee->a);
+  if (ev->failed) return sch_val_none();
+  const char *name = callee->name;
+  SchVal res = sch_val_none();
+  int kind = (int)obj.kind;
+  if (kind == SV_SCHED) {
+    Schedule *s = sched_of(ev, &obj);
+    const SchMethod *m = sch_method_lookup(name);
+    if (m) {
+      res = call_method(ev, s, m, e);
+    } else if (!strcmp(name, "show")) {
+      SchVal mv = val_kind(SV_MODULE, obj.i);
+      emit(ev, &mv);
+    } else {
+      const char *cands[64];
+      int n = 0;
+      for (int i = 0; i < sch_nmethods && n < 60; i++) cands[n++] = sch_methods[i].name;
+      cands[n++] = "get_sblock";
+      cands[n++] = "mod";
+      cands[n++] = "trace";
+      const char *sg = suggest(name, cands, n);
+      if (sg) err(ev, callee->span, "schedule has no method '%s'; did you mean '%s'?", name, sg);
+      else err(ev, callee->span, "schedule has no method '%s'", name);
+    }
+  } else if ((kind == SV_MODULE || kind == SV_FUNC || kind == SV_TRACE || kind == SV_MODREF) &&
+             (!strcmp(name, "show") || !strcmp(name, "script") || !strcmp(name, "as_python"))) {
+    if (!strcmp(name, "show")) {
+      emit(ev, &obj);
+    } else {
+      StrBuf sb;
+      sb_init(&sb);
+      render(ev, &obj, &sb);
+      res = sch_val_str(sb.data);
+      sb_free(&sb);
+    }
+  } else {
+    err(ev, callee->span, "%s has no method '%s'", kind_word(&obj), name);
+  }
+  sch_val_free(&obj);
+  return res;
+}
+
+static SchVal eval(Eval *ev, const Ast *e) {
+  if (ev->failed) return sch_val_none();
+  switch (e->kind) {
+    case AST_INT: return sch_val_int(e->ival);
+    case AST_FLOAT: { SchVal v = sch_val_none(); v.kind = SV_FLOAT; v.f = e->fval; return v; }
+    case AST_STR: return sch_val_str(e->str);
+    case AST_NONE: return sch_val_none();
+    case AST_TRUE: return sch_val_bool(true);
+    case AST_FALSE: return sch_val_bool(false);
+    case AST_UNARY:
+      if (e->op == OP_NEG && e->a->kind == AST_INT) return sch_val_int(-e->a->ival);
+      if (e->op == OP_NEG && e->a->kind == AST_FLOAT) {
+        SchVal v = sch_val_none();
+        v.kind = SV_FLOAT;
+        v.f = -e->a->fval;
+        return v;
+      }
+      break;
+    case AST_LIST:
+    case AST_TUPLE: {
+      SchVal v = sch_val_none();
+      v.kind = SV_LIST;
+      v.n = e->list.len;
+      v.items = xcalloc((size_t)(v.n ? v.n : 1), sizeof *v.items);
+      for (int i = 0; i < v.n; i++) v.items[i] = eval(ev, e->list.items[i]);
+      return v;
+    }
+    case AST_NAME: {
+      Var *x = lookup(ev, e->name);
+      if (x) return sch_val_copy(&x->val);
+      if (!strcmp(e->name, ev->input->name)) return val_kind(SV_MODREF, -1);
+      const char *cands[64];
+      int n = 0;
+      for (int i = 0; i < ev->nvars && n < 63; i++) cands[n++] = ev->vars[i].name;
+      const char *sg = suggest(e->name, cands, n);
+      if (sg) err(ev, e->span, "use of undefined name '%s'; did you mean '%s'?", e->name, sg);
+      else err(ev, e->span, "use of undefined name '%s'", e->name);
+      return sch_val_none();
+    }
+    case AST_ATTR: {
+      SchVal obj = eval(ev, e->a);
+      if (ev->failed) return sch_val_none();
+      if ((int)obj.kind == SV_SCHED && !strcmp(e->name, "mod")) return val_kind(SV_MODULE, obj.i);
+      if ((int)obj.kind == SV_SCHED && !strcmp(e->name, "trace")) return val_kind(SV_TRACE, obj.i);
+      err(ev, e->span, "%s has no attribute '%s'", kind_word(&obj), e->name);
+      sch_val_free(&obj);
+      return sch_val_none();
+    }
+    case AST_SUBSCRIPT: {
+      SchVal obj = eval(ev, e->a);
+      if (ev->failed) return sch_val_none();
+      if ((int)obj.kind == SV_MODULE && e->b->kind == AST_STR) {
+        const IrGlobal *g = ir_module_lookup(sch_mod(sched_of(ev, &obj)), e->b->str);
+        if (!g) {
+          err(ev, e->b->span, "the module has no function '%s'", e->b->str);
+          return sch_val_none();
+        }
+        SchVal v = val_kind(SV_FUNC, obj.i);
+        v.s = xstrdup(e->b->str);
+        return v;
+      }
+      if (obj.kind == SV_LIST && e->b->kind == AST_INT) {
+        int64_t i = e->b->ival < 0 ? e->b->ival + obj.n : e->b->ival;
+        if (i < 0 || i >= obj.n) {
+          err(ev, e->b->span, "index %lld out of range for a list of %d", (long long)e->b->ival, obj.n);
+          sch_val_free(&obj);
+          return sch_val_none();
+        }
+        SchVal v = sch_val_copy(&obj.items[i]);
+        sch_val_free(&obj);
+        return v;
+      }
+      err(ev, e->span, "cannot subscript %s here", kind_word(&obj));
+      sch_val_free(&obj);
+      return sch_val_none();
+    }
+    case AST_CALL: return eval_call(ev, e);
+    default: break;
+  }
+  err(ev, e->span, "unsupported expression in a schedule script");
+  return sch_val_none();
+}
+
+/* ------------------------------------------------------------ statements */
+
+static void bind_target(Eval *ev, const Ast *t, SchVal v) {
+  if (t->kind == AST_NAME) {
+    assign(ev, t->name, v);
+    return;
+  }
+  if (t->kind == AST_TUPLE || t->kind == AST_LIST) {
+    if (v.kind != SV_LIST || v.n != t->list.len) {
+      if (v.kind == SV_LIST)
+        err(ev, t->span, "cannot unpack %d values into %d names", v.n, t->list.len);
+      else
+        err(ev, t->span, "cannot unpack %s into %d names", kind_word(&v), t->list.len);
+      sch_val_free(&v);
+      return;
+    }
+    for (int i = 0; i < v.n; i++) bind_target(ev, t->list.items[i], v.items[i]);
+    free(v.items);
+    free(v.s);
+    return;
+  }
+  err(ev, t->span, "schedule scripts can only assign to names");
+  sch_val_free(&v);
+}
+
+static void script_stmt(Eval *ev, const Ast *st) {
+  switch (st->kind) {
+    case AST_ASSIGN: {
+      if (!st->a) return;
+      SchVal v = eval(ev, st->a);
+      if (ev->failed) {
+        sch_val_free(&v);
+        return;
+      }
+      for (int i = 0; i < st->list.len; i++)
+        bind_target(ev, st->list.items[i], i + 1 < st->list.len ? sch_val_copy(&v) : v);
+      return;
+    }
+    case AST_EXPR_STMT: {
+      if (st->a->kind == AST_STR) return;
+      SchVal v = eval(ev, st->a);
+      sch_val_free(&v);
+      return;
+    }
+    case AST_PASS: case AST_IMPORT: case AST_FROM_IMPORT: case AST_ERROR: return;
+    default: err(ev, st->span, "unsupported statement in a schedule script"); return;
+  }
+}
+
+/* Is this top-level statement part of the module rather than the script? */
+static bool is_module_stmt(const Ast *st) {
+  switch (st->kind) {
+    case AST_IMPORT: case AST_FROM_IMPORT: case AST_CLASS: case AST_PASS: case AST_ERROR: return true;
+    case AST_FUNCDEF: return st->decorators.len > 0;
+    case AST_EXPR_STMT: return st->a->kind == AST_STR;
+    default: return false;
+  }
+}
+
+bool sch_file_has_script(const AstFile *file) {
+  const AstList *body = &file->module->body;
+  for (int i = 0; i < body->len; i++)
+    if (!is_module_stmt(body->items[i])) return true;
+  return false;
+}
+
+int sch_eval_file(const AstFile *file, IrModule **m, DiagCtx *diag, StrBuf *out) {
+  if (!sch_file_has_script(file)) return 0;
+  Eval ev;
+  memset(&ev, 0, sizeof ev);
+  ev.diag = diag;
+  ev.out = out;
+  ev.input = *m;
+  const AstList *body = &file->module->body;
+  for (int i = 0; i < body->len; i++) {
+    const Ast *st = body->items[i];
+    if (st->kind == AST_FUNCDEF && !st->decorators.len) {
+      if (ev.ndefs == 16) continue;
+      if (st->list.len != 1 || !st->list.items[0]->name) {
+        err(&ev, st->span, "a schedule function takes one parameter, the schedule: def %s(sch):", st->name);
+        continue;
+      }
+      ev.def_nodes[ev.ndefs++] = st;
+    }
+  }
+  /* `sch` is pre-bound to Schedule(module). */
+  if (!ev.failed) assign(&ev, "sch", val_kind(SV_SCHED, new_sched(&ev)));
+  for (int i = 0; i < body->len && !ev.failed; i++) {
+    const Ast *st = body->items[i];
+    if (is_module_stmt(st) || st->kind == AST_FUNCDEF) continue;
+    script_stmt(&ev, st);
+  }
+  for (int d = 0; d < ev.ndefs && !ev.failed; d++) {
+    if (ev.def_called[d] || strcmp(ev.def_nodes[d]->name, "apply_trace")) continue;
+    ev.def_called[d] = true;
+    /* Apply an uncalled apply_trace to the current `sch`. */
+    const Ast *def = ev.def_nodes[d];
+    Var *x = lookup(&ev, "sch");
+    SchVal sv = x ? sch_val_copy(&x->val) : sch_val_none();
+    assign(&ev, def->list.items[0]->name, sv);
+    for (int k = 0; k < def->body.len && !ev.failed; k++) {
+      if (def->body.items[k]->kind == AST_RETURN) break;
+      script_stmt(&ev, def->body.items[k]);
+    }
+  }
+  int rc = ev.failed || diag->nerr ? -1 : 0;
+  if (!rc) {
+    Var *x = lookup(&ev, "sch");
+    Schedule *res = x && (int)x->val.kind == SV_SCHED ? sched_of(&ev, &x->val) : ev.scheds[ev.nscheds - 1];
+    IrModule *nm = sch_take_mod(res);
+    ir_module_free(*m);
+    *m = nm;
+  }
+  for (int i = 0; i < ev.nvars; i++) sch_val_free(&ev.vars[i].val);
+  free(ev.vars);
+  for (int i = 0; i < ev.nscheds; i++) sch_free(ev.scheds[i]);
+  free(ev.scheds);
+  return rc;
+}
+
+int sch_eval_text(const SourceFile *src, IrModule **m, DiagCtx *diag, StrBuf *out) {
+  int nerr = diag->nerr;
+  AstFile *f = parse_file(src, diag);
+  int rc = diag->nerr > nerr ? -1 : sch_eval_file(f, m, diag, out);
+  ast_file_free(f);
+  return rc;
+}
+
+int sch_apply_schedules(IrModule **m, const SourceFile *src, const char *sched_path, DiagCtx *diag,
+                        StrBuf *out) {
+  if (src) {
+    int nerr = diag->nerr;
+    AstFile *f = parse_file(src, diag);
+    int rc = diag->nerr > nerr ? -1 : sch_eval_file(f, m, diag, out);
+    ast_file_free(f);
+    if (rc) return -1;
+  }
+  if (!sched_path) return 0;
+  const char *why = NULL;
+  SourceFile *ss = src_from_path(sched_path, &why);
+  if (!ss) {
+    diag_error(diag, span_none, "cannot open schedule file '%s': %s", sched_path, why);
+    return -1;
+  }
+  int rc = sch_eval_text(ss, m, diag, out);
+  diag_flush(diag); /* records point into ss */
+  src_free(ss);
+  return rc;
+}

@@ -1,0 +1,1 @@
+sch.add_unit_loop("root")

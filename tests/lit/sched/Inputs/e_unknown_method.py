@@ -1,0 +1,2 @@
+i, j = sch.get_loops("C")
+sch.splt(i, factors=[4, 4])

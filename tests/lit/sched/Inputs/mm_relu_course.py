@@ -1,0 +1,10 @@
+# The MLC course's walkthrough on mm_relu.
+sch = tvm.tir.Schedule(MyModule)
+block_Y = sch.get_block("Y", func_name="mm_relu")
+i, j, k = sch.get_loops(block_Y)
+j0, j1 = sch.split(j, factors=[None, 4])
+sch.reorder(j0, k, j1)
+block_C = sch.get_block("C", "mm_relu")
+sch.reverse_compute_at(block_C, j0)
+sch.decompose_reduction(block_Y, k)
+print(sch.trace)

@@ -1,0 +1,2 @@
+i, j = sch.get_loops("C")
+sch.compute_at(sch.get_block("B"), i)
