@@ -179,7 +179,22 @@ typedef struct Timing {
   double cpu_med_s;  /* median CPU seconds of the calling thread: with 1 thread it
                         does all the work, so this discounts time-slicing by the
                         machine's other load */
+  double other_load; /* CPUs kept busy by other processes while timing (0..ncpu) */
 } Timing;
+
+/* Busy (non-idle) seconds of all CPUs so far, from /proc/stat; -1 if unknown. */
+static double machine_busy_s(void) {
+  FILE *f = fopen("/proc/stat", "r");
+  if (!f) return -1;
+  unsigned long long v[8] = {0};
+  int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+                 &v[5], &v[6], &v[7]);
+  fclose(f);
+  if (n < 8) return -1;
+  /* user nice system [idle iowait] irq softirq steal */
+  unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  return (double)busy / (double)sysconf(_SC_CLK_TCK);
+}
 
 static double thread_cpu_now(void) {
   struct timespec ts;
@@ -194,6 +209,7 @@ static int time_lib(Ctx *c, int lib, int threads, int reps, Timing *out) {
     if (run_lib(c, lib)) return -1;
   double *t = malloc((size_t)reps * sizeof *t), *cpu = malloc((size_t)reps * sizeof *cpu);
   int rc = 0;
+  double busy0 = machine_busy_s(), own0 = cpu_now(), wall0 = now();
   for (int r = 0; r < reps && !rc; r++) {
     double s = now(), cs = thread_cpu_now();
     rc = run_lib(c, lib);
@@ -204,6 +220,9 @@ static int time_lib(Ctx *c, int lib, int threads, int reps, Timing *out) {
     out->med_s = median(t, reps);
     out->best_s = t[0]; /* sorted by median() */
     out->cpu_med_s = median(cpu, reps);
+    double busy1 = machine_busy_s(), own1 = cpu_now(), wall1 = now();
+    out->other_load = busy0 < 0 || busy1 < 0 ? -1 : ((busy1 - busy0) - (own1 - own0)) / (wall1 - wall0);
+    if (out->other_load < 0 && busy0 >= 0) out->other_load = 0; /* jiffy rounding */
   }
   free(t);
   free(cpu);
@@ -453,22 +472,24 @@ int main(int argc, char **argv) {
   /* --- table */
   double flop = 2.0 * M * N * K;
   printf("\n%dx%dx%d fp32 matmul (C = A @ B, row-major)\n", M, N, K);
-  printf("%-10s %7s %10s %9s %9s %12s %14s\n", "library", "threads", "median ms", "best ms", "GFLOP/s",
-         "vs best lib", "CPU-t GFLOP/s");
+  printf("%-10s %7s %10s %9s %9s %12s %11s %14s\n", "library", "threads", "median ms", "best ms",
+         "GFLOP/s", "vs best lib", "other load", "CPU-t GFLOP/s");
   for (int t = 0; t < nthr; t++) {
     double top = 0;
     for (int l = 0; l < nlibs; l++)
       if (flop / tm[t][l].med_s > top) top = flop / tm[t][l].med_s;
     for (int l = 0; l < nlibs; l++) {
       const Timing *x = &tm[t][l];
-      printf("%-10s %7d %10.2f %9.2f %9.1f %11.0f%%", lib_names[l], thr[t], x->med_s * 1e3,
-             x->best_s * 1e3, flop / x->med_s * 1e-9, 100.0 * (flop / x->med_s) / top);
+      printf("%-10s %7d %10.2f %9.2f %9.1f %11.0f%% %11.2f", lib_names[l], thr[t], x->med_s * 1e3,
+             x->best_s * 1e3, flop / x->med_s * 1e-9, 100.0 * (flop / x->med_s) / top, x->other_load);
       if (thr[t] == 1) printf(" %14.1f", flop / x->cpu_med_s * 1e-9);
       printf("\n");
     }
   }
-  printf("(GFLOP/s = 2*M*N*K / median wall time; CPU-t GFLOP/s, 1 thread only: over the median CPU\n"
-         " time of the calling thread, which ignores time-slicing by other processes)\n");
+  printf("(GFLOP/s = 2*M*N*K / median wall time.  other load: CPUs busy with other processes\n"
+         " while timing, from /proc/stat; figures with other load above ~0.1 are disturbed.\n"
+         " CPU-t GFLOP/s, 1 thread only: over the median CPU time of the calling thread,\n"
+         " which ignores time-slicing by other processes.)\n");
   for (int t = 1; t < nthr; t++)
     printf("TVS speed-up %d -> %d threads: %.2fx (median wall times)\n", thr[0], thr[t],
            tm[0][LIB_TVS].med_s / tm[t][LIB_TVS].med_s);

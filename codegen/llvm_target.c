@@ -23,10 +23,25 @@ CgOptions cg_options_default(void) {
 
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
+/* The host's triple, CPU name and features: queried once per process (the
+ * features query walks cpuid for every feature on each call), read-only after. */
+static char *host_triple, *host_cpu, *host_features;
+
 static void init_once(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
+  char *t = LLVMGetDefaultTargetTriple();
+  char *n = LLVMNormalizeTargetTriple(t);
+  host_triple = xstrdup(n);
+  LLVMDisposeMessage(t);
+  LLVMDisposeMessage(n);
+  char *c = LLVMGetHostCPUName();
+  host_cpu = xstrdup(c);
+  LLVMDisposeMessage(c);
+  char *f = LLVMGetHostCPUFeatures();
+  host_features = xstrdup(f);
+  LLVMDisposeMessage(f);
 }
 
 void cg_init_llvm(void) { pthread_once(&llvm_once, init_once); }
@@ -34,28 +49,22 @@ void cg_init_llvm(void) { pthread_once(&llvm_once, init_once); }
 static bool is_host_cpu(const char *cpu) { return !cpu || !cpu[0] || !strcmp(cpu, "native"); }
 
 void cg_resolve_target(CgResult *r, const CgOptions *opt) {
+  cg_init_llvm();
   r->opt = *opt;
   if (r->opt.opt_level < 0) r->opt.opt_level = 0;
   if (r->opt.opt_level > 3) r->opt.opt_level = 3;
   if (opt->triple && opt->triple[0]) {
     r->triple = xstrdup(opt->triple);
   } else {
-    char *t = LLVMGetDefaultTargetTriple();
-    char *n = LLVMNormalizeTargetTriple(t);
-    r->triple = xstrdup(n);
-    LLVMDisposeMessage(t);
-    LLVMDisposeMessage(n);
+    r->triple = xstrdup(host_triple);
   }
   if (is_host_cpu(opt->mcpu)) {
-    char *c = LLVMGetHostCPUName();
-    r->cpu = xstrdup(c);
-    LLVMDisposeMessage(c);
-    char *feat = LLVMGetHostCPUFeatures();
+    const char *feat = host_features;
+    r->cpu = xstrdup(host_cpu);
     if (!opt->mattr) r->features = xstrdup(feat);
     else if (opt->mattr[0] == '+' || opt->mattr[0] == '-')
       r->features = feat[0] ? xasprintf("%s,%s", feat, opt->mattr) : xstrdup(opt->mattr);
     else r->features = xstrdup(opt->mattr);
-    LLVMDisposeMessage(feat);
   } else {
     r->cpu = xstrdup(opt->mcpu);
     r->features = xstrdup(opt->mattr ? opt->mattr : "");

@@ -24,6 +24,10 @@ typedef enum DrvProduct {
   DRV_PRODUCT_ASM,    /* .s: target assembly */
 } DrvProduct;
 
+/* Renders the diagnostics of a run; called before the sources they point
+ * into are freed. */
+typedef void (*DrvReportFn)(const DiagCtx *d);
+
 /* The whole compile request (tvsc's command line, parsed). */
 typedef struct DrvOptions {
   const char *const *inputs;  /* .tvs files (at least one) */
@@ -42,6 +46,7 @@ typedef struct DrvOptions {
                                  the runtime symbols undefined (resolved at load) */
   const char *source_name;    /* shown in the header's comment; NULL = inputs */
   int verbose;                /* -v: stages, timings and the link command on log */
+  DrvReportFn report;         /* renders diagnostics at the end; NULL = diag_flush */
   FILE *log;                  /* where -v output goes (stderr); --emit without -o
                                  prints the stage on stdout */
 } DrvOptions;

@@ -145,6 +145,8 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
               b->name, lname);
     goto done;
   }
+  sch_scope_blocks(bp.s[bscope], &sibs);
+  if (!sch_check_stage_pipeline(s, prim, 0, &sibs, b)) goto done;
   if (!block_is_complete_or_reduction(b)) {
     sch_error(s, 0, "%s: block '%s' is neither a complete block nor a reduction block", prim,
               b->name);
@@ -158,7 +160,6 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
         goto done;
       }
   }
-  sch_scope_blocks(bp.s[bscope], &sibs);
   if (sibs.len == 1) {
     sch_error(s, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
     goto done;
@@ -171,6 +172,27 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
       sch_error(s, 1, "%s: not all %s of block '%s' are under loop '%s' (block '%s' is not)", prim,
                 reverse ? "producers" : "consumers", b->name, lname, o->name);
       goto done;
+    }
+  }
+  /* The other side's blocks outside the loop must keep their order: for
+   * compute_at its producers before the loop, for reverse_compute_at its
+   * consumers after it (TVM does not check this and can produce wrong code). */
+  {
+    int first_in = -1, last_in = -1;
+    for (int i = 0; i < sibs.len; i++)
+      if (tir_realize_block(sibs.items[i]) != b && sch_contains(loop, sibs.items[i])) {
+        if (first_in < 0) first_in = i;
+        last_in = i;
+      }
+    for (int i = 0; first_in >= 0 && i < sibs.len; i++) {
+      const TirBlock *o = tir_realize_block(sibs.items[i]);
+      if (o == b || sch_contains(loop, sibs.items[i])) continue;
+      bool bad = reverse ? is_consumer(o, b) && i < last_in : is_producer(o, b) && i > first_in;
+      if (bad) {
+        sch_error(s, 1, "%s: block '%s' %s block '%s' but is %s loop '%s'", prim, o->name,
+                  reverse ? "consumes" : "produces for", b->name, reverse ? "before" : "after", lname);
+        goto done;
+      }
     }
   }
   /* Insertion point: after the last child holding a producer, before the
@@ -223,12 +245,31 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
       for (int d = 0; any && d < mine[i].n; d++) {
         int64_t coeffs[64];
         TirExpr *rest = NULL;
-        if (b->niters > 64 || !tir_is_one(mine[i].ranges[d].extent)) continue;
-        if (!arith_affine(ctx, mine[i].ranges[d].min, ivars, b->niters, coeffs, &rest)) continue;
         int which = -1, nz = 0;
-        for (int k = 0; k < b->niters; k++)
+        bool mapped = b->niters <= 64 && tir_is_one(mine[i].ranges[d].extent) &&
+                      arith_affine(ctx, mine[i].ranges[d].min, ivars, b->niters, coeffs, &rest);
+        for (int k = 0; mapped && k < b->niters; k++)
           if (coeffs[k]) nz++, which = k;
-        if (nz != 1 || coeffs[which] != 1) continue;
+        mapped = mapped && nz == 1 && coeffs[which] == 1;
+        /* A consumer whose read of dimension d cannot be narrowed would read
+         * elements not produced yet unless the loop produces the whole dim. */
+        if (reverse && !mapped &&
+            !(hull[d].set && !hull[d].full &&
+              arith_prove(ctx, tir_binary(h, TIR_LE, hull[d].lo, tir_int(h, hull[d].lo->dtype, 0))) &&
+              arith_prove(ctx, tir_binary(h, TIR_GE, hull[d].hi,
+                                          tir_binary(h, TIR_SUB, buf->shape[d], tir_int(h, buf->shape[d]->dtype, 1)))))) {
+          sch_error(s, 1, "%s: cannot narrow the region of buffer '%s' that block '%s' reads under "
+                          "loop '%s' to what is produced there (dimension %d)",
+                    prim, buf->name, b->name, lname, d);
+          free(hull);
+          free(iter);
+          free(ivars);
+          arith_free(ctx);
+          arith_free(rctx);
+          ir_module_free(nm);
+          goto done;
+        }
+        if (!mapped) continue;
         if (hull[d].full || !hull[d].set) {
           iter[which].full = true;
           continue;
@@ -258,6 +299,17 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
         else if (!arith_prove(ctx, tir_binary(h, TIR_GE, lo, iv->dom.min))) clip_lo = true;
         if (arith_prove(ctx, tir_binary(h, TIR_GE, hi, dmax))) hi = dmax;
         else if (!arith_prove(ctx, tir_binary(h, TIR_LE, hi, dmax))) clip_hi = true;
+      }
+      if (reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax)) {
+        /* Splitting a reduction over iterations would re-run its init. */
+        sch_error(s, 1, "%s: reduce iter '%s' of block '%s' would be split over loop '%s'", prim,
+                  iv->var->name, b->name, lname);
+        free(iter);
+        free(ivars);
+        arith_free(ctx);
+        arith_free(rctx);
+        ir_module_free(nm);
+        goto done;
       }
       TirExpr *ext = arith_simplify(ctx, tir_binary(h, TIR_ADD, tir_binary(h, TIR_SUB, hi, lo), tir_int(h, dt, 1)));
       TirExpr *val;

@@ -113,6 +113,7 @@ static bool common_checks(Schedule *s, const char *prim, const SchPath *bp, cons
     return false;
   }
   sch_scope_blocks(bp->s[scope], sibs);
+  if (!sch_check_stage_pipeline(s, prim, 0, sibs, b)) return false;
   if (!block_is_complete(b)) {
     sch_error(s, 0, "%s: block '%s' is not a complete block", prim, b->name);
     return false;

@@ -62,6 +62,20 @@ SchRV sch_decompose_reduction(Schedule *s, SchRV block_rv, SchRV loop_rv) {
         goto done;
       }
   }
+  /* A loop in [loop, block) that no iter uses would repeat the update
+   * without the init (TVM does not check this and computes a wrong result). */
+  for (int d = li; d < bp.n - 1; d++) {
+    if (bp.s[d]->kind != TIR_S_FOR || tir_is_one(bp.s[d]->loop.extent)) continue;
+    bool used = false;
+    for (int k = 0; k < b->niters && k < realize->realize.n; k++)
+      used |= tir_expr_uses_var(realize->realize.values[k], bp.s[d]->loop.var);
+    if (!used) {
+      sch_error(s, 1, "%s: loop '%s' is not bound to any iter of block '%s'; the update would be "
+                      "repeated without its init",
+                prim, sch_loop_name(bp.s[d]), b->name);
+      goto done;
+    }
+  }
   {
     IrModule *nm = sch_begin(s);
     IrHeap *h = nm->heap;
@@ -75,13 +89,12 @@ SchRV sch_decompose_reduction(Schedule *s, SchRV block_rv, SchRV loop_rv) {
     for (int d = li; d < bp.n - 1; d++) {
       TirStmt *l = bp.s[d];
       if (l->kind != TIR_S_FOR) continue;
-      bool spatial = false, reduce = false;
-      for (int k = 0; k < b->niters && k < realize->realize.n; k++) {
-        if (!tir_expr_uses_var(realize->realize.values[k], l->loop.var)) continue;
-        if (b->iters[k].type == TIR_ITER_SPATIAL) spatial = true;
-        else reduce = true;
-      }
-      if (spatial && !reduce) {
+      bool spatial = false; /* loops used by a data-parallel iter are copied */
+      for (int k = 0; k < b->niters && k < realize->realize.n; k++)
+        if (b->iters[k].type == TIR_ITER_SPATIAL &&
+            tir_expr_uses_var(realize->realize.values[k], l->loop.var))
+          spatial = true;
+      if (spatial) {
         char nbuf[256];
         snprintf(nbuf, sizeof nbuf, "%s_init", l->loop.var->name);
         TirVar *nv = tir_var(h, nbuf, l->loop.var->dtype);

@@ -189,4 +189,14 @@ TirStmt *sch_simplify_bindings(ArithCtx *ctx, TirStmt *st, TirExpr *pred);
 /* Whether iter type is data-parallel or reduce only. */
 bool sch_is_trivial_pred(const TirExpr *pred);
 
+/* ------------------------------------------- shared by the later primitives */
+
+/* Whether the scope whose child block realizes are sibs is a stage pipeline
+ * (no buffer written by two of its blocks); if not, reports
+ * "<prim>: the scope root of block 'b' is not a stage pipeline ..." at argi. */
+bool sch_check_stage_pipeline(Schedule *s, const char *prim, int argi, const PtrVec *sibs,
+                              const TirBlock *b);
+/* Whether a storage scope is valid for cache_read/cache_write/set_scope. */
+bool sch_valid_storage_scope(const char *scope);
+
 #endif

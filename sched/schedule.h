@@ -97,6 +97,16 @@ int sch_reverse_compute_inline(Schedule *s, SchRV block);
 
 SchRV sch_decompose_reduction(Schedule *s, SchRV block, SchRV loop);
 
+/* ------------------------------------------------------ caching and buffers */
+
+/* A copy stage `<buf>_<scope>` reading block's read buffer read_buffer_index
+ * into a new `<buf>_<scope>` buffer, which the buffer's readers then read;
+ * returns the copy block. */
+SchRV sch_cache_read(Schedule *s, SchRV block, int read_buffer_index, const char *storage_scope);
+/* The block writes a new `<buf>_<scope>` buffer instead; a write-back block
+ * `<buf>_<scope>` (returned) copies it to the buffer before its consumers. */
+SchRV sch_cache_write(Schedule *s, SchRV block, int write_buffer_index, const char *storage_scope);
+
 /* ----------------------------------------------------------------- trace */
 
 /* Appends the trace as replayable schedule-script text: one statement per
@@ -127,5 +137,33 @@ int sch_apply_schedules(IrModule **m, const SourceFile *src, const char *sched_p
                         StrBuf *out);
 /* Whether a parsed file holds schedule statements at top level. */
 bool sch_file_has_script(const AstFile *file);
+
+/* ------------------------------------------- incremental scripts (the REPL) */
+
+/* A script evaluator that keeps its variables between statements, with
+ * `sch` pre-bound to Schedule(m).  m, and every statement's AST, must outlive
+ * it (variable names are borrowed from the AST). */
+typedef struct SchScript SchScript;
+
+typedef enum SchScriptVarKind {
+  SCH_VAR_BLOCK, SCH_VAR_LOOP, SCH_VAR_SCHEDULE, SCH_VAR_LIST, SCH_VAR_OTHER
+} SchScriptVarKind;
+
+SchScript *sch_script_new(const IrModule *m, DiagCtx *diag);
+void sch_script_free(SchScript *sc);
+/* Whether show()/print() of IR uses ANSI colours. */
+void sch_script_set_color(SchScript *sc, bool color);
+/* Evaluates one top-level statement (or registers a `def f(sch):`); output of
+ * print()/show() goes to out (may be NULL).  0, or -1 with errors in diag;
+ * a failing statement binds no variable. */
+int sch_script_exec(SchScript *sc, const Ast *stmt, StrBuf *out);
+/* The schedule bound to `sch` (else the latest one created); never NULL. */
+Schedule *sch_script_schedule(const SchScript *sc);
+/* The variables in scope (completion, :loops): name and kind of var i. */
+int sch_script_nvars(const SchScript *sc);
+const char *sch_script_var(const SchScript *sc, int i, SchScriptVarKind *kind);
+/* Schedule method i (NULL past the end) and its keyword parameter names
+ * (params may be NULL; at most 8). */
+const char *sch_script_method(int i, const char **params, int *nparams);
 
 #endif

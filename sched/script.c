@@ -35,6 +35,7 @@ typedef struct Eval {
   bool def_called[16];
   int ndefs;
   bool failed;
+  bool color;             /* print IR with ANSI colours (REPL on a terminal) */
 } Eval;
 
 static SchVal val_kind(int kind, int64_t i) {
@@ -119,6 +120,7 @@ static Schedule *sched_of(Eval *ev, const SchVal *v) {
 
 static void render(Eval *ev, const SchVal *v, StrBuf *sb) {
   PrintOptions opt = print_options_default();
+  opt.color = ev->color;
   switch ((int)v->kind) {
     case SV_STR: sb_puts(sb, v->s); break;
     case SV_INT: sb_printf(sb, "%lld", (long long)v->i); break;
@@ -134,6 +136,22 @@ static void render(Eval *ev, const SchVal *v, StrBuf *sb) {
     }
     case SV_TRACE: sch_trace_print(sched_of(ev, v), sb, true); break;
     case SV_SCHED: sb_puts(sb, "<tir.Schedule>"); break;
+    case SV_RV: { /* a handle prints as its trace name (REPL echo, print()) */
+      Schedule *s = ev->nscheds ? ev->scheds[ev->nscheds - 1] : NULL;
+      for (int i = ev->nvars - 1; i >= 0; i--)
+        if (!strcmp(ev->vars[i].name, "sch") && (int)ev->vars[i].val.kind == SV_SCHED) s = sched_of(ev, &ev->vars[i].val);
+      if (s && v->i >= 0 && v->i < s->nrvs) sb_puts(sb, sch_rv_name(s, (SchRV)v->i));
+      else sb_puts(sb, "<a handle>");
+      break;
+    }
+    case SV_LIST:
+      sb_putc(sb, '[');
+      for (int i = 0; i < v->n; i++) {
+        if (i) sb_puts(sb, ", ");
+        render(ev, &v->items[i], sb);
+      }
+      sb_putc(sb, ']');
+      break;
     default: sb_printf(sb, "<%s>", kind_word(v)); break;
   }
 }
@@ -370,7 +388,7 @@ static SchVal construct(Eval *ev, const Ast *call) {
   if (target->kind == AST_NAME && !lookup(ev, target->name)) {
     const IrGlobal *g = ir_module_lookup(ev->input, target->name);
     if (g && g->kind == IR_FUNC_TIR) fn = target->name;
-    else if (strcmp(target->name, ev->input->name)) {
+    else if (strcmp(target->name, ev->input->name) && strcmp(target->name, "Module")) {
       err(ev, target->span, "Schedule(): '%s' is neither the module '%s' nor one of its prim_funcs",
           target->name, ev->input->name);
       return sch_val_none();
@@ -499,7 +517,8 @@ static SchVal eval(Eval *ev, const Ast *e) {
     case AST_NAME: {
       Var *x = lookup(ev, e->name);
       if (x) return sch_val_copy(&x->val);
-      if (!strcmp(e->name, ev->input->name)) return val_kind(SV_MODREF, -1);
+      /* The class name, or "Module" as the printer names every module. */
+      if (!strcmp(e->name, ev->input->name) || !strcmp(e->name, "Module")) return val_kind(SV_MODREF, -1);
       const char *cands[64];
       int n = 0;
       for (int i = 0; i < ev->nvars && n < 63; i++) cands[n++] = ev->vars[i].name;
@@ -530,10 +549,12 @@ static SchVal eval(Eval *ev, const Ast *e) {
         v.s = xstrdup(e->b->str);
         return v;
       }
-      if (obj.kind == SV_LIST && e->b->kind == AST_INT) {
-        int64_t i = e->b->ival < 0 ? e->b->ival + obj.n : e->b->ival;
+      bool neg = e->b->kind == AST_UNARY && e->b->op == OP_NEG && e->b->a->kind == AST_INT; /* l[-1] */
+      if (obj.kind == SV_LIST && (e->b->kind == AST_INT || neg)) {
+        int64_t ix = neg ? -e->b->a->ival : e->b->ival;
+        int64_t i = ix < 0 ? ix + obj.n : ix;
         if (i < 0 || i >= obj.n) {
-          err(ev, e->b->span, "index %lld out of range for a list of %d", (long long)e->b->ival, obj.n);
+          err(ev, e->b->span, "index %lld out of range for a list of %d", (long long)ix, obj.n);
           sch_val_free(&obj);
           return sch_val_none();
         }
@@ -700,4 +721,91 @@ int sch_apply_schedules(IrModule **m, const SourceFile *src, const char *sched_p
   diag_flush(diag); /* records point into ss */
   src_free(ss);
   return rc;
+}
+
+/* ------------------------------------------- incremental scripts (the REPL) */
+
+struct SchScript {
+  Eval ev;  /* the evaluator state kept between statements */
+};
+
+SchScript *sch_script_new(const IrModule *m, DiagCtx *diag) {
+  SchScript *sc = xcalloc(1, sizeof *sc);
+  sc->ev.diag = diag;
+  sc->ev.input = m;
+  assign(&sc->ev, "sch", val_kind(SV_SCHED, new_sched(&sc->ev)));
+  return sc;
+}
+
+void sch_script_free(SchScript *sc) {
+  if (!sc) return;
+  for (int i = 0; i < sc->ev.nvars; i++) sch_val_free(&sc->ev.vars[i].val);
+  free(sc->ev.vars);
+  for (int i = 0; i < sc->ev.nscheds; i++) sch_free(sc->ev.scheds[i]);
+  free(sc->ev.scheds);
+  free(sc);
+}
+
+void sch_script_set_color(SchScript *sc, bool color) { sc->ev.color = color; }
+
+int sch_script_exec(SchScript *sc, const Ast *st, StrBuf *out) {
+  Eval *ev = &sc->ev;
+  ev->failed = false;
+  ev->out = out;
+  int nerr = ev->diag->nerr;
+  if (st->kind == AST_FUNCDEF && !st->decorators.len) {
+    if (st->list.len != 1 || !st->list.items[0]->name)
+      err(ev, st->span, "a schedule function takes one parameter, the schedule: def %s(sch):", st->name);
+    else if (ev->ndefs == 16)
+      err(ev, st->span, "too many schedule functions (at most 16)");
+    else
+      ev->def_nodes[ev->ndefs++] = st;
+  } else if (is_module_stmt(st) && st->kind != AST_PASS && st->kind != AST_IMPORT &&
+             st->kind != AST_FROM_IMPORT && !(st->kind == AST_EXPR_STMT)) {
+    err(ev, st->span, "module definitions cannot be evaluated as schedule statements");
+  } else if (st->kind == AST_EXPR_STMT && st->a->kind != AST_STR) {
+    /* As Python's REPL does: a bare expression's value is printed. */
+    SchVal v = eval(ev, st->a);
+    if (!ev->failed && v.kind != SV_NONE) emit(ev, &v);
+    sch_val_free(&v);
+  } else {
+    script_stmt(ev, st);
+  }
+  ev->out = NULL;
+  return ev->failed || ev->diag->nerr > nerr ? -1 : 0;
+}
+
+Schedule *sch_script_schedule(const SchScript *sc) {
+  const Eval *ev = &sc->ev;
+  for (int i = ev->nvars - 1; i >= 0; i--)
+    if (!strcmp(ev->vars[i].name, "sch") && (int)ev->vars[i].val.kind == SV_SCHED)
+      return ev->scheds[ev->vars[i].val.i];
+  return ev->scheds[ev->nscheds - 1];
+}
+
+int sch_script_nvars(const SchScript *sc) { return sc->ev.nvars; }
+
+const char *sch_script_var(const SchScript *sc, int i, SchScriptVarKind *kind) {
+  if (i < 0 || i >= sc->ev.nvars) return NULL;
+  const SchVal *v = &sc->ev.vars[i].val;
+  SchScriptVarKind k = SCH_VAR_OTHER;
+  if ((int)v->kind == SV_SCHED) k = SCH_VAR_SCHEDULE;
+  else if (v->kind == SV_LIST) k = SCH_VAR_LIST;
+  else if (v->kind == SV_RV) {
+    /* The handle belongs to the schedule bound to `sch` in practice. */
+    Schedule *s = sch_script_schedule(sc);
+    SchRVKind rk = v->i < s->nrvs ? sch_rv_kind(s, (SchRV)v->i) : SCH_RV_EXPR;
+    k = rk == SCH_RV_BLOCK ? SCH_VAR_BLOCK : rk == SCH_RV_LOOP ? SCH_VAR_LOOP : SCH_VAR_OTHER;
+  }
+  if (kind) *kind = k;
+  return sc->ev.vars[i].name;
+}
+
+const char *sch_script_method(int i, const char **params, int *nparams) {
+  if (i < 0 || i >= sch_nmethods) return NULL;
+  const SchMethod *m = &sch_methods[i];
+  if (params)
+    for (int k = 0; k < m->nparams; k++) params[k] = m->params[k].name;
+  if (nparams) *nparams = m->nparams;
+  return m->name;
 }

@@ -105,6 +105,12 @@ static int ap_reverse_compute_inline(Schedule *s, SchVal *a, SchVal *r) {
 static int ap_decompose_reduction(Schedule *s, SchVal *a, SchVal *r) {
   return ret_one(sch_decompose_reduction(s, (SchRV)a[0].i, (SchRV)a[1].i), r);
 }
+static int ap_cache_read(Schedule *s, SchVal *a, SchVal *r) {
+  return ret_one(sch_cache_read(s, (SchRV)a[0].i, (int)a[1].i, a[2].s), r);
+}
+static int ap_cache_write(Schedule *s, SchVal *a, SchVal *r) {
+  return ret_one(sch_cache_write(s, (SchRV)a[0].i, (int)a[1].i, a[2].s), r);
+}
 static int ap_work_on(Schedule *s, SchVal *a, SchVal *r) { return sch_work_on(s, a[0].s); }
 
 #define P(n, k, d) {n, k, d}
@@ -142,6 +148,12 @@ const SchMethod sch_methods[] = {
     {"reverse_compute_inline", {P("block", SP_BLOCK, NULL)}, 1, SO_NONE, true, ap_reverse_compute_inline},
     {"decompose_reduction", {P("block", SP_BLOCK, NULL), P("loop", SP_LOOP, NULL)}, 2, SO_ONE, true,
      ap_decompose_reduction},
+    {"cache_read",
+     {P("block", SP_BLOCK, NULL), P("read_buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
+     3, SO_ONE, true, ap_cache_read},
+    {"cache_write",
+     {P("block", SP_BLOCK, NULL), P("write_buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
+     3, SO_ONE, true, ap_cache_write},
     {"work_on", {P("func_name", SP_STR, NULL)}, 1, SO_NONE, false, ap_work_on},
 };
 #undef P

@@ -7,7 +7,7 @@ find_program(FILECHECK FileCheck PATHS /usr/lib/llvm-14/bin NO_DEFAULT_PATH)
 if(EXISTS ${LIT_PY} AND FILECHECK)
   add_test(NAME lit
     COMMAND ${PYTHON3} ${LIT_PY} -q --no-progress-bar ${CMAKE_CURRENT_SOURCE_DIR}/lit
-            -Dtvs=$<TARGET_FILE:tvs> -DFileCheck=${FILECHECK} -Dpython=${PYTHON3}
+            -Dtvs=$<TARGET_FILE:tvs> -Dtvsc=$<TARGET_FILE:tvsc> -DFileCheck=${FILECHECK} -Dpython=${PYTHON3}
             -Dexec_root=${CMAKE_CURRENT_BINARY_DIR}/lit-out)
   set_tests_properties(lit PROPERTIES LABELS lit)
 else()
@@ -29,7 +29,7 @@ foreach(t ${E2E_TESTS})
   get_filename_component(name ${t} NAME_WE)
   add_test(NAME e2e/${name} COMMAND bash ${t} $<TARGET_FILE:tvs> ${CMAKE_CURRENT_BINARY_DIR}/e2e-work/${name})
   set_tests_properties(e2e/${name} PROPERTIES LABELS e2e
-    ENVIRONMENT "TVS_SOURCE_DIR=${CMAKE_SOURCE_DIR};PYTHON3=${PYTHON3}")
+    ENVIRONMENT "TVS_SOURCE_DIR=${CMAKE_SOURCE_DIR};PYTHON3=${PYTHON3};TVSC=$<TARGET_FILE:tvsc>;TVS_BUILD_DIR=${CMAKE_BINARY_DIR}")
 endforeach()
 
 # The fuzz target in replay mode: every seed input must go through cleanly.

@@ -634,6 +634,130 @@ done:
   return rc;
 }
 
+/* ------------------------------------------------------ compiled module */
+
+/* `tvs run k.so`: a module compiled by tvsc, called through its packed entry
+ * with tensors built from the module's metadata (dtypes, shapes; symbolic
+ * dims bound from the given inputs or --dim).  Tensors without --input are
+ * outputs (allocated zeroed, written to DIR/NAME.npy); with no --input at all,
+ * every tensor but the last gets random values and the last is the output. */
+static int run_so(const RunArgs *ra) {
+  char *path = strchr(ra->file, '/') ? xstrdup(ra->file) : xasprintf("./%s", ra->file); /* not a search */
+  TVSModule *mod = tvs_module_load(path);
+  free(path);
+  if (!mod) {
+    fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+    return 1;
+  }
+  const TVSModuleMetadata *md = tvs_module_metadata(mod);
+  const char *fname = ra->func;
+  if (!fname && md && md->num_funcs == 1) fname = md->funcs[0].name;
+  if (!fname) fname = "main";
+  const TVSFuncInfo *info = tvs_module_func_info(mod, fname);
+  TVSFunction *fn = info ? tvs_module_get_function(mod, fname) : NULL;
+  if (!fn) {
+    fprintf(stderr, "tvs run: error: module '%s' has no function '%s'%s\n", ra->file, fname,
+            ra->func ? "" : "; choose one with --func");
+    tvs_module_free(mod);
+    return 1;
+  }
+  int n = info->num_params, rc = 1;
+  TVSValue *vals = xcalloc((size_t)(n ? n : 1), sizeof *vals);
+  int *codes = xcalloc((size_t)(n ? n : 1), sizeof *codes);
+  TvsNDArray **arrays = xcalloc((size_t)(n ? n : 1), sizeof *arrays);
+  const char *syms[64];
+  int64_t symv[64];
+  int nsyms = 0;
+  uint64_t rng = ra->seed;
+  for (int k = 0; k < ra->ndims && nsyms < 64; k++) {
+    syms[nsyms] = ra->dims[k].name;
+    symv[nsyms++] = strtoll(ra->dims[k].value, NULL, 0);
+  }
+  for (int i = 0; i < ra->ninputs; i++) {
+    bool found = false;
+    for (int k = 0; k < n; k++) found |= !strcmp(info->params[k].name, ra->inputs[i].name);
+    if (!found) {
+      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
+      goto done;
+    }
+  }
+  for (int pass = 0; pass < 2; pass++) /* given inputs first: they bind the symbolic dims */
+    for (int i = 0; i < n; i++) {
+      const TVSParamInfo *p = &info->params[i];
+      const char *val = find_named(ra->inputs, ra->ninputs, p->name);
+      if (p->type_code != TVS_TENSOR) {
+        int64_t iv;
+        double fv;
+        bool isf;
+        if (pass) continue;
+        if (!val || !parse_scalar(val, &iv, &fv, &isf)) {
+          fprintf(stderr, "tvs run: error: scalar parameter '%s' needs a number (--input %s=VALUE)\n", p->name, p->name);
+          goto done;
+        }
+        codes[i] = p->type_code;
+        if (p->type_code == TVS_FLOAT) vals[i].v_float64 = fv;
+        else vals[i].v_int64 = iv;
+        continue;
+      }
+      if ((pass == 0) != (val != NULL)) continue;
+      if (val) {
+        if (!(arrays[i] = load_input(p->name, val))) goto done;
+        for (int d = 0; d < p->ndim && d < arrays[i]->t.ndim; d++)
+          if (p->shape[d] < 0 && p->sym_dims && p->sym_dims[d] && nsyms < 64) {
+            syms[nsyms] = p->sym_dims[d];
+            symv[nsyms++] = arrays[i]->t.shape[d];
+          }
+      } else {
+        int64_t shape[TVS_MAX_NDIM];
+        for (int d = 0; d < p->ndim && d < TVS_MAX_NDIM; d++) {
+          shape[d] = p->shape[d];
+          for (int k = 0; shape[d] < 0 && p->sym_dims && p->sym_dims[d] && k < nsyms; k++)
+            if (!strcmp(syms[k], p->sym_dims[d])) shape[d] = symv[k];
+          if (shape[d] < 0) {
+            fprintf(stderr, "tvs run: error: cannot allocate '%s': dimension %d is symbolic; pass an input "
+                            "that binds it or --dim NAME=VALUE\n", p->name, d);
+            goto done;
+          }
+        }
+        if (p->ndim > TVS_MAX_NDIM || !(arrays[i] = tvs_ndarray_empty(p->ndim, shape, p->dtype))) {
+          fprintf(stderr, "tvs run: error: cannot allocate '%s'\n", p->name);
+          goto done;
+        }
+        if (ra->ninputs == 0 && i != n - 1) fill_random(&arrays[i]->t, &rng);
+      }
+      codes[i] = TVS_TENSOR;
+      vals[i].v_handle = &arrays[i]->t;
+    }
+  int reps = ra->time ? (ra->repeat > 0 ? ra->repeat : 100) : 1;
+  double t0 = now_ms();
+  for (int k = 0; k < reps; k++) {
+    TVSValue ret;
+    int ret_code = TVS_NULL;
+    if (tvs_func_call(fn, vals, codes, n, &ret, &ret_code) != 0) {
+      fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+      goto done;
+    }
+  }
+  if (ra->time) printf("%s in %s: mean %.4f ms over %d runs\n", fname, ra->file, (now_ms() - t0) / reps, reps);
+  rc = 0;
+  for (int i = 0; i < n; i++) {
+    const TVSParamInfo *p = &info->params[i];
+    bool out = p->type_code == TVS_TENSOR &&
+               (ra->ninputs ? !find_named(ra->inputs, ra->ninputs, p->name) : i == n - 1);
+    if (!out) continue;
+    if (ra->outdir && write_output(ra->outdir, p->name, &arrays[i]->t)) rc = 1;
+    if (!ra->ninputs) print_summary(p->name, &arrays[i]->t);
+  }
+done:
+  for (int i = 0; i < n; i++) tvs_ndarray_free(arrays[i]);
+  free(arrays);
+  free(vals);
+  free(codes);
+  tvs_func_release(fn);
+  tvs_module_free(mod);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- command */
 
 static int split_named(const char *opt, const char *arg, NamedValue *out) {
@@ -668,7 +792,9 @@ int cmd_run(int argc, char **argv) {
            "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
            "natively; --target interp uses the reference interpreter. Graph functions\n"
            "run on the interpreter for now. --time prints the median time over\n"
-           "repeated runs after a warm-up, and GFLOP/s counted from the IR.");
+           "repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
+           "FILE may be a .so built by tvsc: its packed entry is called with tensors\n"
+           "shaped by the module's metadata.");
       rc = 0;
       goto out;
     }
@@ -759,6 +885,11 @@ int cmd_run(int argc, char **argv) {
       tool_usage_error("run", "cannot create output directory '%s': %s", ra.outdir, strerror(errno));
       goto out;
     }
+  }
+  size_t flen = strlen(ra.file);
+  if (flen > 3 && !strcmp(ra.file + flen - 3, ".so")) { /* compiled by tvsc */
+    rc = run_so(&ra);
+    goto out;
   }
   DiagCtx d;
   tool_diag_init(&d, &common);

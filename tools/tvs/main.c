@@ -17,6 +17,8 @@ static const char usage[] =
     "                       exit 0 when the two modules are structurally equal,\n"
     "                       else print the first difference and exit 1\n"
     "  check FILE           parse and elaborate, report diagnostics only\n"
+    "  repl [FILE.tvs] [--script FILE] [--keep-going]\n"
+    "                       interactive scheduling (script mode when stdin is not a terminal)\n"
     "\n"
     "common options:\n"
     "  --diagnostics-format=text|json   how errors are printed (default text)\n"
@@ -42,6 +44,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);
   if (!strcmp(cmd, "equal")) return cmd_equal(argc - 1, argv + 1);
   if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
+  if (!strcmp(cmd, "repl")) return cmd_repl(argc - 1, argv + 1);
   fprintf(stderr, "tvs: error: unknown command '%s'\n", cmd);
   fputs(usage, stderr);
   return 2;

@@ -1,0 +1,465 @@
+/* compile.c - drv_compile, the flow of one tvsc run as a visible list of
+ * steps: load -> schedule -> merge -> --schedule -> subset -> (stage | lower ->
+ * codegen -> products) -> commit.  Products are built under temporary names
+ * next to their final paths and renamed only once all of them exist, so a
+ * failed run leaves nothing behind and an old output is never half-replaced. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "codegen/cg_export.h"
+#include "driver/drv_internal.h"
+#include "ir/printer.h"
+#include "ir/transform.h"
+#include "lang/elab.h"
+#include "lang/util.h"
+#include "sched/schedule.h"
+
+/* --------------------------------------------------------------- options */
+
+DrvOptions drv_options_default(void) {
+  DrvOptions o;
+  memset(&o, 0, sizeof o);
+  o.cg = cg_options_default();
+  o.log = stderr;
+  return o;
+}
+
+DrvProduct drv_product_for(const char *path) {
+  static const struct {
+    const char *suffix;
+    DrvProduct p;
+  } map[] = {{".so", DRV_PRODUCT_SO}, {".o", DRV_PRODUCT_OBJ}, {".ll", DRV_PRODUCT_LL}, {".s", DRV_PRODUCT_ASM}};
+  size_t n = strlen(path);
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    size_t k = strlen(map[i].suffix);
+    if (n > k && !strcmp(path + n - k, map[i].suffix) && path[n - k - 1] != '/') return map[i].p;
+  }
+  return DRV_PRODUCT_NONE;
+}
+
+/* The stages outside the lowering pipeline, before and after it. */
+static const struct {
+  const char *name;
+  const char *what;
+  bool after;  /* after the lowering passes (codegen) */
+} extra_stages[] = {
+    {"graph", "the merged module (graph functions and prim_funcs) as .tvs text", false},
+    {"tir", "the prim_funcs as written (after schedules), as .tvs text", false},
+    {"llvm-unopt", "LLVM IR as generated, before LLVM's optimizations", true},
+    {"llvm", "LLVM IR after LLVM's -O0..-O3 pipeline (what -o FILE.ll writes)", true},
+    {"asm", "target assembly (what -o FILE.s writes)", true},
+};
+#define NEXTRA ((int)(sizeof extra_stages / sizeof extra_stages[0]))
+
+bool drv_is_stage(const char *name) {
+  for (int i = 0; i < NEXTRA; i++)
+    if (!strcmp(extra_stages[i].name, name)) return true;
+  return tir_pipeline_index(name) >= 0;
+}
+
+void drv_list_stages(FILE *out) {
+  for (int i = 0; i < NEXTRA; i++)
+    if (!extra_stages[i].after) fprintf(out, "%-28s %s\n", extra_stages[i].name, extra_stages[i].what);
+  int np;
+  const TirPass *passes = tir_cpu_pipeline(&np);
+  for (int i = 0; i < np; i++) fprintf(out, "%-28s %s\n", passes[i].name, passes[i].what);
+  for (int i = 0; i < NEXTRA; i++)
+    if (extra_stages[i].after) fprintf(out, "%-28s %s\n", extra_stages[i].name, extra_stages[i].what);
+}
+
+int drv_check_options(const DrvOptions *o, DiagCtx *d) {
+  if (o->ninputs == 0) {
+    diag_error(d, span_none, "no input file");
+    return -1;
+  }
+  if (o->emit) {
+    if (!drv_is_stage(o->emit)) {
+      diag_error(d, span_none, "unknown stage '%s' for --emit (tvsc --list-stages lists them)", o->emit);
+      return -1;
+    }
+    DrvProduct p = o->output ? drv_product_for(o->output) : DRV_PRODUCT_NONE;
+    if (p == DRV_PRODUCT_SO || p == DRV_PRODUCT_OBJ) {
+      diag_error(d, span_none,
+                 "conflicting options: --emit %s prints a text stage, but -o '%s' asks for a %s; "
+                 "drop --emit to build it, or write the stage to a text file",
+                 o->emit, o->output, p == DRV_PRODUCT_SO ? "shared object" : "object file");
+      return -1;
+    }
+    if (o->header) {
+      diag_error(d, span_none, "conflicting options: -H writes a header for a compiled module, not with --emit");
+      return -1;
+    }
+    return 0;
+  }
+  if (!o->output && !o->header) {
+    diag_error(d, span_none, "nothing to do: give -o FILE (.so, .o, .ll, .s), -H HEADER or --emit STAGE");
+    return -1;
+  }
+  if (o->output && drv_product_for(o->output) == DRV_PRODUCT_NONE) {
+    diag_error(d, span_none,
+               "cannot tell what to build from '%s': use a .so, .o, .ll or .s suffix, or --emit STAGE",
+               o->output);
+    return -1;
+  }
+  if (o->output && o->header && !strcmp(o->output, o->header)) {
+    diag_error(d, span_none, "conflicting options: -o and -H name the same file '%s'", o->output);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- state */
+
+/* One output waiting to be renamed into place. */
+typedef struct Pending {
+  char *tmp;          /* the temporary file (exists) */
+  const char *final;  /* where it goes */
+} Pending;
+
+typedef struct Run {
+  const DrvOptions *o;
+  DiagCtx *d;
+  SourceFile **srcs;  /* every loaded file (kept alive with the modules) */
+  int nsrcs;
+  Pending pending[4];
+  int npending;
+  double t0;          /* start time, for -v */
+  CgOptions cg;       /* o->cg with the target resolved (drv_prepare_target) */
+} Run;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void vlog(Run *r, const char *what) {
+  if (r->o->verbose) fprintf(r->o->log, "tvsc: %-28s %8.1f ms\n", what, now_ms() - r->t0);
+}
+
+/* Flushes diagnostics and reports whether there are errors. */
+static bool failed(Run *r) {
+  diag_flush(r->d);
+  return r->d->nerr > 0;
+}
+
+/* ------------------------------------------------------------- loading */
+
+/* Loads one file and applies the schedule statements it contains. */
+static IrModule *load_one(Run *r, const char *path) {
+  const char *err = NULL;
+  SourceFile *src = src_from_path(path, &err);
+  if (!src) {
+    diag_error(r->d, span_none, "cannot open '%s': %s", path, err ? err : "unknown error");
+    return NULL;
+  }
+  r->srcs = xrealloc(r->srcs, (size_t)(r->nsrcs + 1) * sizeof *r->srcs);
+  r->srcs[r->nsrcs++] = src;
+  IrModule *m = tvs_load_module(src, r->d);
+  if (failed(r)) {
+    ir_module_free(m);
+    return NULL;
+  }
+  StrBuf out;
+  sb_init(&out);
+  int rc = sch_apply_schedules(&m, src, NULL, r->d, &out);
+  if (out.len) fputs(out.data, r->o->log);
+  sb_free(&out);
+  if (rc != 0 || failed(r)) {
+    ir_module_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* All input files as one module, in command-line then source order. */
+static IrModule *load_all(Run *r) {
+  if (r->o->ninputs == 1) return load_one(r, r->o->inputs[0]);
+  IrModule *merged = ir_module_new("Module");
+  for (int i = 0; i < r->o->ninputs; i++) {
+    IrModule *m = load_one(r, r->o->inputs[i]);
+    if (!m) {
+      ir_module_free(merged);
+      return NULL;
+    }
+    ir_heap_depend(merged->heap, m->heap);
+    for (int k = 0; k < m->nfuncs; k++) {
+      const IrGlobal *g = &m->funcs[k];
+      if (ir_module_lookup(merged, g->name)) {
+        diag_error(r->d, span_none, "function '%s' of '%s' is already defined by an earlier input file",
+                   g->name, r->o->inputs[i]);
+        continue;
+      }
+      if (g->kind == IR_FUNC_TIR) ir_module_add_tir(merged, g->name, g->tir);
+      else ir_module_add_relax(merged, g->name, g->rx);
+    }
+    ir_module_free(m);
+    if (failed(r)) {
+      ir_module_free(merged);
+      return NULL;
+    }
+  }
+  return merged;
+}
+
+/* The --func subset (every name must exist). */
+static IrModule *select_funcs(Run *r, IrModule *m) {
+  if (!r->o->nfuncs) return m;
+  for (int i = 0; i < r->o->nfuncs; i++)
+    if (!ir_module_lookup(m, r->o->funcs[i])) {
+      diag_error(r->d, span_none, "--func %s: the input has no function '%s'", r->o->funcs[i], r->o->funcs[i]);
+      StrBuf sb;
+      sb_init(&sb);
+      for (int k = 0; k < m->nfuncs; k++) sb_printf(&sb, "%s%s", k ? ", " : " ", m->funcs[k].name);
+      diag_note(r->d, span_none, "functions in the input:%s", sb.data);
+      sb_free(&sb);
+    }
+  if (failed(r)) {
+    ir_module_free(m);
+    return NULL;
+  }
+  IrModule *sub = ir_module_derive(m);
+  sub->name = m->name;
+  sub->implicit = m->implicit;
+  for (int k = 0; k < m->nfuncs; k++) {
+    bool keep = false;
+    for (int i = 0; i < r->o->nfuncs && !keep; i++) keep = !strcmp(r->o->funcs[i], m->funcs[k].name);
+    if (!keep) continue;
+    if (m->funcs[k].kind == IR_FUNC_TIR) ir_module_add_tir(sub, m->funcs[k].name, m->funcs[k].tir);
+    else ir_module_add_relax(sub, m->funcs[k].name, m->funcs[k].rx);
+  }
+  ir_module_free(m);
+  return sub;
+}
+
+/* -------------------------------------------------------------- outputs */
+
+/* Stages text for `final` (or stdout when final is NULL). */
+static int put_text(Run *r, const char *final, const char *text) {
+  if (!final) {
+    fputs(text, stdout);
+    fflush(stdout);
+    return 0;
+  }
+  char *tmp = drv_temp_path(final, NULL);
+  if (drv_write_file(tmp, text, strlen(text), r->d)) {
+    free(tmp);
+    return -1;
+  }
+  r->pending[r->npending++] = (Pending){tmp, final};
+  return 0;
+}
+
+static void discard_pending(Run *r) {
+  for (int i = 0; i < r->npending; i++) {
+    unlink(r->pending[i].tmp);
+    free(r->pending[i].tmp);
+  }
+  r->npending = 0;
+}
+
+/* Renames every pending output into place. */
+static int commit(Run *r) {
+  for (int i = 0; i < r->npending; i++) {
+    if (rename(r->pending[i].tmp, r->pending[i].final) != 0) {
+      diag_error(r->d, span_none, "cannot write '%s': %s", r->pending[i].final, strerror(errno));
+      /* the ones already renamed stay (complete); the rest are removed */
+      for (int k = 0; k < i; k++) free(r->pending[k].tmp);
+      memmove(r->pending, r->pending + i, (size_t)(r->npending - i) * sizeof *r->pending);
+      r->npending -= i;
+      discard_pending(r);
+      return -1;
+    }
+  }
+  for (int i = 0; i < r->npending; i++) free(r->pending[i].tmp);
+  r->npending = 0;
+  return 0;
+}
+
+static void print_tir_only(StrBuf *sb, const IrModule *m) {
+  PrintOptions opt = print_options_default();
+  IrModule *t = ir_module_copy(m);
+  int n = 0;
+  for (int i = 0; i < t->nfuncs; i++)
+    if (t->funcs[i].kind == IR_FUNC_TIR) t->funcs[n++] = t->funcs[i];
+  t->nfuncs = n;
+  print_module(sb, t, &opt);
+  ir_module_free(t);
+}
+
+static int count_tir(const IrModule *m) {
+  int n = 0;
+  for (int i = 0; i < m->nfuncs; i++) n += m->funcs[i].kind == IR_FUNC_TIR;
+  return n;
+}
+
+/* A comma-separated list of the input files (for the header comment). */
+static char *sources_text(const DrvOptions *o) {
+  if (o->source_name) return xstrdup(o->source_name);
+  StrBuf sb;
+  sb_init(&sb);
+  for (int i = 0; i < o->ninputs; i++) {
+    const char *b = strrchr(o->inputs[i], '/');
+    sb_printf(&sb, "%s%s", i ? ", " : "", b ? b + 1 : o->inputs[i]);
+  }
+  return sb_take(&sb);
+}
+
+/* Exports tvs_direct_NAME for prim_funcs C cannot call by name (`main`). */
+static int add_aliases(Run *r, CgResult *cg, const IrModule *low) {
+  for (int i = 0; i < low->nfuncs; i++) {
+    const char *name = low->funcs[i].name;
+    if (low->funcs[i].kind != IR_FUNC_TIR || !drv_needs_alias(name)) continue;
+    char alias[256];
+    drv_direct_c_name(name, alias, sizeof alias);
+    if (cg_add_alias(cg, alias, name, r->d)) return -1;
+  }
+  return 0;
+}
+
+/* The codegen products: .so/.o/.ll/.s for -o, or an LLVM/asm stage. */
+static int build_products(Run *r, const IrModule *low, bool cross) {
+  const DrvOptions *o = r->o;
+  CgResult *cg = cg_build(low, &r->cg, r->d);
+  vlog(r, "codegen (LLVM IR)");
+  if (!cg || failed(r) || add_aliases(r, cg, low)) {
+    cg_free(cg);
+    return -1;
+  }
+  int rc = 0;
+  const char *stage = o->emit;
+  DrvProduct p = o->output ? drv_product_for(o->output) : DRV_PRODUCT_NONE;
+  if (!stage && p == DRV_PRODUCT_LL) stage = "llvm";
+  if (!stage && p == DRV_PRODUCT_ASM) stage = "asm";
+  if (stage) {
+    char *text = !strcmp(stage, "asm") ? cg_emit_asm(cg, r->d) : cg_emit_llvm(cg, !strcmp(stage, "llvm"));
+    vlog(r, stage);
+    if (!text) {
+      if (!failed(r)) diag_error(r->d, span_none, "LLVM could not produce the '%s' stage", stage);
+      rc = -1;
+    } else {
+      rc = put_text(r, o->output, text);
+    }
+    free(text);
+  } else if (p == DRV_PRODUCT_OBJ || p == DRV_PRODUCT_SO) {
+    char *obj = drv_temp_path(o->output, ".o");
+    rc = cg_emit_object(cg, obj, r->d);
+    vlog(r, "object code");
+    if (rc == 0 && p == DRV_PRODUCT_SO) {
+      char *so = drv_temp_path(o->output, ".so");
+      rc = drv_link_shared(o, obj, so, cross, r->d);
+      vlog(r, "link");
+      unlink(obj);
+      free(obj);
+      obj = so;
+    }
+    if (rc == 0) r->pending[r->npending++] = (Pending){obj, o->output};
+    else {
+      unlink(obj);
+      free(obj);
+    }
+  }
+  cg_free(cg);
+  return rc == 0 && !failed(r) ? 0 : -1;
+}
+
+/* Everything after loading; m is consumed. */
+static int compile_module(Run *r, IrModule *m) {
+  const DrvOptions *o = r->o;
+  int rc = -1;
+  IrModule *low = NULL;
+  StrBuf sb;
+  sb_init(&sb);
+  if (o->schedule) { /* --schedule FILE: on the merged module, before the subset */
+    StrBuf out;
+    sb_init(&out);
+    int src = sch_apply_schedules(&m, NULL, o->schedule, r->d, &out);
+    if (out.len) fputs(out.data, o->log);
+    sb_free(&out);
+    if (src != 0 || failed(r)) goto done;
+    vlog(r, "schedule");
+  }
+  if (!(m = select_funcs(r, m))) goto done;
+  const char *stage = o->emit;
+  if (stage && !strcmp(stage, "graph")) {
+    PrintOptions popt = print_options_default();
+    print_module(&sb, m, &popt);
+    rc = put_text(r, o->output, sb.data);
+    goto done;
+  }
+  if (stage && !strcmp(stage, "tir")) {
+    print_tir_only(&sb, m);
+    rc = put_text(r, o->output, sb.data);
+    goto done;
+  }
+  if (count_tir(m) == 0) {
+    diag_error(r->d, span_none, "nothing to compile: the input has no prim_func (tvsc compiles prim_funcs; "
+                                "graph functions run with `tvs run`)");
+    goto done;
+  }
+  bool cross = false;
+  bool need_cg = !stage || tir_pipeline_index(stage) < 0;
+  if (need_cg && (o->output || stage)) {
+    CgOptions cg = o->cg;
+    if (drv_prepare_target(&cg, &cross, r->d) || failed(r)) goto done;
+    r->cg = cg; /* resolved (cpu "generic" for foreign triples) */
+  }
+  int last = stage ? tir_pipeline_index(stage) : -1;
+  low = tir_lower(m, last, r->d, NULL, NULL);
+  vlog(r, "lowering");
+  if (!low || failed(r)) goto done;
+  if (stage && last >= 0) {
+    print_tir_only(&sb, low);
+    rc = put_text(r, o->output, sb.data);
+    goto done;
+  }
+  if (o->output || stage) {
+    if (build_products(r, low, cross)) goto done;
+  }
+  if (o->header) {
+    char *sources = sources_text(o);
+    char *text = drv_header_text(low, o->header, sources);
+    free(sources);
+    rc = put_text(r, o->header, text);
+    free(text);
+    if (rc) goto done;
+  }
+  rc = 0;
+done:
+  sb_free(&sb);
+  ir_module_free(low);
+  ir_module_free(m);
+  return rc;
+}
+
+int drv_compile(const DrvOptions *o, DiagCtx *d) {
+  if (drv_check_options(o, d) ||
+      (o->output && drv_check_writable(o->output, d)) || (o->header && drv_check_writable(o->header, d))) {
+    diag_flush(d);
+    if (o->report) o->report(d);
+    return -1;
+  }
+  Run r;
+  memset(&r, 0, sizeof r);
+  r.o = o;
+  r.d = d;
+  r.t0 = now_ms();
+  r.cg = o->cg;
+  int rc = -1;
+  IrModule *m = load_all(&r);
+  vlog(&r, "parse + elaborate + schedules");
+  if (m) rc = compile_module(&r, m);
+  if (rc == 0 && !failed(&r)) rc = commit(&r);
+  else rc = -1;
+  discard_pending(&r);
+  diag_flush(d);
+  if (o->report) o->report(d);
+  for (int i = 0; i < r.nsrcs; i++) src_free(r.srcs[i]);
+  free(r.srcs);
+  if (rc == 0) vlog(&r, "done");
+  return rc;
+}

@@ -1,0 +1,484 @@
+/* execute.c - :run and :time: the current function on the current target
+ * (LLVM JIT or the interpreter) on seeded random inputs or .npy files.
+ * :run checks the result against the UNSCHEDULED function run on the
+ * interpreter (the oracle); :time reports the median and GFLOP/s. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/codegen.h"
+#include "ir/flops.h"
+#include "ir/interp.h"
+#include "repl/repl_internal.h"
+#include "runtime/ndarray.h"
+#include "runtime/npy.h"
+
+/* ------------------------------------------------------------ tensors */
+
+static DLDataType to_dl(DType t) {
+  DLDataType d = {kDLFloat, (uint8_t)t.bits, 1};
+  switch (t.code) {
+    case DT_INT: d.code = kDLInt; break;
+    case DT_UINT: d.code = kDLUInt; break;
+    case DT_BFLOAT: d.code = kDLBfloat; break;
+    case DT_BOOL: d.code = kDLBool, d.bits = 8; break;
+    default: break;
+  }
+  return d;
+}
+
+static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Random values: floats in [-1, 1), ints in [-5, 5], unsigned in [0, 10],
+ * bools 0/1; float16 from a few exactly representable values. */
+static void fill_random(DLTensor *t, uint64_t *rng) {
+  static const uint16_t f16[] = {0xBC00, 0xB800, 0x0000, 0x3800, 0x3C00, 0x3400, 0xB400};
+  int64_t n = tvs_ndarray_numel(t);
+  size_t sz = tvs_dtype_bytes(t->dtype);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = rng_next(rng);
+    double u = (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    int64_t iv = (int64_t)(r % 11) - 5;
+    char *p = (char *)t->data + i * (int64_t)sz;
+    if (t->dtype.code == kDLFloat && t->dtype.bits == 32) *(float *)p = (float)u;
+    else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) *(double *)p = u;
+    else if (t->dtype.code == kDLFloat) *(uint16_t *)p = f16[r % 7];
+    else if (t->dtype.code == kDLBfloat) {
+      float f = (float)u;
+      uint32_t x;
+      memcpy(&x, &f, 4);
+      *(uint16_t *)p = (uint16_t)(x >> 16);
+    } else if (t->dtype.code == kDLInt || t->dtype.code == kDLUInt) {
+      int64_t v = t->dtype.code == kDLUInt ? (int64_t)(r % 11) : iv;
+      memcpy(p, &v, sz); /* little-endian: the low bytes */
+    } else {
+      *(uint8_t *)p = (uint8_t)(r & 1);
+    }
+  }
+}
+
+static double elem(const DLTensor *t, int64_t i) {
+  const char *p = (const char *)t->data + i * (int64_t)tvs_dtype_bytes(t->dtype);
+  int bits = t->dtype.bits;
+  switch (t->dtype.code) {
+    case kDLFloat:
+      if (bits == 32) return *(const float *)p;
+      if (bits == 64) return *(const double *)p;
+      {
+        uint16_t h = *(const uint16_t *)p;
+        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+        return (h & 0x8000) ? -v : v;
+      }
+    case kDLBfloat: {
+      uint32_t x = (uint32_t)*(const uint16_t *)p << 16;
+      float f;
+      memcpy(&f, &x, 4);
+      return f;
+    }
+    case kDLInt:
+      if (bits == 8) return *(const int8_t *)p;
+      if (bits == 16) return *(const int16_t *)p;
+      if (bits == 32) return *(const int32_t *)p;
+      return (double)*(const int64_t *)p;
+    case kDLUInt:
+      if (bits == 8) return *(const uint8_t *)p;
+      if (bits == 16) return *(const uint16_t *)p;
+      if (bits == 32) return *(const uint32_t *)p;
+      return (double)*(const uint64_t *)p;
+    default: return *(const uint8_t *)p;
+  }
+}
+
+/* The arguments of one call: arrays for buffer params, scalars otherwise. */
+typedef struct Args {
+  int n;
+  TvsNDArray **arrays;  /* per param (NULL for scalars) */
+  InterpArg *iargs;     /* interpreter form */
+} Args;
+
+static void args_free(Args *a) {
+  for (int i = 0; i < a->n; i++) tvs_ndarray_free(a->arrays[i]);
+  free(a->arrays);
+  free(a->iargs);
+  a->n = 0;
+  a->arrays = NULL;
+  a->iargs = NULL;
+}
+
+static Args args_copy(const Args *src) {
+  Args a = {src->n, xcalloc((size_t)(src->n ? src->n : 1), sizeof *a.arrays),
+            xcalloc((size_t)(src->n ? src->n : 1), sizeof *a.iargs)};
+  for (int i = 0; i < src->n; i++) {
+    a.iargs[i] = src->iargs[i];
+    if (!src->arrays[i]) continue;
+    const DLTensor *t = &src->arrays[i]->t;
+    a.arrays[i] = tvs_ndarray_empty(t->ndim, t->shape, t->dtype);
+    memcpy(a.arrays[i]->t.data, t->data, tvs_ndarray_nbytes(t));
+    a.iargs[i].tensor = &a.arrays[i]->t;
+  }
+  return a;
+}
+
+typedef struct NamedInput {
+  const char *name, *value;
+} NamedInput;
+
+/* Builds the arguments of f: --input files/values, else seeded random data. */
+static int make_args(Repl *r, const TirFunc *f, const NamedInput *in, int nin, Args *out) {
+  Args a = {f->nparams, xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *a.arrays),
+            xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *a.iargs)};
+  uint64_t rng = 0;
+  for (int k = 0; k < nin; k++) {
+    bool found = false;
+    for (int i = 0; i < f->nparams; i++)
+      found |= !strcmp(in[k].name, f->buffer_map[i] ? f->buffer_map[i]->name : f->params[i]->name) ||
+               !strcmp(in[k].name, f->params[i]->name);
+    if (!found) {
+      repl_error(r, "--input: the function has no parameter '%s'", in[k].name);
+      args_free(&a);
+      return -1;
+    }
+  }
+  for (int i = 0; i < f->nparams; i++) {
+    const TirBuffer *b = f->buffer_map[i];
+    const char *name = b ? b->name : f->params[i]->name, *val = NULL;
+    for (int k = 0; k < nin; k++)
+      if (!strcmp(in[k].name, name) || !strcmp(in[k].name, f->params[i]->name)) val = in[k].value;
+    if (!b) {
+      char *end = NULL;
+      double v = val ? strtod(val, &end) : 0;
+      if (!val || !*val || *end) {
+        repl_error(r, "scalar parameter '%s' needs a value: --input %s=VALUE", name, name);
+        args_free(&a);
+        return -1;
+      }
+      a.iargs[i].f = v;
+      a.iargs[i].i = (int64_t)v;
+      continue;
+    }
+    if (val) {
+      char err[256];
+      a.arrays[i] = tvs_npy_load(val, err, sizeof err);
+      if (!a.arrays[i]) {
+        repl_error(r, "--input %s: %s", name, err);
+        args_free(&a);
+        return -1;
+      }
+    } else {
+      int64_t shape[TVS_MAX_NDIM];
+      if (b->ndim > TVS_MAX_NDIM) {
+        repl_error(r, "parameter '%s' has too many dimensions", name);
+        args_free(&a);
+        return -1;
+      }
+      for (int d = 0; d < b->ndim; d++) {
+        if (b->shape[d]->kind != TIR_INT) {
+          repl_error(r, "parameter '%s' has a symbolic shape; give it with --input %s=x.npy", name, name);
+          args_free(&a);
+          return -1;
+        }
+        shape[d] = b->shape[d]->ival;
+      }
+      a.arrays[i] = tvs_ndarray_empty(b->ndim, shape, to_dl(b->dtype));
+      if (!a.arrays[i]) {
+        repl_error(r, "cannot allocate parameter '%s'", name);
+        args_free(&a);
+        return -1;
+      }
+      fill_random(&a.arrays[i]->t, &rng);
+    }
+    a.iargs[i].tensor = &a.arrays[i]->t;
+  }
+  *out = a;
+  return 0;
+}
+
+/* ------------------------------------------------------------- running */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A callable: the JIT-compiled function, or the interpreter on m. */
+typedef struct Runner {
+  Repl *r;
+  const IrModule *m;
+  const char *func;
+  const TirFunc *tf;
+  TVSModule *mod;
+  TVSFunction *fn;
+  double compile_ms;
+} Runner;
+
+static int runner_init(Runner *ru, Repl *r, const IrModule *m, const char *func, bool cpu) {
+  memset(ru, 0, sizeof *ru);
+  ru->r = r;
+  ru->m = m;
+  ru->func = func;
+  ru->tf = ir_module_lookup(m, func)->tir;
+  if (!cpu) return 0;
+  CgOptions opt = cg_options_default();
+  double t0 = now_ms();
+  diag_clear(&r->diag);
+  /* Only the function run is compiled (faster, and no other's warnings). */
+  IrModule *only = ir_module_copy(m);
+  only->nfuncs = 0;
+  for (int i = 0; i < m->nfuncs; i++)
+    if (!strcmp(m->funcs[i].name, func)) only->funcs[only->nfuncs++] = m->funcs[i];
+  ru->mod = cg_compile_module(only, &opt, &r->diag);
+  ir_module_free(only);
+  ru->compile_ms = now_ms() - t0;
+  fflush(r->opt.out);
+  diag_flush(&r->diag);
+  diag_clear(&r->diag);
+  if (!ru->mod) return -1;
+  ru->fn = tvs_module_get_function(ru->mod, func);
+  if (!ru->fn) {
+    repl_error(r, "the compiled module has no function '%s'", func);
+    return -1;
+  }
+  return 0;
+}
+
+static void runner_free(Runner *ru) {
+  tvs_func_release(ru->fn);
+  tvs_module_free(ru->mod);
+}
+
+static int runner_call(Runner *ru, Args *a) {
+  if (!ru->fn) {
+    diag_clear(&ru->r->diag);
+    int rc = interp_run_tir(ru->m, ru->func, a->iargs, a->n, &ru->r->diag);
+    fflush(ru->r->opt.out);
+    diag_flush(&ru->r->diag);
+    diag_clear(&ru->r->diag);
+    return rc;
+  }
+  TVSValue vals[64], ret;
+  int codes[64], ret_code = TVS_NULL;
+  if (a->n > 64) return repl_error(ru->r, "too many parameters"), -1;
+  for (int i = 0; i < a->n; i++) {
+    if (a->arrays[i]) {
+      vals[i].v_handle = &a->arrays[i]->t;
+      codes[i] = TVS_TENSOR;
+    } else if (dt_is_float(ru->tf->params[i]->dtype)) {
+      vals[i].v_float64 = a->iargs[i].f;
+      codes[i] = TVS_FLOAT;
+    } else {
+      vals[i].v_int64 = a->iargs[i].i;
+      codes[i] = TVS_INT;
+    }
+  }
+  if (tvs_func_call(ru->fn, vals, codes, a->n, &ret, &ret_code) != 0) {
+    repl_error(ru->r, "%s", tvs_get_last_error());
+    return -1;
+  }
+  return 0;
+}
+
+/* Parses [FUNC] [--input NAME=VALUE ...]. */
+static int parse_run_args(Repl *r, int argc, char **argv, const char **func, NamedInput *in, int *nin,
+                          bool allow_inputs) {
+  *func = NULL;
+  *nin = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (allow_inputs && (!strcmp(a, "--input") || !strncmp(a, "--input=", 8))) {
+      const char *v = a[7] == '=' ? a + 8 : i + 1 < argc ? argv[++i] : NULL;
+      const char *eq = v ? strchr(v, '=') : NULL;
+      if (!eq || eq == v || !eq[1] || *nin == 32) return repl_error(r, "--input expects NAME=x.npy"), -1;
+      in[*nin].name = xstrndup(v, (size_t)(eq - v));
+      in[(*nin)++].value = eq + 1;
+    } else if (a[0] == '-') {
+      return repl_error(r, "unknown option '%s'", a), -1;
+    } else if (*func) {
+      return repl_error(r, "more than one function ('%s' and '%s')", *func, a), -1;
+    } else {
+      *func = a;
+    }
+  }
+  *func = repl_default_func(r, *func);
+  return *func ? 0 : -1;
+}
+
+static void free_inputs(NamedInput *in, int n) {
+  for (int i = 0; i < n; i++) free((char *)in[i].name);
+}
+
+void repl_free_refs(Repl *r) {
+  for (int i = 0; i < r->nrefs; i++) {
+    Args a = {r->refs[i].n, r->refs[i].arrays, NULL};
+    args_free(&a);
+    free(r->refs[i].func);
+  }
+  free(r->refs);
+  r->refs = NULL;
+  r->nrefs = 0;
+}
+
+/* The reference outputs of the unscheduled func on random inputs (cached). */
+static TvsNDArray **reference(Repl *r, const char *func, const Args *inputs, bool cache) {
+  for (int i = 0; cache && i < r->nrefs; i++)
+    if (!strcmp(r->refs[i].func, func)) return r->refs[i].arrays;
+  Args ref = args_copy(inputs);
+  Runner ru;
+  runner_init(&ru, r, r->base, func, false);
+  if (runner_call(&ru, &ref) != 0) {
+    args_free(&ref);
+    return NULL;
+  }
+  free(ref.iargs);
+  if (!cache) { /* stashed as the last entry anyway, replaced next time */
+    for (int i = 0; i < r->nrefs; i++)
+      if (!strcmp(r->refs[i].func, "")) {
+        Args old = {r->refs[i].n, r->refs[i].arrays, NULL};
+        args_free(&old);
+        r->refs[i].arrays = ref.arrays;
+        r->refs[i].n = ref.n;
+        return ref.arrays;
+      }
+  }
+  r->refs = xrealloc(r->refs, (size_t)(r->nrefs + 1) * sizeof *r->refs);
+  r->refs[r->nrefs++] = (ReplRef){xstrdup(cache ? func : ""), ref.arrays, ref.n};
+  return ref.arrays;
+}
+
+int repl_cmd_run(Repl *r, int argc, char **argv) {
+  const char *func;
+  NamedInput in[32];
+  int nin;
+  if (parse_run_args(r, argc, argv, &func, in, &nin, true)) return free_inputs(in, nin), -1;
+  const IrModule *m = repl_cur_mod(r);
+  const TirFunc *tf = ir_module_lookup(m, func)->tir;
+  Args args;
+  if (make_args(r, tf, in, nin, &args)) return free_inputs(in, nin), -1;
+  Args inputs = args_copy(&args);
+  Runner ru;
+  int rc = -1;
+  if (runner_init(&ru, r, m, func, r->target_cpu) == 0 && runner_call(&ru, &args) == 0) {
+    const IrGlobal *bg = ir_module_lookup(r->base, func);
+    TvsNDArray **ref = bg && bg->kind == IR_FUNC_TIR ? reference(r, func, &inputs, nin == 0) : NULL;
+    const char *tgt = r->target_cpu ? "cpu" : "interp";
+    if (!ref) {
+      fprintf(r->opt.out, "%s ran on %s (no unscheduled version to check against)\n", func, tgt);
+      rc = bg ? -1 : 0;
+    } else {
+      rc = 0;
+      int noutputs = 0;
+      for (int i = 0; i < args.n; i++) {
+        if (!args.arrays[i]) continue;
+        const DLTensor *got = &args.arrays[i]->t, *want = &ref[i]->t, *init = &inputs.arrays[i]->t;
+        int64_t n = tvs_ndarray_numel(got), bad = 0, worst = -1;
+        bool written = false;
+        double maxd = 0, worstd = -1;
+        for (int64_t k = 0; k < n; k++) {
+          double g = elem(got, k), w = elem(want, k);
+          if (w != elem(init, k) || g != elem(init, k)) written = true;
+          double d = fabs(g - w);
+          bool ok = d <= 1e-5 + 1e-4 * fabs(w) || (isnan(g) && isnan(w)) || g == w;
+          if (!ok) bad++;
+          if (!isnan(d) && d > maxd) maxd = d;
+          if (!ok && (worst < 0 || d > worstd || isnan(d))) worst = k, worstd = d;
+        }
+        if (!written) continue;
+        noutputs++;
+        const char *bname = tf->buffer_map[i]->name;
+        if (!bad) {
+          fprintf(r->opt.out, "%s on %s: %s matches the unscheduled %s (%lld values, max abs diff %.3g)\n", func,
+                  tgt, bname, func, (long long)n, maxd);
+          continue;
+        }
+        rc = -1;
+        StrBuf at;
+        sb_init(&at);
+        int64_t rem = worst;
+        int64_t idx[TVS_MAX_NDIM];
+        for (int d = got->ndim - 1; d >= 0; d--) idx[d] = rem % got->shape[d], rem /= got->shape[d];
+        for (int d = 0; d < got->ndim; d++) sb_printf(&at, "%s%lld", d ? ", " : "", (long long)idx[d]);
+        fprintf(r->opt.out,
+                "%s on %s: %s does NOT match the unscheduled %s: %lld of %lld values differ; worst at %s[%s]: "
+                "got %.6g, expected %.6g\n",
+                func, tgt, bname, func, (long long)bad, (long long)n, bname, at.data, elem(got, worst),
+                elem(want, worst));
+        sb_free(&at);
+      }
+      if (!noutputs) fprintf(r->opt.out, "%s on %s: no output changed\n", func, tgt);
+      if (rc) repl_error(r, ":run: the scheduled %s computes something else than the unscheduled one", func);
+    }
+  }
+  runner_free(&ru);
+  args_free(&args);
+  args_free(&inputs);
+  free_inputs(in, nin);
+  return rc;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int repl_cmd_time(Repl *r, int argc, char **argv) {
+  const char *func;
+  NamedInput in[32];
+  int nin;
+  if (parse_run_args(r, argc, argv, &func, in, &nin, false)) return -1;
+  const IrModule *m = repl_cur_mod(r);
+  const TirFunc *tf = ir_module_lookup(m, func)->tir;
+  Args args;
+  if (make_args(r, tf, in, nin, &args)) return -1;
+  Runner ru;
+  int rc = -1;
+  double *t = NULL;
+  if (runner_init(&ru, r, m, func, r->target_cpu)) goto out;
+  /* Warm-up, then repetitions: r->repeat, or at least 5 and about 0.3 s. */
+  double t0 = now_ms();
+  if (runner_call(&ru, &args)) goto out;
+  double once = now_ms() - t0;
+  int reps = r->repeat;
+  if (reps <= 0) {
+    reps = once > 0 ? (int)(300.0 / once) : 1000;
+    reps = reps < 5 ? 5 : reps > 1000 ? 1000 : reps;
+  }
+  t = xcalloc((size_t)reps, sizeof *t);
+  for (int k = 0; k < reps; k++) {
+    double s0 = now_ms();
+    if (runner_call(&ru, &args)) goto out;
+    t[k] = now_ms() - s0;
+  }
+  qsort(t, (size_t)reps, sizeof *t, cmp_double);
+  double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+  double flops = tir_count_flops(tf, NULL, 0);
+  fprintf(r->opt.out, "%s on %s: median %.4f ms over %d runs", func, r->target_cpu ? "cpu" : "interp", med, reps);
+  if (flops > 0 && med > 0) fprintf(r->opt.out, ", %.2f GFLOP/s", flops / (med * 1e6));
+  ReplTiming *prev = NULL;
+  for (int i = 0; i < r->ntimes; i++)
+    if (!strcmp(r->times[i].func, func)) prev = &r->times[i];
+  if (prev && med > 0) {
+    double ratio = prev->ms / med;
+    if (ratio >= 1) fprintf(r->opt.out, "; %.2fx faster than the previous :time (%.4f ms)", ratio, prev->ms);
+    else fprintf(r->opt.out, "; %.2fx slower than the previous :time (%.4f ms)", 1 / ratio, prev->ms);
+  }
+  fputc('\n', r->opt.out);
+  if (!prev) {
+    r->times = xrealloc(r->times, (size_t)(r->ntimes + 1) * sizeof *r->times);
+    prev = &r->times[r->ntimes++];
+    prev->func = xstrdup(func);
+  }
+  prev->ms = med;
+  rc = 0;
+out:
+  free(t);
+  runner_free(&ru);
+  args_free(&args);
+  return rc;
+}

@@ -1,0 +1,1 @@
+sch.cache_read("B", 0, "sharedx")
