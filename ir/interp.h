@@ -35,4 +35,15 @@ int interp_run_relax(const IrModule *m, const char *name, InterpArg *args, int n
                      DLTensor ***results, int *nresults, DiagCtx *diag);
 void interp_free_result(DLTensor *t);
 
+/* Runs prim_func `name` for a call_tir step; 0 or -1 (with the error reported
+ * to diag).  Lets a graph function run on the interpreter while the tensor
+ * programs it calls run natively (the JIT-compiled module). */
+typedef int (*InterpTirRunner)(void *ctx, const char *name, InterpArg *args, int nargs,
+                               DiagCtx *diag);
+/* interp_run_relax with call_tir steps executed by runner(ctx, ...); a NULL
+ * runner means the interpreter. */
+int interp_run_relax_with(const IrModule *m, const char *name, InterpArg *args, int nargs,
+                          DLTensor ***results, int *nresults, DiagCtx *diag,
+                          InterpTirRunner runner, void *ctx);
+
 #endif

@@ -37,6 +37,8 @@ typedef struct RxCtx {
   Interp tin;          /* size-var bindings, TIR evaluation and error reporting */
   RxEnv *env;          /* bindings in order */
   int nenv, capenv;
+  InterpTirRunner runner; /* runs call_tir's prim_func; NULL = the interpreter */
+  void *runner_ctx;
 } RxCtx;
 
 static RVal *rv_new(RValKind k) {
@@ -288,7 +290,10 @@ static int eval_call_tir(RxCtx *c, const RxExpr *e, RVal **out) {
       goto done;
     }
   }
-  if (interp_call_tir(c->tin.mod, g->tir, g->name, iargs, total, c->tin.diag, c->tin.depth + 1)) {
+  int call_rc = c->runner ? c->runner(c->runner_ctx, g->name, iargs, total, c->tin.diag)
+                          : interp_call_tir(c->tin.mod, g->tir, g->name, iargs, total, c->tin.diag,
+                                            c->tin.depth + 1);
+  if (call_rc) {
     diag_note(c->tin.diag, e->span.file ? e->span : c->tin.span, "in this call_tir of '%s'",
               g->name);
     goto done_err;
@@ -629,6 +634,12 @@ void interp_free_result(DLTensor *t) {
 
 int interp_run_relax(const IrModule *m, const char *name, InterpArg *args, int nargs,
                      DLTensor ***results, int *nresults, DiagCtx *diag) {
+  return interp_run_relax_with(m, name, args, nargs, results, nresults, diag, NULL, NULL);
+}
+
+int interp_run_relax_with(const IrModule *m, const char *name, InterpArg *args, int nargs,
+                          DLTensor ***results, int *nresults, DiagCtx *diag,
+                          InterpTirRunner runner, void *runner_ctx) {
   if (results) *results = NULL;
   if (nresults) *nresults = 0;
   const IrGlobal *g = m && name ? ir_module_lookup(m, name) : NULL;
@@ -643,6 +654,8 @@ int interp_run_relax(const IrModule *m, const char *name, InterpArg *args, int n
   const RxFunc *f = g->rx;
   RxCtx c;
   memset(&c, 0, sizeof c);
+  c.runner = runner;
+  c.runner_ctx = runner_ctx;
   interp_init(&c.tin, m, diag, name, f->span);
   int rc = 0;
   RVal *ret = NULL;
