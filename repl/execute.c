@@ -28,74 +28,6 @@ static DLDataType to_dl(DType t) {
   return d;
 }
 
-static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* Random values: floats in [-1, 1), ints in [-5, 5], unsigned in [0, 10],
- * bools 0/1; float16 from a few exactly representable values. */
-static void fill_random(DLTensor *t, uint64_t *rng) {
-  static const uint16_t f16[] = {0xBC00, 0xB800, 0x0000, 0x3800, 0x3C00, 0x3400, 0xB400};
-  int64_t n = tvs_ndarray_numel(t);
-  size_t sz = tvs_dtype_bytes(t->dtype);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t r = rng_next(rng);
-    double u = (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    int64_t iv = (int64_t)(r % 11) - 5;
-    char *p = (char *)t->data + i * (int64_t)sz;
-    if (t->dtype.code == kDLFloat && t->dtype.bits == 32) *(float *)p = (float)u;
-    else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) *(double *)p = u;
-    else if (t->dtype.code == kDLFloat) *(uint16_t *)p = f16[r % 7];
-    else if (t->dtype.code == kDLBfloat) {
-      float f = (float)u;
-      uint32_t x;
-      memcpy(&x, &f, 4);
-      *(uint16_t *)p = (uint16_t)(x >> 16);
-    } else if (t->dtype.code == kDLInt || t->dtype.code == kDLUInt) {
-      int64_t v = t->dtype.code == kDLUInt ? (int64_t)(r % 11) : iv;
-      memcpy(p, &v, sz); /* little-endian: the low bytes */
-    } else {
-      *(uint8_t *)p = (uint8_t)(r & 1);
-    }
-  }
-}
-
-static double elem(const DLTensor *t, int64_t i) {
-  const char *p = (const char *)t->data + i * (int64_t)tvs_dtype_bytes(t->dtype);
-  int bits = t->dtype.bits;
-  switch (t->dtype.code) {
-    case kDLFloat:
-      if (bits == 32) return *(const float *)p;
-      if (bits == 64) return *(const double *)p;
-      {
-        uint16_t h = *(const uint16_t *)p;
-        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-        return (h & 0x8000) ? -v : v;
-      }
-    case kDLBfloat: {
-      uint32_t x = (uint32_t)*(const uint16_t *)p << 16;
-      float f;
-      memcpy(&f, &x, 4);
-      return f;
-    }
-    case kDLInt:
-      if (bits == 8) return *(const int8_t *)p;
-      if (bits == 16) return *(const int16_t *)p;
-      if (bits == 32) return *(const int32_t *)p;
-      return (double)*(const int64_t *)p;
-    case kDLUInt:
-      if (bits == 8) return *(const uint8_t *)p;
-      if (bits == 16) return *(const uint16_t *)p;
-      if (bits == 32) return *(const uint32_t *)p;
-      return (double)*(const uint64_t *)p;
-    default: return *(const uint8_t *)p;
-  }
-}
-
 /* The arguments of one call: arrays for buffer params, scalars otherwise. */
 typedef struct Args {
   int n;
@@ -192,7 +124,7 @@ static int make_args(Repl *r, const TirFunc *f, const NamedInput *in, int nin, A
         args_free(&a);
         return -1;
       }
-      fill_random(&a.arrays[i]->t, &rng);
+      tvs_ndarray_fill_random(&a.arrays[i]->t, &rng);
     }
     a.iargs[i].tensor = &a.arrays[i]->t;
   }
@@ -381,8 +313,8 @@ int repl_cmd_run(Repl *r, int argc, char **argv) {
         bool written = false;
         double maxd = 0, worstd = -1;
         for (int64_t k = 0; k < n; k++) {
-          double g = elem(got, k), w = elem(want, k);
-          if (w != elem(init, k) || g != elem(init, k)) written = true;
+          double g = tvs_ndarray_get_f64(got, k), w = tvs_ndarray_get_f64(want, k);
+          if (w != tvs_ndarray_get_f64(init, k) || g != tvs_ndarray_get_f64(init, k)) written = true;
           double d = fabs(g - w);
           bool ok = d <= 1e-5 + 1e-4 * fabs(w) || (isnan(g) && isnan(w)) || g == w;
           if (!ok) bad++;
@@ -407,8 +339,8 @@ int repl_cmd_run(Repl *r, int argc, char **argv) {
         fprintf(r->opt.out,
                 "%s on %s: %s does NOT match the unscheduled %s: %lld of %lld values differ; worst at %s[%s]: "
                 "got %.6g, expected %.6g\n",
-                func, tgt, bname, func, (long long)bad, (long long)n, bname, at.data, elem(got, worst),
-                elem(want, worst));
+                func, tgt, bname, func, (long long)bad, (long long)n, bname, at.data, tvs_ndarray_get_f64(got, worst),
+                tvs_ndarray_get_f64(want, worst));
         sb_free(&at);
       }
       if (!noutputs) fprintf(r->opt.out, "%s on %s: no output changed\n", func, tgt);

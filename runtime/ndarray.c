@@ -6,6 +6,7 @@
 #include "runtime/ndarray.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,4 +121,72 @@ bool tvs_dtype_parse(const char *s, DLDataType *out) {
     return true;
   }
   return false;
+}
+
+double tvs_ndarray_get_f64(const DLTensor *t, int64_t i) {
+  const char *p = (const char *)t->data + i * (int64_t)tvs_dtype_bytes(t->dtype);
+  int bits = t->dtype.bits;
+  switch (t->dtype.code) {
+    case kDLFloat:
+      if (bits == 32) return *(const float *)p;
+      if (bits == 64) return *(const double *)p;
+      {
+        uint16_t h = *(const uint16_t *)p;
+        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+        return (h & 0x8000) ? -v : v;
+      }
+    case kDLBfloat: {
+      uint32_t x = (uint32_t)*(const uint16_t *)p << 16;
+      float f;
+      memcpy(&f, &x, 4);
+      return f;
+    }
+    case kDLInt:
+      if (bits == 8) return *(const int8_t *)p;
+      if (bits == 16) return *(const int16_t *)p;
+      if (bits == 32) return *(const int32_t *)p;
+      return (double)*(const int64_t *)p;
+    case kDLUInt:
+      if (bits == 8) return *(const uint8_t *)p;
+      if (bits == 16) return *(const uint16_t *)p;
+      if (bits == 32) return *(const uint32_t *)p;
+      return (double)*(const uint64_t *)p;
+    default: return *(const uint8_t *)p;
+  }
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void tvs_ndarray_fill_random(DLTensor *t, uint64_t *rng_state) {
+  static const uint16_t f16[] = {0xBC00, 0xB800, 0x0000, 0x3800, 0x3C00, 0x3400, 0xB400};
+  int64_t n = tvs_ndarray_numel(t);
+  size_t sz = tvs_dtype_bytes(t->dtype);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = splitmix64(rng_state);
+    double u = (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    char *p = (char *)t->data + i * (int64_t)sz;
+    if (t->dtype.code == kDLFloat && t->dtype.bits == 32) {
+      *(float *)p = (float)u;
+    } else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) {
+      *(double *)p = u;
+    } else if (t->dtype.code == kDLFloat) {
+      *(uint16_t *)p = f16[r % 7];
+    } else if (t->dtype.code == kDLBfloat) {
+      float f = (float)u;
+      uint32_t x;
+      memcpy(&x, &f, 4);
+      *(uint16_t *)p = (uint16_t)(x >> 16);
+    } else if (t->dtype.code == kDLInt || t->dtype.code == kDLUInt) {
+      int64_t v = t->dtype.code == kDLUInt ? (int64_t)(r % 11) : (int64_t)(r % 11) - 5;
+      memcpy(p, &v, sz); /* little-endian: the low bytes */
+    } else {
+      *(uint8_t *)p = (uint8_t)(r & 1);
+    }
+  }
 }

@@ -38,4 +38,12 @@ size_t tvs_dtype_bytes(DLDataType t);
 const char *tvs_dtype_str(DLDataType t, char *buf);
 bool tvs_dtype_parse(const char *s, DLDataType *out);
 
+/* Element i (row-major) of a compact tensor, converted to double (float16 and
+ * bfloat16 decoded exactly; bool as 0/1). */
+double tvs_ndarray_get_f64(const DLTensor *t, int64_t i);
+/* Fills t with seeded pseudo-random values (splitmix64 on *rng_state): floats
+ * uniform in [-1, 1), float16 from a few exactly representable values, ints in
+ * [-5, 5], unsigned in [0, 10], bools 0/1.  Same seed, same values. */
+void tvs_ndarray_fill_random(DLTensor *t, uint64_t *rng_state);
+
 #endif

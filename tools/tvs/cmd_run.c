@@ -55,108 +55,6 @@ static DLDataType to_dl(DType t) {
   return d;
 }
 
-static uint64_t rng_next(uint64_t *s) { /* splitmix64 */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static uint16_t f32_to_f16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-  int e = (int)exp - 127 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) {
-    if (e < -10) return (uint16_t)sign;
-    man |= 0x800000;
-    uint32_t shift = (uint32_t)(14 - e);
-    uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) half++;
-    return (uint16_t)(sign | half);
-  }
-  uint32_t h = sign | ((uint32_t)e << 10) | (man >> 13);
-  uint32_t rem = man & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-  return (uint16_t)h;
-}
-
-/* Fills t with random values: floats uniform in [-1, 1), ints in [-5, 5],
- * unsigned in [0, 10], bools 0/1. */
-static void fill_random(DLTensor *t, uint64_t *rng) {
-  int64_t n = tvs_ndarray_numel(t);
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t r = rng_next(rng);
-    double u = (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    int64_t iv = (int64_t)(r % 11) - 5;
-    uint64_t uv = r % 11;
-    void *p = (char *)t->data + i * (int64_t)tvs_dtype_bytes(t->dtype);
-    switch (t->dtype.code) {
-      case kDLFloat:
-        if (t->dtype.bits == 32) *(float *)p = (float)u;
-        else if (t->dtype.bits == 64) *(double *)p = u;
-        else *(uint16_t *)p = f32_to_f16((float)u);
-        break;
-      case kDLBfloat: {
-        float f = (float)u;
-        uint32_t x;
-        memcpy(&x, &f, 4);
-        *(uint16_t *)p = (uint16_t)(x >> 16);
-        break;
-      }
-      case kDLInt:
-        if (t->dtype.bits == 8) *(int8_t *)p = (int8_t)iv;
-        else if (t->dtype.bits == 16) *(int16_t *)p = (int16_t)iv;
-        else if (t->dtype.bits == 32) *(int32_t *)p = (int32_t)iv;
-        else *(int64_t *)p = iv;
-        break;
-      case kDLUInt:
-        if (t->dtype.bits == 8) *(uint8_t *)p = (uint8_t)uv;
-        else if (t->dtype.bits == 16) *(uint16_t *)p = (uint16_t)uv;
-        else if (t->dtype.bits == 32) *(uint32_t *)p = (uint32_t)uv;
-        else *(uint64_t *)p = uv;
-        break;
-      default: /* bool */
-        *(uint8_t *)p = (uint8_t)(r & 1);
-    }
-  }
-}
-
-static double elem_as_double(const DLTensor *t, int64_t i) {
-  const char *p = (const char *)t->data + i * (int64_t)tvs_dtype_bytes(t->dtype);
-  switch (t->dtype.code) {
-    case kDLFloat:
-      if (t->dtype.bits == 32) return *(const float *)p;
-      if (t->dtype.bits == 64) return *(const double *)p;
-      {
-        uint16_t h = *(const uint16_t *)p;
-        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-        return (h & 0x8000) ? -v : v;
-      }
-    case kDLBfloat: {
-      uint32_t x = (uint32_t)*(const uint16_t *)p << 16;
-      float f;
-      memcpy(&f, &x, 4);
-      return f;
-    }
-    case kDLInt:
-      if (t->dtype.bits == 8) return *(const int8_t *)p;
-      if (t->dtype.bits == 16) return *(const int16_t *)p;
-      if (t->dtype.bits == 32) return *(const int32_t *)p;
-      return (double)*(const int64_t *)p;
-    case kDLUInt:
-      if (t->dtype.bits == 8) return *(const uint8_t *)p;
-      if (t->dtype.bits == 16) return *(const uint16_t *)p;
-      if (t->dtype.bits == 32) return *(const uint32_t *)p;
-      return (double)*(const uint64_t *)p;
-    default:
-      return *(const uint8_t *)p;
-  }
-}
-
 static void print_summary(const char *name, const DLTensor *t) {
   char dts[32];
   printf("%s: %s (", name, tvs_dtype_str(t->dtype, dts));
@@ -169,7 +67,7 @@ static void print_summary(const char *name, const DLTensor *t) {
   }
   double mn = INFINITY, mx = -INFINITY, sum = 0;
   for (int64_t i = 0; i < n; i++) {
-    double v = elem_as_double(t, i);
+    double v = tvs_ndarray_get_f64(t, i);
     if (v < mn) mn = v;
     if (v > mx) mx = v;
     sum += v;
@@ -526,7 +424,7 @@ static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const
     }
     args[i].tensor = &arrays[i]->t;
     bool written = stmt_writes(f->body, buf->data);
-    if (random_mode && !written) fill_random(&arrays[i]->t, &rng);
+    if (random_mode && !written) tvs_ndarray_fill_random(&arrays[i]->t, &rng);
     else is_output[i] = true;
   }
   if (execute_tir(m, fname, f, args, n, &b, ra, d) != 0) goto done;
@@ -638,7 +536,7 @@ static int run_relax(const IrModule *m, const char *fname, const RxFunc *f, cons
       }
     arrays[i] = tvs_ndarray_empty(si->ndim, shape, to_dl(si->dtype));
     if (!arrays[i]) goto done;
-    fill_random(&arrays[i]->t, &rng);
+    tvs_ndarray_fill_random(&arrays[i]->t, &rng);
     args[i].tensor = &arrays[i]->t;
   }
   TVSModule *native = NULL;
@@ -763,7 +661,7 @@ static int run_so(const RunArgs *ra) {
           fprintf(stderr, "tvs run: error: cannot allocate '%s'\n", p->name);
           goto done;
         }
-        if (ra->ninputs == 0 && i != n - 1) fill_random(&arrays[i]->t, &rng);
+        if (ra->ninputs == 0 && i != n - 1) tvs_ndarray_fill_random(&arrays[i]->t, &rng);
       }
       codes[i] = TVS_TENSOR;
       vals[i].v_handle = &arrays[i]->t;
