@@ -65,6 +65,16 @@ expect 1 "wrong dtype" "$TVS" run "$SRC/examples/mm_relu.tvs" --input A="$W/ai.n
 contains "A"
 expect 1 "unknown param" "$TVS" run "$SRC/examples/mm_relu.tvs" --input Z="$W/b.npy"; contains "has no parameter 'Z'"
 
+: >"$W/empty.tvs"
+expect 1 "empty file" "$TVS" run "$W/empty.tvs"; contains "defines no function to run"
+
+# The interpreter checks every buffer access: an out-of-bounds store is an
+# error naming the buffer and the index, with the statement's location.
+printf '@T.prim_func\ndef f(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):\n    for i in range(9):\n        B[i] = A[i - 1]\n' >"$W/oob.tvs"
+expect 1 "out of bounds" "$TVS" run "$W/oob.tvs" --target interp
+contains "out-of-bounds"
+contains "oob.tvs:4:"
+
 # Syntax errors: file:line:col, caret, exit 1; JSON form for editors.
 printf 'from tvm.script import tir as T\n@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    for i in T.grid(4)\n        A[i] = 1.0\n' >"$W/syntax.tvs"
 expect 1 "syntax error" "$TVS" check "$W/syntax.tvs";  contains "syntax.tvs:4:"

@@ -848,6 +848,8 @@ int cmd_run(int argc, char **argv) {
     if (ra.func) {
       g = ir_module_lookup(m, ra.func);
       if (!g) fprintf(stderr, "tvs run: error: module has no function '%s'\n", ra.func);
+    } else if (m->nfuncs == 0) {
+      fprintf(stderr, "tvs run: error: '%s' defines no function to run\n", ra.file);
     } else if (m->nfuncs == 1) {
       g = &m->funcs[0];
     } else if ((g = ir_module_lookup(m, "main")) == NULL) {
