@@ -65,6 +65,9 @@ int sch_get_loops(Schedule *s, SchRV block, SchRV **out);
 int sch_get_child_blocks(Schedule *s, SchRV block_or_loop, SchRV **out);
 int sch_get_producers(Schedule *s, SchRV block, SchRV **out);
 int sch_get_consumers(Schedule *s, SchRV block, SchRV **out);
+/* The blocks under scope_block (nested ones included, pre-order) writing a
+ * buffer their own scope root does not allocate, e.g. function outputs. */
+int sch_get_output_blocks(Schedule *s, SchRV scope_block, SchRV **out);
 
 /* ------------------------------------------------ loop transformations */
 
@@ -96,6 +99,11 @@ int sch_reverse_compute_inline(Schedule *s, SchRV block);
 /* ------------------------------------------------------------ reductions */
 
 SchRV sch_decompose_reduction(Schedule *s, SchRV block, SchRV loop);
+/* Factorizes the reduction of the only block under loop: a new block
+ * `<block>_rf` (returned) reduces into `<buf>_rf`, the output shape with an
+ * axis of loop's extent inserted at factor_axis (in [-(ndim+1), ndim]); the
+ * block then reduces `<buf>_rf` over that axis into the output. */
+SchRV sch_rfactor(Schedule *s, SchRV loop, int factor_axis);
 
 /* ------------------------------------------------------ caching and buffers */
 
@@ -106,6 +114,16 @@ SchRV sch_cache_read(Schedule *s, SchRV block, int read_buffer_index, const char
 /* The block writes a new `<buf>_<scope>` buffer instead; a write-back block
  * `<buf>_<scope>` (returned) copies it to the buffer before its consumers. */
 SchRV sch_cache_write(Schedule *s, SchRV block, int write_buffer_index, const char *storage_scope);
+
+/* Gives the block-allocated buffer written at write index buffer_index the
+ * storage scope storage_scope (the alloc_buffer and every use are updated);
+ * the same scope is a no-op.  Function parameters are refused. */
+int sch_set_scope(Schedule *s, SchRV block, int buffer_index, const char *storage_scope);
+/* Records `stride[axis] = k * factor + offset` for the block-allocated buffer
+ * written at buffer_index in the block annotation "buffer_dim_align"
+ * ([[buffer_index, axis, factor, offset], ...]; an entry for the same buffer
+ * and axis is replaced).  axis may be negative (counted from the end). */
+int sch_storage_align(Schedule *s, SchRV block, int buffer_index, int axis, int factor, int offset);
 
 /* ----------------------------------------------------------------- trace */
 

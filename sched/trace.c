@@ -105,11 +105,25 @@ static int ap_reverse_compute_inline(Schedule *s, SchVal *a, SchVal *r) {
 static int ap_decompose_reduction(Schedule *s, SchVal *a, SchVal *r) {
   return ret_one(sch_decompose_reduction(s, (SchRV)a[0].i, (SchRV)a[1].i), r);
 }
+static int ap_rfactor(Schedule *s, SchVal *a, SchVal *r) {
+  return ret_one(sch_rfactor(s, (SchRV)a[0].i, (int)a[1].i), r);
+}
 static int ap_cache_read(Schedule *s, SchVal *a, SchVal *r) {
   return ret_one(sch_cache_read(s, (SchRV)a[0].i, (int)a[1].i, a[2].s), r);
 }
 static int ap_cache_write(Schedule *s, SchVal *a, SchVal *r) {
   return ret_one(sch_cache_write(s, (SchRV)a[0].i, (int)a[1].i, a[2].s), r);
+}
+static int ap_get_output_blocks(Schedule *s, SchVal *a, SchVal *r) {
+  SchRV *o;
+  int n = sch_get_output_blocks(s, (SchRV)a[0].i, &o);
+  return ret_list(o, n, r);
+}
+static int ap_set_scope(Schedule *s, SchVal *a, SchVal *r) {
+  return sch_set_scope(s, (SchRV)a[0].i, (int)a[1].i, a[2].s);
+}
+static int ap_storage_align(Schedule *s, SchVal *a, SchVal *r) {
+  return sch_storage_align(s, (SchRV)a[0].i, (int)a[1].i, (int)a[2].i, (int)a[3].i, (int)a[4].i);
 }
 static int ap_work_on(Schedule *s, SchVal *a, SchVal *r) { return sch_work_on(s, a[0].s); }
 
@@ -120,6 +134,7 @@ const SchMethod sch_methods[] = {
     {"get_child_blocks", {P("block_or_loop", SP_BLOCK_OR_LOOP, NULL)}, 1, SO_LIST, true, ap_get_child_blocks},
     {"get_producers", {P("block", SP_BLOCK, NULL)}, 1, SO_LIST, true, ap_get_producers},
     {"get_consumers", {P("block", SP_BLOCK, NULL)}, 1, SO_LIST, true, ap_get_consumers},
+    {"get_output_blocks", {P("scope_block", SP_BLOCK, NULL)}, 1, SO_LIST, true, ap_get_output_blocks},
     {"split",
      {P("loop", SP_LOOP, NULL), P("factors", SP_FACTORS, NULL), P("preserve_unit_iters", SP_BOOL, "True"),
       P("disable_predication", SP_BOOL, "False")},
@@ -148,12 +163,20 @@ const SchMethod sch_methods[] = {
     {"reverse_compute_inline", {P("block", SP_BLOCK, NULL)}, 1, SO_NONE, true, ap_reverse_compute_inline},
     {"decompose_reduction", {P("block", SP_BLOCK, NULL), P("loop", SP_LOOP, NULL)}, 2, SO_ONE, true,
      ap_decompose_reduction},
+    {"rfactor", {P("loop", SP_LOOP, NULL), P("factor_axis", SP_INT, "0")}, 2, SO_ONE, true, ap_rfactor},
     {"cache_read",
      {P("block", SP_BLOCK, NULL), P("read_buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
      3, SO_ONE, true, ap_cache_read},
     {"cache_write",
      {P("block", SP_BLOCK, NULL), P("write_buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
      3, SO_ONE, true, ap_cache_write},
+    {"set_scope",
+     {P("block", SP_BLOCK, NULL), P("buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
+     3, SO_NONE, true, ap_set_scope},
+    {"storage_align",
+     {P("block", SP_BLOCK, NULL), P("buffer_index", SP_INT, NULL), P("axis", SP_INT, NULL),
+      P("factor", SP_INT, NULL), P("offset", SP_INT, NULL)},
+     5, SO_NONE, true, ap_storage_align},
     {"work_on", {P("func_name", SP_STR, NULL)}, 1, SO_NONE, false, ap_work_on},
 };
 #undef P

@@ -1,0 +1,2 @@
+i, k = sch.get_loops("B")
+sch.rfactor(i, 0)

@@ -1,0 +1,1 @@
+sch.set_scope("D", 0, "shared")
