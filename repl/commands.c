@@ -474,11 +474,11 @@ static int cmd_target(Repl *r, int argc, char **argv) {
 
 static int cmd_set(Repl *r, int argc, char **argv) {
   if (argc == 1) {
-    fprintf(r->opt.out, "threads %d\nrepeat %d%s\ncolor %s\n", r->threads ? r->threads : tvs_thread_pool_num_threads(),
-            r->repeat, r->repeat ? "" : " (adaptive)", r->color ? "on" : "off");
+    fprintf(r->opt.out, "threads %d\nrepeat %d%s\ncolor %s\npager %s\n", r->threads ? r->threads : tvs_thread_pool_num_threads(),
+            r->repeat, r->repeat ? "" : " (adaptive)", r->color ? "on" : "off", r->pager ? "on" : "off");
     return 0;
   }
-  if (argc != 3) return repl_error(r, "usage: :set threads N | repeat N | color on|off|auto"), -1;
+  if (argc != 3) return repl_error(r, "usage: :set threads N | repeat N | color on|off|auto | pager on|off"), -1;
   const char *name = argv[1], *val = argv[2];
   if (!strcmp(name, "threads") || !strcmp(name, "repeat")) {
     char *end;
@@ -505,7 +505,14 @@ static int cmd_set(Repl *r, int argc, char **argv) {
     fprintf(r->opt.out, "color %s\n", r->color ? "on" : "off");
     return 0;
   }
-  return repl_error(r, ":set: unknown setting '%s' (threads, repeat, color)", name), -1;
+  if (!strcmp(name, "pager")) {
+    if (strcmp(val, "on") && strcmp(val, "off"))
+      return repl_error(r, ":set pager: expected on or off, got '%s'", val), -1;
+    r->pager = !strcmp(val, "on");
+    fprintf(r->opt.out, "pager %s\n", r->pager ? "on" : "off");
+    return 0;
+  }
+  return repl_error(r, ":set: unknown setting '%s' (threads, repeat, color, pager)", name), -1;
 }
 
 static int cmd_quit(Repl *r, int argc, char **argv) { return 1; }
@@ -535,7 +542,7 @@ static const ReplCmd commands[] = {
      "unscheduled function on the interpreter", repl_cmd_run},
     {"time", "[FUNC]", "median time and GFLOP/s (after a warm-up) on the current target,\n"
                        "with the ratio to the previous :time of the same function", repl_cmd_time},
-    {"set", "NAME VALUE", "settings: threads N (0 = default), repeat N (0 = adaptive), color on|off|auto", cmd_set},
+    {"set", "NAME VALUE", "settings: threads N (0 = default), repeat N (0 = adaptive), color on|off|auto, pager on|off (long outputs through $PAGER on a terminal)", cmd_set},
     {"quit", "", "leave the REPL (also :q, :exit, Ctrl-D)", cmd_quit},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

@@ -158,6 +158,7 @@ static void complete_command(Repl *r, const char *text, Words *w, int *start) {
     add(w, "threads");
     add(w, "repeat");
     add(w, "color");
+    add(w, "pager");
   } else if (!strcmp(cmd, "set") && argi == 2 && strstr(text, "color")) {
     add(w, "on");
     add(w, "off");

@@ -54,6 +54,7 @@ struct Repl {
   char *prev_what;        /* what that change was */
   bool target_cpu;        /* :target cpu (default) or interp */
   int repeat;             /* :set repeat (0 = adaptive) */
+  bool pager;             /* :set pager on: long outputs go through $PAGER on a terminal */
   int threads;            /* :set threads (0 = default) */
   ReplTiming *times;      /* last :time per function */
   int ntimes;

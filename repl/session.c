@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "lang/elab.h"
@@ -100,7 +101,27 @@ void repl_error(Repl *r, const char *fmt, ...) {
   fflush(r->opt.err);
 }
 
+/* Long outputs (more lines than the terminal shows) go through $PAGER
+ * (default "less -R") only when asked with :set pager on and only when the
+ * output is a terminal; otherwise, and if the pager cannot start, they are
+ * printed directly. */
+static bool page(Repl *r, const char *s) {
+  if (!r->pager || !isatty(fileno(r->opt.out))) return false;
+  struct winsize ws;
+  int rows = ioctl(fileno(r->opt.out), TIOCGWINSZ, &ws) == 0 && ws.ws_row ? ws.ws_row : 24;
+  int lines = 0;
+  for (const char *p = s; *p; p++) lines += *p == '\n';
+  if (lines < rows - 1) return false;
+  const char *pager = getenv("PAGER");
+  FILE *pp = popen(pager && *pager ? pager : "less -R", "w");
+  if (!pp) return false;
+  fflush(r->opt.out);
+  fputs(s, pp);
+  return pclose(pp) != -1;
+}
+
 void repl_puts(Repl *r, const char *s) {
+  if (page(r, s)) return;
   fputs(s, r->opt.out);
   size_t n = strlen(s);
   if (n && s[n - 1] != '\n') fputc('\n', r->opt.out);

@@ -67,7 +67,7 @@ check_last() {
 keys() { T send-keys -t repl "$@"; }
 
 T new-session -d -s repl -x 150 -y 50 \
-  "cd '$W' && env HOME='$W/home' TERM=xterm-256color '$TVS' repl kernel.tvs; echo '[repl exited]'; sleep 30"
+  "cd '$W' && env HOME='$W/home' TERM=xterm-256color PAGER='sh -c \"cat; echo PAGED-END\"' '$TVS' repl kernel.tvs; echo '[repl exited]'; sleep 30"
 
 check "banner" "tvs repl: schedule statements"
 check "module loaded" "loaded kernel.tvs (module Kernel)"
@@ -142,6 +142,15 @@ keys Enter
 check "show" 'with T.block("matmul"):'
 if T capture-pane -p -e -t repl | grep -q $'\033\\['; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: no colour in the IR on a terminal"; fi
+# With :set pager on, a long output (the LLVM IR) goes through $PAGER ("cat"
+# piped to a marker here, so the test does not depend on less).
+keys -l ':set pager on'
+keys Enter
+check "pager setting" "pager on"
+keys C-l
+keys -l ':show llvm'
+keys Enter
+check "paged output" "PAGED-END"
 keys -l ':quit'
 keys Enter
 check "quit" "[repl exited]"
