@@ -141,3 +141,35 @@ static int deps(Schedule *s, SchRV block, bool producers, SchRV **out) {
 
 int sch_get_producers(Schedule *s, SchRV block, SchRV **out) { return deps(s, block, true, out); }
 int sch_get_consumers(Schedule *s, SchRV block, SchRV **out) { return deps(s, block, false, out); }
+
+int sch_buffer_index_by_name(Schedule *s, SchRV block, const char *name, int which,
+                             bool *is_write, const char *prim, int argi) {
+  SchPath path = {0};
+  TirStmt *realize = sch_find_block(s, block, prim, 0, &path);
+  sch_path_free(&path);
+  if (!realize) return -1;
+  const TirBlock *b = tir_realize_block(realize);
+  int found = -1, nfound = 0;
+  bool w = false;
+  for (int pass = 0; pass < 2; pass++) {
+    if ((pass == 0 && which == 1) || (pass == 1 && which == 0)) continue;
+    const TirBufferRegion *rs = pass ? b->writes : b->reads;
+    int n = pass ? b->nwrites : b->nreads;
+    for (int i = 0; i < n; i++)
+      if (!strcmp(rs[i].buffer->name, name)) {
+        if (nfound++ == 0) found = i, w = pass == 1;
+      }
+  }
+  const char *lists = which == 0 ? "reads" : which == 1 ? "writes" : "reads or writes";
+  if (nfound == 0) {
+    sch_error(s, argi, "%s: block '%s' has no buffer '%s' in its %s", prim, b->name, name, lists);
+    return -1;
+  }
+  if (nfound > 1 && which < 0) {
+    sch_error(s, argi, "%s: buffer '%s' is both read and written by block '%s'; pass (\"read\", i) or (\"write\", i)",
+              prim, name, b->name);
+    return -1;
+  }
+  if (is_write) *is_write = w;
+  return found;
+}

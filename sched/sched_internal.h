@@ -14,7 +14,8 @@
 /* ------------------------------------------------------- values (trace/script) */
 
 typedef enum SchValKind {
-  SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_RV, SV_LIST
+  SV_NONE, SV_BOOL, SV_INT, SV_FLOAT, SV_STR, SV_RV, SV_LIST,
+  SV_CODE  /* source text kept verbatim, e.g. an index map `lambda i, j: (j, i)` (in s) */
 } SchValKind;
 
 /* A value in a trace instruction or a script: None, literals, a handle, a list. */
@@ -53,7 +54,23 @@ typedef enum SchParamKind {
   SP_STR,            /* str */
   SP_OPT_STR,        /* str or None */
   SP_FACTORS,        /* list of int / None */
-  SP_ANY             /* an annotation value */
+  SP_ANY,            /* an annotation value */
+  /* A buffer of the block argument (param 0): an index, a ("read"|"write", i)
+   * pair, or a buffer name.  SP_READ_BUFFER / SP_WRITE_BUFFER normalize to the
+   * index into the block's reads / writes (SV_INT); SP_BUFFER to the pair
+   * (SV_LIST of SV_STR "read"|"write" and SV_INT), printed as a tuple. */
+  SP_READ_BUFFER,
+  SP_WRITE_BUFFER,
+  SP_BUFFER,
+  SP_INDEX_MAP,      /* lambda (or T.index_map(lambda ...)): SV_CODE, printed verbatim */
+  SP_OPT_CODE,       /* None, a number, or a lambda (pad_value=) */
+  SP_INTS,           /* list of ints */
+  SP_FLOATS,         /* list of numbers (ints become floats) */
+  SP_OPT_INT,        /* int or None */
+  SP_OPT_INTS,       /* list of ints or None */
+  SP_OPT_BLOCKS,     /* list of BlockRVs / block names, or None */
+  SP_BLOCKS,         /* *blocks (varargs of BlockRV / names, printed positionally) */
+  SP_LOOP_OR_BLOCKS  /* a LoopRV or a list of BlockRVs (blockize's target) */
 } SchParamKind;
 
 typedef enum SchOutKind { SO_NONE, SO_ONE, SO_LIST } SchOutKind;
@@ -64,7 +81,7 @@ typedef struct SchParam {
   const char *dflt;   /* default as printed ("True", "None", "-1"), NULL = required */
 } SchParam;
 
-#define SCH_MAX_PARAMS 5
+#define SCH_MAX_PARAMS 6
 
 /* One schedule method: how scripts call it and how traces print it. */
 typedef struct SchMethod {
@@ -78,9 +95,26 @@ typedef struct SchMethod {
   int (*apply)(Schedule *s, SchVal *args, SchVal *result);
 } SchMethod;
 
-extern const SchMethod sch_methods[];
-extern const int sch_nmethods;
+/* Method tables, one per group of primitives (each in its primitive's file,
+ * ended by an entry whose name is NULL); trace.c looks names up in all of
+ * them, in this order. */
+extern const SchMethod sch_methods_core[];      /* trace.c: getters ... storage_align */
+extern const SchMethod sch_methods_blockize[];  /* primitive_blockize.c, primitive_tensorize.c */
+extern const SchMethod sch_methods_layout[];    /* primitive_layout.c: transform_layout ... */
+extern const SchMethod sch_methods_reindex[];   /* primitive_reindex.c: reindex, reindex_cache_* */
+extern const SchMethod sch_methods_cache_ext[]; /* primitive_cache_ext.c: cache_inplace, cache_index, read_at ... */
+extern const SchMethod sch_methods_misc[];      /* primitive_misc.c: merge, loop_partition, pad_einsum ... */
+extern const SchMethod sch_methods_sampling[];  /* primitive_sampling.c: sample_* */
 const SchMethod *sch_method_lookup(const char *name);
+/* Method i over all tables (NULL past the end), for listings and completion. */
+const SchMethod *sch_method_at(int i);
+
+/* The buffer-argument sugar: the index of the buffer named `name` in the
+ * block's reads (which = 0), writes (which = 1), or either (which = -1: the
+ * name must be unique among reads + writes; *is_write tells which list).
+ * Returns -1 after reporting "<prim>: ..." at argument argi. */
+int sch_buffer_index_by_name(Schedule *s, SchRV block, const char *name, int which,
+                             bool *is_write, const char *prim, int argi);
 
 /* ----------------------------------------------------------------- state */
 
@@ -93,7 +127,7 @@ typedef struct SchRVInfo {
 } SchRVInfo;
 
 typedef struct SchInst {
-  int method;        /* index into sch_methods */
+  const SchMethod *method;
   SchVal *args;      /* one per param */
   int nargs;
   SchRV *outs;       /* results */

@@ -125,6 +125,26 @@ int sch_set_scope(Schedule *s, SchRV block, int buffer_index, const char *storag
  * and axis is replaced).  axis may be negative (counted from the end). */
 int sch_storage_align(Schedule *s, SchRV block, int buffer_index, int axis, int factor, int offset);
 
+/* ------------------------------------------------ blockize and tensorize */
+/* (primitive_blockize.c, primitive_tensorize.c) */
+
+/* ------------------------------------------------------------ layouts */
+/* (primitive_layout.c: transform_layout, transform_block_layout, set_axis_separator) */
+
+/* ------------------------------------------------------------ reindex */
+/* (primitive_reindex.c: reindex, reindex_cache_read/write, reorder_block_iter_var,
+ * unsafe_set_dtype, annotate_buffer_access) */
+
+/* ------------------------------------------------ more caching primitives */
+/* (primitive_cache_ext.c: cache_inplace, cache_index, read_at, write_at, rolling_buffer) */
+
+/* ------------------------------------------------ other loop/block primitives */
+/* (primitive_misc.c: merge, loop_partition, pad_einsum, decompose_padding,
+ * fuse_reduction_epilogue) */
+
+/* ------------------------------------------------------------ sampling */
+/* (primitive_sampling.c: sample_perfect_tile, sample_categorical, sample_compute_location) */
+
 /* ----------------------------------------------------------------- trace */
 
 /* Appends the trace as replayable schedule-script text: one statement per

@@ -100,6 +100,7 @@ static const char *kind_word(const SchVal *v) {
     case SV_FLOAT: return "a float";
     case SV_STR: return "a string";
     case SV_RV: return "a handle";
+    case SV_CODE: return "a lambda";
     case SV_LIST: return "a list";
     case SV_SCHED: return "a Schedule";
     case SV_MODULE: case SV_MODREF: return "a module";
@@ -168,10 +169,133 @@ static void emit(Eval *ev, const SchVal *v) {
 /* ------------------------------------------------------- method binding */
 
 /* Converts a script value into the normalized argument of param p. */
+/* A block argument (a handle or a block name) as a BlockRV; false on error. */
+static bool to_block_rv(Eval *ev, Schedule *s, SchVal *v, Span sp, const char *method, const char *pname) {
+  if (v->kind == SV_STR) {
+    SchRV rv = sch_get_block(s, v->s, NULL);
+    if (rv < 0) return ev->failed = true, false;
+    sch_val_free(v);
+    *v = sch_val_rv(rv);
+    return true;
+  }
+  if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_BLOCK) return true;
+  err(ev, sp, "%s: argument '%s' must be a BlockRV or a block name, got %s", method, pname, kind_word(v));
+  return false;
+}
+
+static bool is_int_list(const SchVal *v) {
+  if (v->kind != SV_LIST) return false;
+  for (int i = 0; i < v->n; i++)
+    if (v->items[i].kind != SV_INT) return false;
+  return true;
+}
+
+/* A buffer argument of param p (SP_READ_BUFFER / SP_WRITE_BUFFER / SP_BUFFER)
+ * for the block in args[0]: normalized as the param kind says. */
+static bool convert_buffer(Eval *ev, Schedule *s, const SchParam *p, const SchVal *block, SchVal *v,
+                           Span sp, const char *method, int argi) {
+  int which = p->kind == SP_READ_BUFFER ? 0 : p->kind == SP_WRITE_BUFFER ? 1 : -1;
+  const char *want = which == 0 ? "an int, (\"read\", i) or a buffer name"
+                     : which == 1 ? "an int, (\"write\", i) or a buffer name"
+                                  : "(\"read\"|\"write\", i) or a buffer name";
+  if (v->kind == SV_INT && which >= 0) return true;
+  if (v->kind == SV_LIST && v->n == 2 && v->items[0].kind == SV_STR && v->items[1].kind == SV_INT &&
+      (!strcmp(v->items[0].s, "read") || !strcmp(v->items[0].s, "write"))) {
+    int w = !strcmp(v->items[0].s, "write");
+    if (which >= 0 && w != which) {
+      err(ev, sp, "%s: argument '%s' must name a %s buffer of the block, got (\"%s\", %lld)", method,
+          p->name, which ? "written" : "read", v->items[0].s, (long long)v->items[1].i);
+      return false;
+    }
+    if (which >= 0) {
+      SchVal i = sch_val_int(v->items[1].i);
+      sch_val_free(v);
+      *v = i;
+    }
+    return true;
+  }
+  if (v->kind == SV_STR) {
+    if (!block || block->kind != SV_RV) return false;
+    bool w = false;
+    int ix = sch_buffer_index_by_name(s, (SchRV)block->i, v->s, which, &w, method, argi);
+    if (ix < 0) return ev->failed = true, false;
+    sch_val_free(v);
+    if (which >= 0) {
+      *v = sch_val_int(ix);
+    } else {
+      SchVal pair[2] = {sch_val_str(w ? "write" : "read"), sch_val_int(ix)};
+      *v = sch_val_none();
+      v->kind = SV_LIST;
+      v->n = 2;
+      v->items = xmalloc(2 * sizeof *v->items);
+      memcpy(v->items, pair, sizeof pair);
+    }
+    return true;
+  }
+  err(ev, sp, "%s: argument '%s' must be %s, got %s", method, p->name, want, kind_word(v));
+  return false;
+}
+
+/* Converts a script value into the normalized argument of param p (args:
+ * the arguments converted so far, args[0] first). */
 static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, SchVal *v,
-                    const char *method) {
+                    const char *method, const SchVal *args, int argi) {
   Span sp = node->span;
   switch (p->kind) {
+    case SP_READ_BUFFER:
+    case SP_WRITE_BUFFER:
+    case SP_BUFFER:
+      return convert_buffer(ev, s, p, argi > 0 ? &args[0] : NULL, v, sp, method, argi);
+    case SP_INDEX_MAP:
+      if (v->kind == SV_CODE) return true;
+      err(ev, sp, "%s: argument '%s' must be a lambda (an index map), got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_OPT_CODE:
+      if (v->kind == SV_CODE || v->kind == SV_NONE || v->kind == SV_INT || v->kind == SV_FLOAT) return true;
+      err(ev, sp, "%s: argument '%s' must be None, a number or a lambda, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_INTS:
+      if (is_int_list(v)) return true;
+      err(ev, sp, "%s: argument '%s' must be a list of ints, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_OPT_INTS:
+      if (v->kind == SV_NONE || is_int_list(v)) return true;
+      err(ev, sp, "%s: argument '%s' must be a list of ints or None, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_FLOATS:
+      if (v->kind == SV_LIST) {
+        bool ok = true;
+        for (int i = 0; i < v->n; i++) {
+          if (v->items[i].kind == SV_INT) v->items[i].kind = SV_FLOAT, v->items[i].f = (double)v->items[i].i, v->items[i].i = 0;
+          else if (v->items[i].kind != SV_FLOAT) ok = false;
+        }
+        if (ok) return true;
+      }
+      err(ev, sp, "%s: argument '%s' must be a list of numbers, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_OPT_INT:
+      if (v->kind == SV_INT || v->kind == SV_NONE) return true;
+      err(ev, sp, "%s: argument '%s' must be an int or None, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_OPT_BLOCKS:
+    case SP_BLOCKS:
+      if (v->kind == SV_NONE && p->kind == SP_OPT_BLOCKS) return true;
+      if (v->kind != SV_LIST) {
+        err(ev, sp, "%s: argument '%s' must be a list of BlockRVs, got %s", method, p->name, kind_word(v));
+        return false;
+      }
+      for (int i = 0; i < v->n; i++)
+        if (!to_block_rv(ev, s, &v->items[i], sp, method, p->name)) return false;
+      return true;
+    case SP_LOOP_OR_BLOCKS:
+      if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_LOOP) return true;
+      if (v->kind == SV_LIST && v->n > 0) {
+        for (int i = 0; i < v->n; i++)
+          if (!to_block_rv(ev, s, &v->items[i], sp, method, p->name)) return false;
+        return true;
+      }
+      err(ev, sp, "%s: argument '%s' must be a LoopRV or a list of BlockRVs, got %s", method, p->name, kind_word(v));
+      return false;
     case SP_BLOCK:
     case SP_BLOCK_OR_LOOP:
       if (v->kind == SV_STR) {
@@ -252,6 +376,17 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
 
 static SchVal parse_default(const char *d) {
   if (!strcmp(d, "None")) return sch_val_none();
+  if (d[0] == '"') { /* a string default: "global" */
+    SchVal v = sch_val_str(d + 1);
+    if (*v.s) v.s[strlen(v.s) - 1] = 0;
+    return v;
+  }
+  if (strchr(d, '.')) {
+    SchVal v = sch_val_none();
+    v.kind = SV_FLOAT;
+    v.f = strtod(d, NULL);
+    return v;
+  }
   if (!strcmp(d, "True")) return sch_val_bool(true);
   if (!strcmp(d, "False")) return sch_val_bool(false);
   return sch_val_int(strtoll(d, NULL, 10));
@@ -265,7 +400,7 @@ static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *
   int nspans = 0;
   for (int i = 0; i < 8; i++) spans[i] = span_none;
   SchVal result = sch_val_none();
-  bool varargs = m->nparams > 0 && m->params[0].kind == SP_LOOPS;
+  bool varargs = m->nparams > 0 && (m->params[0].kind == SP_LOOPS || m->params[0].kind == SP_BLOCKS);
   if (varargs) {
     args[0] = sch_val_none();
     args[0].kind = SV_LIST;
@@ -338,7 +473,7 @@ static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *
     nodes[k] = call;
   }
   for (int k = 0; k < m->nparams && ok; k++)
-    if (!convert(ev, s, &m->params[k], nodes[k], &args[k], m->name)) ok = false;
+    if (!convert(ev, s, &m->params[k], nodes[k], &args[k], m->name, args, k)) ok = false;
   if (ok) {
     sch_set_call_spans(s, call->span, spans, nspans);
     int nerr = ev->diag->nerr;
@@ -407,13 +542,58 @@ static SchVal construct(Eval *ev, const Ast *call) {
   return val_kind(SV_SCHED, i);
 }
 
+/* The source text of a node (a lambda), kept verbatim with line breaks
+ * folded, for index maps. */
+static SchVal code_val(const Ast *e) {
+  SchVal v = sch_val_none();
+  v.kind = SV_CODE;
+  const SourceFile *f = e->span.file;
+  if (!f || e->span.off + e->span.len > f->len) {
+    v.s = xstrdup("lambda: ()");
+    return v;
+  }
+  StrBuf sb;
+  sb_init(&sb);
+  bool space = false;
+  for (uint32_t i = 0; i < e->span.len; i++) {
+    char c = f->text[e->span.off + i];
+    if (c == '\\' && i + 1 < e->span.len && f->text[e->span.off + i + 1] == '\n') continue;
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = true;
+      continue;
+    }
+    if (space && sb.len > 0) sb_putc(&sb, ' ');
+    space = false;
+    sb_putc(&sb, c);
+  }
+  v.s = xstrdup(sb.data ? sb.data : "");
+  sb_free(&sb);
+  return v;
+}
+
+/* T.index_map(lambda ...), tvm.tir.IndexMap.from_func(lambda ...): the lambda. */
+static bool is_index_map_ctor(Arena *a, const Ast *callee) {
+  const char *d = ast_dotted_name(a, callee);
+  if (!d) return false;
+  size_t n = strlen(d);
+  return !strcmp(d, "T.index_map") || (n >= 17 && !strcmp(d + n - 17, "IndexMap.from_func"));
+}
+
 static SchVal eval_call(Eval *ev, const Ast *e) {
   const Ast *callee = e->a;
   Arena tmp;
   arena_init(&tmp);
   bool ctor = is_schedule_ctor(&tmp, callee);
+  bool imap = !ctor && is_index_map_ctor(&tmp, callee);
   arena_free(&tmp);
   if (ctor) return construct(ev, e);
+  if (imap) {
+    if (e->list.len < 1 || e->list.items[0]->kind != AST_LAMBDA) {
+      err(ev, e->span, "an index map takes a lambda as its first argument");
+      return sch_val_none();
+    }
+    return code_val(e->list.items[0]);
+  }
   if (callee->kind == AST_NAME && !strcmp(callee->name, "print")) {
     for (int i = 0; i < e->list.len; i++) {
       SchVal v = eval(ev, e->list.items[i]);
@@ -461,7 +641,7 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
     } else {
       const char *cands[64];
       int n = 0;
-      for (int i = 0; i < sch_nmethods && n < 60; i++) cands[n++] = sch_methods[i].name;
+      for (int i = 0; sch_method_at(i) && n < 60; i++) cands[n++] = sch_method_at(i)->name;
       cands[n++] = "get_sblock";
       cands[n++] = "mod";
       cands[n++] = "trace";
@@ -567,6 +747,7 @@ static SchVal eval(Eval *ev, const Ast *e) {
       return sch_val_none();
     }
     case AST_CALL: return eval_call(ev, e);
+    case AST_LAMBDA: return code_val(e);
     default: break;
   }
   err(ev, e->span, "unsupported expression in a schedule script");
@@ -802,8 +983,8 @@ const char *sch_script_var(const SchScript *sc, int i, SchScriptVarKind *kind) {
 }
 
 const char *sch_script_method(int i, const char **params, int *nparams) {
-  if (i < 0 || i >= sch_nmethods) return NULL;
-  const SchMethod *m = &sch_methods[i];
+  const SchMethod *m = i < 0 ? NULL : sch_method_at(i);
+  if (!m) return NULL;
   if (params)
     for (int k = 0; k < m->nparams; k++) params[k] = m->params[k].name;
   if (nparams) *nparams = m->nparams;

@@ -195,7 +195,7 @@ void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const 
     s->trace = xrealloc(s->trace, (size_t)s->captrace * sizeof *s->trace);
   }
   SchInst *in = &s->trace[s->ntrace++];
-  in->method = (int)(m - sch_methods);
+  in->method = m;
   in->args = xmalloc((size_t)(nargs ? nargs : 1) * sizeof *in->args);
   memcpy(in->args, args, (size_t)nargs * sizeof *args);
   in->nargs = nargs;

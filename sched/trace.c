@@ -128,7 +128,7 @@ static int ap_storage_align(Schedule *s, SchVal *a, SchVal *r) {
 static int ap_work_on(Schedule *s, SchVal *a, SchVal *r) { return sch_work_on(s, a[0].s); }
 
 #define P(n, k, d) {n, k, d}
-const SchMethod sch_methods[] = {
+const SchMethod sch_methods_core[] = {
     {"get_block", {P("name", SP_STR, NULL), P("func_name", SP_OPT_STR, "None")}, 2, SO_ONE, true, ap_get_block},
     {"get_loops", {P("block", SP_BLOCK, NULL)}, 1, SO_LIST, true, ap_get_loops},
     {"get_child_blocks", {P("block_or_loop", SP_BLOCK_OR_LOOP, NULL)}, 1, SO_LIST, true, ap_get_child_blocks},
@@ -178,14 +178,27 @@ const SchMethod sch_methods[] = {
       P("factor", SP_INT, NULL), P("offset", SP_INT, NULL)},
      5, SO_NONE, true, ap_storage_align},
     {"work_on", {P("func_name", SP_STR, NULL)}, 1, SO_NONE, false, ap_work_on},
+    {NULL, {{0}}, 0, SO_NONE, false, NULL},
 };
 #undef P
-const int sch_nmethods = (int)(sizeof sch_methods / sizeof sch_methods[0]);
+
+static const SchMethod *const method_tables[] = {
+    sch_methods_core, sch_methods_blockize, sch_methods_layout, sch_methods_reindex,
+    sch_methods_cache_ext, sch_methods_misc, sch_methods_sampling,
+};
+
+const SchMethod *sch_method_at(int i) {
+  for (size_t t = 0; t < sizeof method_tables / sizeof method_tables[0]; t++)
+    for (const SchMethod *m = method_tables[t]; m->name; m++)
+      if (i-- == 0) return m;
+  return NULL;
+}
 
 const SchMethod *sch_method_lookup(const char *name) {
   if (!strcmp(name, "get_sblock")) name = "get_block";
-  for (int i = 0; i < sch_nmethods; i++)
-    if (!strcmp(sch_methods[i].name, name)) return &sch_methods[i];
+  for (size_t t = 0; t < sizeof method_tables / sizeof method_tables[0]; t++)
+    for (const SchMethod *m = method_tables[t]; m->name; m++)
+      if (!strcmp(m->name, name)) return m;
   return NULL;
 }
 
@@ -214,6 +227,7 @@ static void print_val(const Schedule *s, StrBuf *out, const SchVal *v) {
       break;
     }
     case SV_STR: print_str(out, v->s); break;
+    case SV_CODE: sb_puts(out, v->s); break;
     case SV_RV: sb_puts(out, s->rvs[v->i].name); break;
     case SV_LIST:
       sb_putc(out, '[');
@@ -227,7 +241,7 @@ static void print_val(const Schedule *s, StrBuf *out, const SchVal *v) {
 }
 
 static void print_inst(const Schedule *s, StrBuf *out, const SchInst *in) {
-  const SchMethod *m = &sch_methods[in->method];
+  const SchMethod *m = in->method;
   if (in->nouts > 0) {
     for (int i = 0; i < in->nouts; i++) sb_printf(out, "%s%s", i ? ", " : "", s->rvs[in->outs[i]].name);
     sb_puts(out, m->out == SO_LIST && in->nouts == 1 ? ", = " : " = ");
@@ -237,7 +251,16 @@ static void print_inst(const Schedule *s, StrBuf *out, const SchInst *in) {
   sb_printf(out, "sch.%s(", m->name);
   for (int i = 0; i < in->nargs && i < m->nparams; i++) {
     if (i) sb_puts(out, ", ");
-    if (m->params[i].kind == SP_LOOPS) {
+    if (m->params[i].kind == SP_BUFFER && in->args[i].kind == SV_LIST) { /* ("write", 0) */
+      sb_printf(out, "%s=(", m->params[i].name);
+      for (int k = 0; k < in->args[i].n; k++) {
+        if (k) sb_puts(out, ", ");
+        print_val(s, out, &in->args[i].items[k]);
+      }
+      sb_puts(out, ")");
+      continue;
+    }
+    if (m->params[i].kind == SP_LOOPS || m->params[i].kind == SP_BLOCKS) {
       for (int k = 0; k < in->args[i].n; k++) {
         if (k) sb_puts(out, ", ");
         print_val(s, out, &in->args[i].items[k]);

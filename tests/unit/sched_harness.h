@@ -1,7 +1,8 @@
 /* sched_harness.h - shared helpers of the schedule unit tests: load a .tvs
- * input from tests/lit/sched/Inputs, run a function on the interpreter, and
- * check one schedule case (apply, compare results with the unscheduled
- * function, replay the trace, round-trip the printed IR). */
+ * input from tests/lit/sched/Inputs, run a function on the interpreter or
+ * natively (LLVM JIT), and check one schedule case (apply, compare results
+ * with the unscheduled function on both targets, replay the trace,
+ * round-trip the printed IR). */
 #ifndef TVS_TESTS_SCHED_HARNESS_H
 #define TVS_TESTS_SCHED_HARNESS_H
 
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "codegen/codegen.h"
 #include "ir/interp.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -36,9 +38,29 @@ static IrModule *load(const char *name) {
   return m;
 }
 
-/* Runs every prim_func param set to deterministic data; returns the output
- * tensors concatenated as floats (malloc'd), count in *n. */
-static float *run(const IrModule *m, const char *fname, int *n) {
+/* Calls fname of a JIT-compiled m with the prepared tensors; 0 on success. */
+static int run_native(const IrModule *m, const char *fname, TvsNDArray **arr, int nargs, DiagCtx *d) {
+  CgOptions opt = cg_options_default();
+  TVSModule *mod = cg_compile_module(m, &opt, d);
+  if (!mod) return -1;
+  TVSFunction *fn = tvs_module_get_function(mod, fname);
+  int rc = -1;
+  if (fn) {
+    TVSValue vals[8], ret;
+    int codes[8], rtc;
+    for (int i = 0; i < nargs; i++) vals[i].v_handle = &arr[i]->t, codes[i] = TVS_TENSOR;
+    rc = tvs_func_call(fn, vals, codes, nargs, &ret, &rtc);
+    if (rc) fprintf(stderr, "native call of %s failed: %s\n", fname, tvs_get_last_error());
+    tvs_func_release(fn);
+  }
+  tvs_module_free(mod);
+  return rc;
+}
+
+/* Runs every prim_func param set to deterministic data, on the interpreter
+ * or (native) compiled; returns the output tensors concatenated as floats
+ * (malloc'd), count in *n. */
+static float *run_on(const IrModule *m, const char *fname, int *n, bool native) {
   const IrGlobal *g = ir_module_lookup(m, fname);
   if (!g || g->kind != IR_FUNC_TIR) return NULL;
   const TirFunc *f = g->tir;
@@ -61,7 +83,8 @@ static float *run(const IrModule *m, const char *fname, int *n) {
   DiagCtx d;
   diag_init(&d, stderr);
   float *out = NULL;
-  if (interp_run_tir(m, fname, args, f->nparams, &d) == 0) {
+  int rc = native ? run_native(m, fname, arr, f->nparams, &d) : interp_run_tir(m, fname, args, f->nparams, &d);
+  if (rc == 0) {
     out = xmalloc((size_t)total * sizeof *out);
     int at = 0;
     for (int i = 0; i < f->nparams; i++) {
@@ -77,15 +100,30 @@ static float *run(const IrModule *m, const char *fname, int *n) {
   return out;
 }
 
-static bool same_results(const IrModule *a, const IrModule *b, const char *fname) {
-  int na = 0, nb = 0;
-  float *ra = run(a, fname, &na), *rb = run(b, fname, &nb);
+static float *run(const IrModule *m, const char *fname, int *n) { return run_on(m, fname, n, false); }
+
+static bool close_results(const float *ra, int na, const float *rb, int nb) {
   bool ok = ra && rb && na == nb;
   for (int i = 0; ok && i < na; i++)
     if (fabsf(ra[i] - rb[i]) > 1e-4f * (1 + fabsf(ra[i]))) ok = false;
+  return ok;
+}
+
+/* The scheduled module b computes what a does: on the interpreter, and
+ * compiled natively (the lowering passes and the LLVM backend must handle
+ * what the primitives produce). */
+static bool same_results(const IrModule *a, const IrModule *b, const char *fname) {
+  int na = 0, nb = 0, nc = 0;
+  float *ra = run(a, fname, &na), *rb = run(b, fname, &nb);
+  bool ok = close_results(ra, na, rb, nb);
+  if (!ok) fprintf(stderr, "interpreter results differ after scheduling (%s)\n", fname);
+  float *rc = run_on(b, fname, &nc, true);
+  bool okc = close_results(ra, na, rc, nc);
+  if (!okc) fprintf(stderr, "native results of the scheduled %s differ from the interpreter's\n", fname);
   free(ra);
   free(rb);
-  return ok;
+  free(rc);
+  return ok && okc;
 }
 
 /* Applies script to the module in file; checks results and trace replay.
