@@ -528,6 +528,17 @@ static SchVal construct(Eval *ev, const Ast *call) {
           target->name, ev->input->name);
       return sch_val_none();
     }
+  } else if (target->kind == AST_SUBSCRIPT && target->b->kind == AST_STR && target->a->kind == AST_NAME &&
+             !lookup(ev, target->a->name) &&
+             (!strcmp(target->a->name, ev->input->name) || !strcmp(target->a->name, "Module"))) {
+    /* Schedule(MyModule["mm_relu"]): one prim_func of the input module. */
+    const IrGlobal *g = ir_module_lookup(ev->input, target->b->str);
+    if (!g || g->kind != IR_FUNC_TIR) {
+      err(ev, target->b->span, "Schedule(): the module '%s' has no prim_func '%s'", ev->input->name,
+          target->b->str);
+      return sch_val_none();
+    }
+    fn = target->b->str;
   } else {
     SchVal v = eval(ev, target);
     bool good = v.kind == (SchValKind)SV_MODREF;

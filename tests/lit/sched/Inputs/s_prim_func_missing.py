@@ -1,0 +1,1 @@
+sch = tvm.tir.Schedule(MyModule["mm"])
