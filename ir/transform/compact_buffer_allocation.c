@@ -17,6 +17,7 @@
 typedef struct Compact {
   TirBuffer *buf;            /* original buffer */
   TirBuffer *nbuf;           /* compacted buffer (or NULL when unchanged) */
+  const TirStmt *owner;      /* the block that allocates it */
   bool excluded;             /* opaque use, match source, strides...: leave alone */
   bool seen;                 /* some access recorded */
   bool ok[MAX_DIMS];         /* bounds known so far in this dimension */
@@ -31,6 +32,7 @@ typedef struct CompactCtx {
   IrPtrMap by_data;          /* data TirVar* -> Compact* */
   PtrVec all;                /* Compact* */
   PtrVec owners;             /* BLOCK stmts that allocate */
+  const TirStmt *cur;        /* the owner being walked */
   IrPtrMap inner;            /* vars defined inside the current owner */
 } CompactCtx;
 
@@ -54,6 +56,7 @@ static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
     TirBuffer *b = s->block.allocs[i];
     Compact *k = xcalloc(1, sizeof *k);
     k->buf = b;
+    k->owner = s;
     k->excluded = b->ndim > MAX_DIMS || b->nstrides || b->elem_offset || b->naxis_separators;
     for (int d = 0; d < b->ndim && d < MAX_DIMS; d++) k->ok[d] = true;
     pv_push(&c->all, k);
@@ -78,7 +81,9 @@ static bool collect_pre_expr(TirVisitor *v, const TirExpr *e) {
 
 /* Adds one access's bounds to k. */
 static void record(CompactCtx *c, Compact *k, TirExpr *const *idx, int n) {
-  if (k->excluded) return;
+  /* a nested owner's buffers are measured in its own walk, where the loops
+   * between the two owners are outer (symbolic), not relaxed */
+  if (k->excluded || k->owner != c->cur) return;
   if (n != k->buf->ndim) {
     k->excluded = true;
     return;
@@ -276,6 +281,7 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     v.pre_expr = owner_pre_expr;
     v.ctx = &c;
     ir_ptrmap_clear(&c.inner);
+    c.cur = owner;
     tir_visit_stmt(&v, owner->block.body);
     if (owner->block.init) tir_visit_stmt(&v, owner->block.init);
     for (int j = 0; j < owner->block.nallocs; j++) {

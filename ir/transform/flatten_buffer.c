@@ -5,7 +5,11 @@
  * elem_offset + sum(i_d * stride_d) (row-major strides unless B has explicit
  * ones).  Params keep their N-D buffers in buffer_map (arguments are checked
  * against them) while the body uses the flat views; Allocate extents become
- * their product.  Axis separators are not supported (one flat group). */
+ * their product.  Axis separators (set_axis_separator, IndexMap.AXIS_SEPARATOR)
+ * are dropped: every target here addresses one flat memory, so all axes form
+ * one group and results are those of the N-D program.  (TVM keeps one physical
+ * axis per group, which its LLVM CPU codegen then rejects; separated groups
+ * matter only to targets with 2-D memories, which we do not have.) */
 #include "ir/transform/xform_internal.h"
 
 #include <string.h>

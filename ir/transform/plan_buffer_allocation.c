@@ -41,8 +41,40 @@ static void touch(Plan *p, AllocInfo *ai) {
   ai->len = k;
 }
 
+/* Joins the LCA of ai with the scope at depth `depth` of the current path. */
+static void touch_at(Plan *p, AllocInfo *ai, int depth) {
+  int saved = p->depth;
+  p->depth = depth;
+  touch(p, ai);
+  p->depth = saved;
+}
+
+/* An opaque iter carries a dependency across the loops its binding uses
+ * (e.g. a rolling buffer): the buffers the block accesses are allocated
+ * above the outermost of those loops (TVM's dominate scope of opaque iters). */
+static void plan_opaque_iters(Plan *p, const TirStmt *realize) {
+  const TirBlock *b = tir_realize_block(realize);
+  int top = p->depth;
+  for (int k = 0; k < b->niters && k < realize->realize.n; k++) {
+    if (b->iters[k].type != TIR_ITER_OPAQUE) continue;
+    for (int d = 0; d < top; d++)
+      if (p->stack[d]->kind == TIR_S_FOR && tir_expr_uses_var(realize->realize.values[k], p->stack[d]->loop.var))
+        top = d;
+  }
+  if (top == p->depth) return;
+  for (int pass = 0; pass < 2; pass++) {
+    const TirBufferRegion *r = pass ? b->writes : b->reads;
+    int n = pass ? b->nwrites : b->nreads;
+    for (int i = 0; i < n; i++) {
+      AllocInfo *ai = ir_ptrmap_get(&p->info, r[i].buffer);
+      if (ai) touch_at(p, ai, top);
+    }
+  }
+}
+
 static bool plan_pre_stmt(TirVisitor *v, const TirStmt *s) {
   Plan *p = v->ctx;
+  if (s->kind == TIR_S_BLOCK_REALIZE) plan_opaque_iters(p, s);
   if (s->kind != TIR_S_FOR && s->kind != TIR_S_BLOCK) return true;
   if (p->depth == p->cap) {
     p->cap = p->cap ? p->cap * 2 : 16;
