@@ -97,8 +97,46 @@ void cg_add_str_attr(CgModule *m, LLVMValueRef fn, int idx, const char *k, const
 void cg_add_enum_attr(CgModule *m, LLVMValueRef fn, int idx, const char *k, uint64_t v);
 
 /* ---- llvm_func.c */
-/* Builds every prim_func of lowered into m (errors to m->diag). */
+/* Builds every prim_func of lowered into m (errors to m->diag), and its graph
+ * functions when m->opt->graph_funcs is set. */
 void cg_build_functions(CgModule *m, const IrModule *lowered);
+
+/* Where a symbolic var of a direct entry comes from. */
+typedef enum { CG_BIND_SHAPE, CG_BIND_STRIDE, CG_BIND_OFFSET } CgBindKind;
+
+typedef struct CgBindVar {
+  const TirVar *var; /* the var */
+  int param;         /* first buffer param using it */
+  CgBindKind kind;   /* shape / stride / elem_offset */
+  int dim;           /* the dimension (shape, stride) */
+} CgBindVar;
+
+/* What the entries of one function need to know.  A graph function is
+ * described by its signature prim_func (cg_graph_signature: inputs, then
+ * outputs, no body) so that it shares the prim_funcs' conventions. */
+typedef struct CgFuncSig {
+  const char *name;    /* global name */
+  const TirFunc *f;    /* the lowered function, or a graph function's signature */
+  CgBindVar *binds;    /* symbolic vars bound from buffers, first appearance order */
+  int nbinds;
+  int nbufs;           /* buffer params */
+  LLVMTypeRef type;    /* the direct entry's type */
+  LLVMValueRef direct; /* the direct entry */
+  const RxFunc *rx;    /* the graph function, or NULL for a prim_func */
+  int num_outputs;     /* graph function: trailing output params (metadata) */
+} CgFuncSig;
+
+/* Starts / closes a function body (builder at a "body" block after "entry"). */
+void cg_fn_init(CgFn *g, CgModule *m, LLVMValueRef fn, const char *name, IrHeap *h);
+void cg_fn_done(CgFn *g);
+/* The packed entry __tvs_packed_NAME of s: argument checks, then the call. */
+void cg_build_packed(CgModule *m, CgFuncSig *s);
+
+/* ---- cg_relax_graph.c */
+/* The body of graph function s's direct entry: the call_tir sequence over
+ * the direct entries of sigs (the module's prim_funcs), intermediates from
+ * the runtime workspace.  Errors (unsupported expressions) go to m->diag. */
+void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs);
 
 /* ---- fp16_rt.c: libcall targets for half conversions without F16C */
 float cg_rt_h2f(uint16_t h);

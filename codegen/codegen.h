@@ -23,6 +23,8 @@ typedef struct CgOptions {
   const char *triple; /* target triple; NULL/"" = the host's (the JIT needs the host) */
   bool fast_math;     /* allow reassociation/contraction ("unsafe-fp-math" attrs);
                          off by default: results then match the interpreter */
+  bool graph_funcs;   /* also compile the graph functions (see cg_build); off by
+                         default: `tvs run` steps through them in the interpreter */
 } CgOptions;
 
 /* opt_level 3, host CPU and features, host triple, no fast-math. */
@@ -31,8 +33,9 @@ CgOptions cg_options_default(void);
 /* One LLVM module built from a lowered IrModule (opaque). */
 typedef struct CgResult CgResult;
 
-/* Builds the LLVM module for every prim_func of `lowered` (graph functions are
- * skipped).  Each prim_func NAME gets two external functions:
+/* Builds the LLVM module for every prim_func of `lowered` (graph functions
+ * are skipped unless opt->graph_funcs: see below).  Each prim_func NAME gets
+ * two external functions:
  *   int32_t NAME(void *A, void *B, ..., int64_t n, ..., scalars...)
  *     the direct entry: one raw data pointer per buffer param (param order),
  *     then the symbolic vars bound from the buffers ("tvs.bind_vars": shape,
@@ -47,6 +50,25 @@ typedef struct CgResult CgResult;
  * The module also defines __tvs_metadata (TVSModuleMetadata).  Returns NULL
  * with errors in diag for IR it cannot compile. */
 CgResult *cg_build(const IrModule *lowered, const CgOptions *opt, DiagCtx *diag);
+
+/* With opt->graph_funcs, each graph function NAME of `lowered` (legalized:
+ * rx_legalize_ops, so that only R.call_tir, tuples, TupleGetItem and R.const
+ * remain) gets the same two entries, destination-passing:
+ *   int32_t NAME(void *x..., void *output..., int64_t n...)
+ *     the inputs' data pointers, then one per output tensor (a tuple return
+ *     value gives several, in order), then the symbolic dims bound from the
+ *     inputs; calls the prim_funcs' direct entries in binding order, with
+ *     intermediates from tvs_backend_alloc_workspace.
+ *   __tvs_packed_NAME, with the prim_funcs' argument checks; the caller
+ *     passes the output tensors as the trailing arguments.
+ * Its metadata entry lists inputs then outputs (named "output", or
+ * "output_0".. for tuples) with num_outputs set.
+ * cg_graph_signature gives that calling convention as a prim_func without a
+ * body (params: inputs then outputs; buffer shapes in the graph's symbolic
+ * vars), allocated in h; *num_outputs receives the output count.  NULL with
+ * an error in diag when a parameter or the result is not a tensor (or a
+ * tuple of tensors) of known dtype and rank. */
+TirFunc *cg_graph_signature(IrHeap *h, const char *name, const RxFunc *f, int *num_outputs, DiagCtx *diag);
 void cg_free(CgResult *r); /* NULL-safe */
 
 /* Runs LLVM's O0-O3 pipeline on r now (cg_jit and cg_emit_* otherwise run it

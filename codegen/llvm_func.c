@@ -1,6 +1,8 @@
 /* llvm_func.c - prim_funcs to LLVM functions: the direct entry, the packed
  * entry that checks TVSValue arguments through the runtime's helpers, and the
- * module's __tvs_metadata; cg_build drives it all.
+ * module's __tvs_metadata; cg_build drives it all.  Graph functions share
+ * the packed entry and metadata code through their signature prim_func; their
+ * direct entry's body comes from cg_relax_graph.c.
  * Calling conventions are documented in codegen.h. */
 #include "codegen/cg_internal.h"
 
@@ -10,27 +12,6 @@
 #include <string.h>
 
 #include "lang/util.h"
-
-/* Where a symbolic var of the entry comes from. */
-typedef enum { BIND_SHAPE, BIND_STRIDE, BIND_OFFSET } BindKind;
-
-typedef struct BindVar {
-  const TirVar *var; /* the var */
-  int param;         /* first buffer param using it */
-  BindKind kind;     /* shape / stride / elem_offset */
-  int dim;           /* the dimension (shape, stride) */
-} BindVar;
-
-/* What the entries of one prim_func need to know. */
-typedef struct FuncSig {
-  const char *name;   /* global name */
-  const TirFunc *f;   /* the lowered function */
-  BindVar *binds;     /* symbolic vars bound from buffers, first appearance order */
-  int nbinds;
-  int nbufs;          /* buffer params */
-  LLVMTypeRef type;   /* the direct entry's type */
-  LLVMValueRef direct;/* the direct entry */
-} FuncSig;
 
 static const TirBuffer *param_buffer(const TirFunc *f, int i) {
   return f->buffer_map ? f->buffer_map[i] : NULL;
@@ -43,26 +24,26 @@ static const char *param_name(const TirFunc *f, int i) {
 
 static bool is_scalar_param(const TirFunc *f, int i) { return !param_buffer(f, i); }
 
-static void add_bind(FuncSig *s, const TirExpr *e, int param, BindKind kind, int dim) {
+static void add_bind(CgFuncSig *s, const TirExpr *e, int param, CgBindKind kind, int dim) {
   if (!e || e->kind != TIR_VAR) return;
   for (int i = 0; i < s->nbinds; i++)
     if (s->binds[i].var == e->var) return;
   for (int i = 0; i < s->f->nparams; i++) /* scalar params come as arguments */
     if (is_scalar_param(s->f, i) && s->f->params[i] == e->var) return;
   s->binds = xrealloc(s->binds, (size_t)(s->nbinds + 1) * sizeof *s->binds);
-  s->binds[s->nbinds++] = (BindVar){e->var, param, kind, dim};
+  s->binds[s->nbinds++] = (CgBindVar){e->var, param, kind, dim};
 }
 
 /* The bind vars in make-packed-api's order (shapes, strides, offset per buffer). */
-static void collect_binds(FuncSig *s) {
+static void collect_binds(CgFuncSig *s) {
   const TirFunc *f = s->f;
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = param_buffer(f, i);
     if (!b) continue;
     s->nbufs++;
-    for (int d = 0; d < b->ndim; d++) add_bind(s, b->shape[d], i, BIND_SHAPE, d);
-    for (int d = 0; d < b->nstrides; d++) add_bind(s, b->strides[d], i, BIND_STRIDE, d);
-    add_bind(s, b->elem_offset, i, BIND_OFFSET, 0);
+    for (int d = 0; d < b->ndim; d++) add_bind(s, b->shape[d], i, CG_BIND_SHAPE, d);
+    for (int d = 0; d < b->nstrides; d++) add_bind(s, b->strides[d], i, CG_BIND_STRIDE, d);
+    add_bind(s, b->elem_offset, i, CG_BIND_OFFSET, 0);
   }
 }
 
@@ -78,7 +59,7 @@ static DType scalar_abi_dtype(DType t) {
   return dt_int64;
 }
 
-static void declare_direct(CgModule *m, FuncSig *s) {
+static void declare_direct(CgModule *m, CgFuncSig *s) {
   const TirFunc *f = s->f;
   int n = s->nbufs + s->nbinds + (f->nparams - s->nbufs);
   LLVMTypeRef *ps = xmalloc((size_t)(n ? n : 1) * sizeof *ps);
@@ -102,7 +83,7 @@ static void declare_direct(CgModule *m, FuncSig *s) {
   }
 }
 
-static void fn_init(CgFn *g, CgModule *m, LLVMValueRef fn, const char *name, IrHeap *h) {
+void cg_fn_init(CgFn *g, CgModule *m, LLVMValueRef fn, const char *name, IrHeap *h) {
   memset(g, 0, sizeof *g);
   g->m = m;
   g->b = LLVMCreateBuilderInContext(m->ctx);
@@ -113,7 +94,7 @@ static void fn_init(CgFn *g, CgModule *m, LLVMValueRef fn, const char *name, IrH
   LLVMPositionBuilderAtEnd(g->b, LLVMAppendBasicBlockInContext(m->ctx, fn, "body"));
 }
 
-static void fn_done(CgFn *g) {
+void cg_fn_done(CgFn *g) {
   cg_finish_fn(g);
   LLVMDisposeBuilder(g->b);
   arith_free(g->arith);
@@ -126,11 +107,11 @@ static void assume_nonneg(CgFn *g, IrHeap *h, const TirVar *v) {
   arith_assume(g->arith, ge);
 }
 
-static void build_direct(CgModule *m, FuncSig *s) {
+static void build_direct(CgModule *m, CgFuncSig *s) {
   const TirFunc *f = s->f;
   IrHeap *h = ir_heap_new();
   CgFn g;
-  fn_init(&g, m, s->direct, s->name, h);
+  cg_fn_init(&g, m, s->direct, s->name, h);
   int k = 0;
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = param_buffer(f, i);
@@ -156,7 +137,7 @@ static void build_direct(CgModule *m, FuncSig *s) {
   }
   cg_stmt(&g, f->body);
   LLVMBuildRet(g.b, LLVMConstInt(m->i32, 0, 0));
-  fn_done(&g);
+  cg_fn_done(&g);
   ir_heap_release(h);
 }
 
@@ -212,7 +193,7 @@ static void ret_if_nonzero(CgFn *g, LLVMValueRef rc) {
   LLVMPositionBuilderAtEnd(g->b, ok);
 }
 
-static void build_packed(CgModule *m, FuncSig *s) {
+void cg_build_packed(CgModule *m, CgFuncSig *s) {
   const TirFunc *f = s->f;
   LLVMBuilderRef b;
   char *pname = xasprintf("__tvs_packed_%s", s->name);
@@ -222,7 +203,7 @@ static void build_packed(CgModule *m, FuncSig *s) {
   free(pname);
   IrHeap *h = ir_heap_new();
   CgFn g;
-  fn_init(&g, m, fn, s->name, h);
+  cg_fn_init(&g, m, fn, s->name, h);
   b = g.b;
   LLVMValueRef args = LLVMGetParam(fn, 0), tcodes = LLVMGetParam(fn, 1), nargs = LLVMGetParam(fn, 2);
   LLVMValueRef fname = cg_const_string(m, s->name);
@@ -243,7 +224,7 @@ static void build_packed(CgModule *m, FuncSig *s) {
   LLVMBuilderRef eb = LLVMCreateBuilderInContext(m->ctx);
   LLVMPositionBuilderAtEnd(eb, g.entry);
   for (int i = 0; i < s->nbinds; i++) {
-    if (s->binds[i].kind != BIND_SHAPE) continue;
+    if (s->binds[i].kind != CG_BIND_SHAPE) continue;
     slots[i] = LLVMBuildAlloca(eb, slot_t, s->binds[i].var->name);
   }
   LLVMDisposeBuilder(eb);
@@ -310,10 +291,10 @@ static void build_packed(CgModule *m, FuncSig *s) {
   /* the bound vars' values */
   LLVMValueRef *bvals = xcalloc((size_t)(s->nbinds ? s->nbinds : 1), sizeof *bvals);
   for (int i = 0; i < s->nbinds; i++) {
-    const BindVar *bv = &s->binds[i];
-    if (bv->kind == BIND_SHAPE) {
+    const CgBindVar *bv = &s->binds[i];
+    if (bv->kind == CG_BIND_SHAPE) {
       bvals[i] = LLVMBuildLoad2(b, m->i64, LLVMBuildStructGEP2(b, slot_t, slots[i], 0, ""), "");
-    } else if (bv->kind == BIND_STRIDE) {
+    } else if (bv->kind == CG_BIND_STRIDE) {
       /* compact (checked): the product of the later dims */
       const TirBuffer *buf = param_buffer(f, bv->param);
       LLVMValueRef p = LLVMConstInt(m->i64, 1, 0);
@@ -374,7 +355,7 @@ static void build_packed(CgModule *m, FuncSig *s) {
   free(datas);
   free(shapes);
   free(scalars);
-  fn_done(&g);
+  cg_fn_done(&g);
   ir_heap_release(h);
 }
 
@@ -396,7 +377,7 @@ static LLVMValueRef first_elem(CgModule *m, LLVMValueRef g) {
   return LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g), g, idx, 2);
 }
 
-static void build_metadata(CgModule *m, FuncSig *sigs, int nsigs) {
+static void build_metadata(CgModule *m, CgFuncSig *sigs, int nsigs) {
   LLVMTypeRef dt3[3] = {m->i8, m->i8, m->i16};
   LLVMTypeRef dlt = LLVMStructTypeInContext(m->ctx, dt3, 3, 0);
   LLVMTypeRef i64p = LLVMPointerType(m->i64, 0), i8pp = LLVMPointerType(m->i8p, 0);
@@ -447,7 +428,7 @@ static void build_metadata(CgModule *m, FuncSig *sigs, int nsigs) {
                                    : LLVMConstNull(LLVMPointerType(pinfo, 0));
     free(params);
     LLVMValueRef fv[4] = {cg_const_string(m, sigs[k].name), LLVMConstInt(m->i32, (unsigned long long)f->nparams, 0),
-                          parr, LLVMConstInt(m->i32, 0, 0)};
+                          parr, LLVMConstInt(m->i32, (unsigned long long)sigs[k].num_outputs, 0)};
     funcs[k] = LLVMConstNamedStruct(finfo, fv, 4);
   }
   LLVMValueRef farr = nsigs ? first_elem(m, private_const(m, LLVMConstArray(finfo, funcs, (unsigned)nsigs), ".mfuncs"))
@@ -466,24 +447,42 @@ static void build_metadata(CgModule *m, FuncSig *sigs, int nsigs) {
 /* ----------------------------------------------------------------- driver */
 
 void cg_build_functions(CgModule *m, const IrModule *low) {
-  FuncSig *sigs = xcalloc((size_t)(low->nfuncs ? low->nfuncs : 1), sizeof *sigs);
-  int n = 0;
+  CgFuncSig *sigs = xcalloc((size_t)(low->nfuncs ? low->nfuncs : 1), sizeof *sigs);
+  IrHeap *h = ir_heap_new(); /* graph signatures */
+  int n = 0, ntir;
   for (int i = 0; i < low->nfuncs; i++) {
     const IrGlobal *gl = &low->funcs[i];
     if (gl->kind != IR_FUNC_TIR || !gl->tir) continue;
-    FuncSig *s = &sigs[n++];
+    CgFuncSig *s = &sigs[n++];
     s->name = gl->name;
     s->f = gl->tir;
     collect_binds(s);
     declare_direct(m, s);
   }
+  ntir = n;
+  for (int i = 0; i < low->nfuncs && m->opt->graph_funcs; i++) {
+    const IrGlobal *gl = &low->funcs[i];
+    if (gl->kind != IR_FUNC_RELAX || !gl->rx) continue;
+    int nout = 0;
+    TirFunc *sig = cg_graph_signature(h, gl->name, gl->rx, &nout, m->diag);
+    if (!sig) continue;
+    CgFuncSig *s = &sigs[n++];
+    s->name = gl->name;
+    s->f = sig;
+    s->rx = gl->rx;
+    s->num_outputs = nout;
+    collect_binds(s);
+    declare_direct(m, s);
+  }
   for (int i = 0; i < n && !m->diag->nerr; i++) {
-    build_direct(m, &sigs[i]);
-    build_packed(m, &sigs[i]);
+    if (sigs[i].rx) cg_build_graph(m, &sigs[i], sigs, ntir);
+    else build_direct(m, &sigs[i]);
+    cg_build_packed(m, &sigs[i]);
   }
   if (!m->diag->nerr) build_metadata(m, sigs, n);
   for (int i = 0; i < n; i++) free(sigs[i].binds);
   free(sigs);
+  ir_heap_release(h);
 }
 
 CgResult *cg_build(const IrModule *lowered, const CgOptions *opt, DiagCtx *diag) {

@@ -1,6 +1,6 @@
 /* compile.c - drv_compile, the flow of one tvsc run as a visible list of
- * steps: load -> schedule -> merge -> --schedule -> subset -> (stage | lower ->
- * codegen -> products) -> commit.  Products are built under temporary names
+ * steps: load -> schedule -> merge -> --schedule -> subset -> legalize ->
+ * (stage | lower -> codegen -> products) -> commit.  Products are built under temporary names
  * next to their final paths and renamed only once all of them exist, so a
  * failed run leaves nothing behind and an old output is never half-replaced. */
 #include <errno.h>
@@ -48,7 +48,9 @@ static const struct {
   bool after;  /* after the lowering passes (codegen) */
 } extra_stages[] = {
     {"graph", "the merged module (graph functions and prim_funcs) as .tvs text", false},
-    {"tir", "the prim_funcs as written (after schedules), as .tvs text", false},
+    {"legalize", "graph functions after LegalizeOps: high-level operators as R.call_tir to generated prim_funcs",
+     false},
+    {"tir", "the prim_funcs (as written after schedules, and legalized) as .tvs text", false},
     {"llvm-unopt", "LLVM IR as generated, before LLVM's optimizations", true},
     {"llvm", "LLVM IR after LLVM's -O0..-O3 pipeline (what -o FILE.ll writes)", true},
     {"asm", "target assembly (what -o FILE.s writes)", true},
@@ -206,7 +208,39 @@ static IrModule *load_all(Run *r) {
   return merged;
 }
 
-/* The --func subset (every name must exist). */
+/* Marks in keep[] (indexed like m->funcs) the functions e refers to by name
+ * (the prim_funcs a graph function calls through R.call_tir). */
+static void mark_callees(const IrModule *m, const RxExpr *e, bool *keep) {
+  if (!e) return;
+  switch (e->kind) {
+    case RX_GLOBAL_VAR: {
+      int k = ir_module_index(m, e->gvar.name);
+      if (k >= 0) keep[k] = true;
+      return;
+    }
+    case RX_CALL:
+      for (int i = 0; i < e->call.n; i++) mark_callees(m, e->call.args[i], keep);
+      return;
+    case RX_TUPLE:
+      for (int i = 0; i < e->tuple.n; i++) mark_callees(m, e->tuple.fields[i], keep);
+      return;
+    case RX_TUPLE_GET_ITEM: mark_callees(m, e->get.tuple, keep); return;
+    case RX_IF:
+      mark_callees(m, e->ifs.cond, keep);
+      mark_callees(m, e->ifs.then_e, keep);
+      mark_callees(m, e->ifs.else_e, keep);
+      return;
+    case RX_SEQ:
+      for (int b = 0; b < e->seq.nblocks; b++)
+        for (int i = 0; i < e->seq.blocks[b].n; i++) mark_callees(m, e->seq.blocks[b].bindings[i].value, keep);
+      mark_callees(m, e->seq.body, keep);
+      return;
+    default: return;
+  }
+}
+
+/* The --func subset (every name must exist), with the prim_funcs the chosen
+ * graph functions call. */
 static IrModule *select_funcs(Run *r, IrModule *m) {
   if (!r->o->nfuncs) return m;
   for (int i = 0; i < r->o->nfuncs; i++)
@@ -225,13 +259,17 @@ static IrModule *select_funcs(Run *r, IrModule *m) {
   IrModule *sub = ir_module_derive(m);
   sub->name = m->name;
   sub->implicit = m->implicit;
+  bool *keep = xcalloc((size_t)(m->nfuncs ? m->nfuncs : 1), sizeof *keep);
+  for (int k = 0; k < m->nfuncs; k++)
+    for (int i = 0; i < r->o->nfuncs && !keep[k]; i++) keep[k] = !strcmp(r->o->funcs[i], m->funcs[k].name);
+  for (int k = 0; k < m->nfuncs; k++)
+    if (keep[k] && m->funcs[k].kind == IR_FUNC_RELAX) mark_callees(m, m->funcs[k].rx->body, keep);
   for (int k = 0; k < m->nfuncs; k++) {
-    bool keep = false;
-    for (int i = 0; i < r->o->nfuncs && !keep; i++) keep = !strcmp(r->o->funcs[i], m->funcs[k].name);
-    if (!keep) continue;
+    if (!keep[k]) continue;
     if (m->funcs[k].kind == IR_FUNC_TIR) ir_module_add_tir(sub, m->funcs[k].name, m->funcs[k].tir);
     else ir_module_add_relax(sub, m->funcs[k].name, m->funcs[k].rx);
   }
+  free(keep);
   ir_module_free(m);
   return sub;
 }
@@ -291,12 +329,6 @@ static void print_tir_only(StrBuf *sb, const IrModule *m) {
   ir_module_free(t);
 }
 
-static int count_tir(const IrModule *m) {
-  int n = 0;
-  for (int i = 0; i < m->nfuncs; i++) n += m->funcs[i].kind == IR_FUNC_TIR;
-  return n;
-}
-
 /* A comma-separated list of the input files (for the header comment). */
 static char *sources_text(const DrvOptions *o) {
   if (o->source_name) return xstrdup(o->source_name);
@@ -309,11 +341,11 @@ static char *sources_text(const DrvOptions *o) {
   return sb_take(&sb);
 }
 
-/* Exports tvs_direct_NAME for prim_funcs C cannot call by name (`main`). */
+/* Exports tvs_direct_NAME for functions C cannot call by name (`main`). */
 static int add_aliases(Run *r, CgResult *cg, const IrModule *low) {
   for (int i = 0; i < low->nfuncs; i++) {
     const char *name = low->funcs[i].name;
-    if (low->funcs[i].kind != IR_FUNC_TIR || !drv_needs_alias(name)) continue;
+    if (!drv_needs_alias(name)) continue;
     char alias[256];
     drv_direct_c_name(name, alias, sizeof alias);
     if (cg_add_alias(cg, alias, name, r->d)) return -1;
@@ -391,14 +423,26 @@ static int compile_module(Run *r, IrModule *m) {
     rc = put_text(r, o->output, sb.data);
     goto done;
   }
+  { /* graph passes: LegalizeOps */
+    IrModule *leg = rx_legalize_ops(m, r->d, NULL);
+    ir_module_free(m);
+    m = leg;
+    vlog(r, "legalize");
+    if (failed(r)) goto done;
+  }
+  if (stage && !strcmp(stage, "legalize")) {
+    PrintOptions popt = print_options_default();
+    print_module(&sb, m, &popt);
+    rc = put_text(r, o->output, sb.data);
+    goto done;
+  }
   if (stage && !strcmp(stage, "tir")) {
     print_tir_only(&sb, m);
     rc = put_text(r, o->output, sb.data);
     goto done;
   }
-  if (count_tir(m) == 0) {
-    diag_error(r->d, span_none, "nothing to compile: the input has no prim_func (tvsc compiles prim_funcs; "
-                                "graph functions run with `tvs run`)");
+  if (m->nfuncs == 0) {
+    diag_error(r->d, span_none, "nothing to compile: the input has no function");
     goto done;
   }
   bool cross = false;
@@ -407,6 +451,7 @@ static int compile_module(Run *r, IrModule *m) {
     CgOptions cg = o->cg;
     if (drv_prepare_target(&cg, &cross, r->d) || failed(r)) goto done;
     r->cg = cg; /* resolved (cpu "generic" for foreign triples) */
+    r->cg.graph_funcs = true; /* graph functions get entries too */
   }
   int last = stage ? tir_pipeline_index(stage) : -1;
   low = tir_lower(m, last, r->d, NULL, NULL);

@@ -3,7 +3,9 @@
  *
  * One call (drv_compile) runs: load + elaborate each file, apply its schedule
  * statements, merge the modules, keep the --func subset, apply --schedule,
- * lower (tir_lower), build LLVM IR (cg_build) and write the products.  Every
+ * legalize the graph functions' operators (rx_legalize_ops), lower
+ * (tir_lower), build LLVM IR for prim_funcs and graph functions (cg_build)
+ * and write the products.  Every
  * file is written under a temporary name in its own directory and renamed at
  * the very end, so a failure leaves no output behind. */
 #ifndef TVS_DRIVER_DRIVER_H
@@ -57,7 +59,7 @@ DrvOptions drv_options_default(void);
 /* The product for path's suffix (.so .o .ll .s), DRV_PRODUCT_NONE otherwise. */
 DrvProduct drv_product_for(const char *path);
 
-/* Whether name is a stage --emit accepts: graph, tir, a lowering pass name,
+/* Whether name is a stage --emit accepts: graph, legalize, tir, a lowering pass name,
  * llvm-unopt, llvm, asm. */
 bool drv_is_stage(const char *name);
 /* One line per stage, "NAME  description", in pipeline order. */

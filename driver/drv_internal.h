@@ -18,11 +18,11 @@
  * name itself, or "tvs_direct_<name>" when name is `main` or a C keyword
  * (tvsc then exports that alias).  Writes into buf; returns buf. */
 const char *drv_direct_c_name(const char *name, char *buf, size_t cap);
-/* Whether prim_func name needs the alias above. */
+/* Whether function name needs the alias above. */
 bool drv_needs_alias(const char *name);
-/* The text of a self-contained C header for the prim_funcs of the lowered
- * module low: direct-entry prototypes with shapes as comments, and the
- * packed entries.  header_path names the guard; sources goes in the comment.
+/* The text of a self-contained C header for the prim_funcs and graph
+ * functions of the lowered module low: direct-entry prototypes with shapes as
+ * comments, and the packed entries.  header_path names the guard; sources goes in the comment.
  * malloc'd. */
 char *drv_header_text(const IrModule *low, const char *header_path, const char *sources);
 

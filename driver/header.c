@@ -1,6 +1,7 @@
 /* header.c - the C header `tvsc -H` writes: one prototype per compiled
- * prim_func for its direct entry (codegen.h's calling convention: buffer data
- * pointers, then the symbolic vars bound from the buffers, then the scalars),
+ * prim_func or graph function for its direct entry (codegen.h's calling
+ * convention: buffer data pointers - for a graph function its inputs, then its
+ * outputs - then the symbolic vars bound from the buffers, then the scalars),
  * the shapes as comments, and the packed entry's symbol.  Self-contained: it
  * includes only <stdint.h>.  Each parameter sits on its own line with a
  * comment of a fixed form ("tensor param I: ...", "symbolic dim N = A.shape[D]",
@@ -132,7 +133,9 @@ static char *param_c_name(const char *name, char **used, int nused, int index) {
   return s;
 }
 
-static void emit_func(StrBuf *sb, const char *name, const TirFunc *f) {
+/* nout > 0: a graph function's signature (codegen.h), whose last nout
+ * tensors are its outputs. */
+static void emit_func(StrBuf *sb, const char *name, const TirFunc *f, int nout) {
   Binds b = {NULL, 0};
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *buf = f->buffer_map ? f->buffer_map[i] : NULL;
@@ -153,6 +156,9 @@ static void emit_func(StrBuf *sb, const char *name, const TirFunc *f) {
   sb_printf(sb, "/* %s: packed entry __tvs_packed_%s (tvs_module_get_function(mod, \"%s\"))", name,
             name, name);
   if (strcmp(cname, name)) sb_printf(sb, ";\n * direct entry exported as %s (also as %s)", cname, name);
+  if (nout > 0)
+    sb_printf(sb, ";\n * graph function: the last %d tensor%s %s its output%s, allocated by the caller", nout,
+              nout == 1 ? "" : "s", nout == 1 ? "is" : "are", nout == 1 ? "" : "s");
   sb_puts(sb, " */\n");
   if (!is_c_ident(name)) {
     sb_printf(sb, "/* (no direct prototype: '%s' is not a C identifier) */\n\n", name);
@@ -192,7 +198,7 @@ static void emit_func(StrBuf *sb, const char *name, const TirFunc *f) {
                        : buf->dtype.code == DT_BOOL                         ? ", one byte each"
                                                                             : "";
     PARAM_LINE(elem, "*", "tensor param %d: %s%s%s", i, shape.data, note,
-               is_written(&w, buf->data) ? ", written" : "");
+               i >= f->nparams - nout ? ", output" : is_written(&w, buf->data) ? ", written" : "");
     sb_free(&shape);
   }
   for (int j = 0; j < b.n; j++) {
@@ -260,9 +266,19 @@ char *drv_header_text(const IrModule *low, const char *header_path, const char *
             "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n"
             "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
             base, sources, guard, guard);
-  for (int i = 0; i < low->nfuncs; i++)
-    if (low->funcs[i].kind == IR_FUNC_TIR && low->funcs[i].tir)
-      emit_func(&sb, low->funcs[i].name, low->funcs[i].tir);
+  IrHeap *h = ir_heap_new(); /* graph function signatures */
+  for (int i = 0; i < low->nfuncs; i++) {
+    const IrGlobal *g = &low->funcs[i];
+    if (g->kind == IR_FUNC_TIR && g->tir) emit_func(&sb, g->name, g->tir, 0);
+    if (g->kind != IR_FUNC_RELAX || !g->rx) continue;
+    DiagCtx quiet; /* codegen reports these; a header just leaves them out */
+    diag_init(&quiet, NULL);
+    int nout = 0;
+    TirFunc *sig = cg_graph_signature(h, g->name, g->rx, &nout, &quiet);
+    if (sig) emit_func(&sb, g->name, sig, nout);
+    diag_free(&quiet);
+  }
+  ir_heap_release(h);
   sb_printf(&sb, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
   free(guard);
   return sb_take(&sb);

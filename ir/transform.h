@@ -46,6 +46,14 @@ TirFunc *tir_unroll_loop(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_remove_no_op(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
 
+/* ---------------------------------------------------------- graph passes */
+
+/* LegalizeOps (relax_legalize_ops.c): the high-level operators of every graph
+ * function (R.add, R.matmul, R.nn.relu, ...) become generated prim_funcs
+ * called through R.call_tir; calls it cannot legalize are kept.  Returns a
+ * new module (free it); *changed (may be NULL) tells whether anything did. */
+IrModule *rx_legalize_ops(const IrModule *m, DiagCtx *diag, bool *changed);
+
 /* ---------------------------------------------------------- the pipeline */
 
 /* The CPU pipeline in order; *n receives its length. */

@@ -578,7 +578,8 @@ done:
  * with tensors built from the module's metadata (dtypes, shapes; symbolic
  * dims bound from the given inputs or --dim).  Tensors without --input are
  * outputs (allocated zeroed, written to DIR/NAME.npy); with no --input at all,
- * every tensor but the last gets random values and the last is the output. */
+ * every tensor but the last gets random values and the last is the output.
+ * A graph function's outputs are its last num_outputs params (metadata). */
 static int run_so(const RunArgs *ra) {
   char *path = strchr(ra->file, '/') ? xstrdup(ra->file) : xasprintf("./%s", ra->file); /* not a search */
   TVSModule *mod = tvs_module_load(path);
@@ -600,6 +601,9 @@ static int run_so(const RunArgs *ra) {
     return 1;
   }
   int n = info->num_params, rc = 1;
+  /* graph functions say how many trailing params are outputs; for prim_funcs
+   * the outputs are the tensors given no --input (the last one without any) */
+  int nouts = info->num_outputs > 0 && info->num_outputs <= n ? info->num_outputs : 1;
   TVSValue *vals = xcalloc((size_t)(n ? n : 1), sizeof *vals);
   int *codes = xcalloc((size_t)(n ? n : 1), sizeof *codes);
   TvsNDArray **arrays = xcalloc((size_t)(n ? n : 1), sizeof *arrays);
@@ -661,7 +665,7 @@ static int run_so(const RunArgs *ra) {
           fprintf(stderr, "tvs run: error: cannot allocate '%s'\n", p->name);
           goto done;
         }
-        if (ra->ninputs == 0 && i != n - 1) tvs_ndarray_fill_random(&arrays[i]->t, &rng);
+        if (ra->ninputs == 0 && i < n - nouts) tvs_ndarray_fill_random(&arrays[i]->t, &rng);
       }
       codes[i] = TVS_TENSOR;
       vals[i].v_handle = &arrays[i]->t;
@@ -681,7 +685,9 @@ static int run_so(const RunArgs *ra) {
   for (int i = 0; i < n; i++) {
     const TVSParamInfo *p = &info->params[i];
     bool out = p->type_code == TVS_TENSOR &&
-               (ra->ninputs ? !find_named(ra->inputs, ra->ninputs, p->name) : i == n - 1);
+               (info->num_outputs > 0 ? i >= n - nouts
+                : ra->ninputs        ? !find_named(ra->inputs, ra->ninputs, p->name)
+                                     : i == n - 1);
     if (!out) continue;
     if (ra->outdir && write_output(ra->outdir, p->name, &arrays[i]->t)) rc = 1;
     if (!ra->ninputs) print_summary(p->name, &arrays[i]->t);

@@ -21,6 +21,7 @@ static const struct {
     {"tokens", "the lexer's token stream (kind, line:col, text)"},
     {"ast", "the syntax tree as parsed"},
     {"graph", "the elaborated module: graph functions and prim_funcs, as .tvs text"},
+    {"legalize", "after LegalizeOps: high-level graph operators become calls of generated prim_funcs"},
     {"tir", "the loop-IR prim_funcs of the module, as .tvs text"},
 };
 #define NSTAGES ((int)(sizeof stages / sizeof stages[0]))
@@ -255,6 +256,10 @@ int cmd_show(int argc, char **argv) {
     ir_module_free(low);
   } else if (!strcmp(stage, "tir")) {
     print_tir_only(&sb, m, &opt);
+  } else if (!strcmp(stage, "legalize")) {
+    IrModule *leg = rx_legalize_ops(m, &d, NULL);
+    print_module(&sb, leg, &opt);
+    ir_module_free(leg);
   } else {
     print_module(&sb, m, &opt);
   }

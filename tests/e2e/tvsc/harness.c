@@ -2,8 +2,10 @@
  * direct entry (linked by its header prototype, via the generated thunk
  * harness_call_direct) or the packed entry (tvs_module_load), on .npy inputs.
  * usage: harness direct|packed K.so FUNC OUTDIR [NAME=FILE.npy|NAME=NUMBER ...]
- * Tensors without an input are outputs (zeroed, shapes from the metadata with
- * symbolic dims bound from the inputs) and are written as OUTDIR/NAME.npy. */
+ * Outputs are a graph function's last num_outputs params (metadata), or for
+ * a prim_func the tensors given no input; they are allocated zeroed (shapes
+ * from the metadata with symbolic dims bound from the inputs), passed by the
+ * caller (destination passing) and written as OUTDIR/NAME.npy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   int n = info->num_params;
+  if (info->num_outputs < 0 || info->num_outputs > n) {
+    fprintf(stderr, "harness: bad num_outputs %d\n", info->num_outputs);
+    return 1;
+  }
   TVSValue vals[64];
   int codes[64];
   TvsNDArray *arrays[64] = {0};
@@ -60,6 +66,9 @@ int main(int argc, char **argv) {
         else vals[i].v_int64 = strtoll(v, NULL, 0);
         continue;
       }
+      int is_out = info->num_outputs > 0 ? i >= n - info->num_outputs : v == NULL;
+      if (is_out && v) return fprintf(stderr, "harness: '%s' is an output, not an input\n", p->name), 1;
+      if (!is_out && !v) return fprintf(stderr, "harness: input '%s' needs a value\n", p->name), 1;
       if ((pass == 0) != (v != NULL)) continue;
       if (v) {
         arrays[i] = tvs_npy_load(v, err, sizeof err);
@@ -91,7 +100,8 @@ int main(int argc, char **argv) {
   }
   if (rc != 0) return fprintf(stderr, "harness: %s entry failed: %s\n", argv[1], tvs_get_last_error()), 1;
   for (int i = 0; i < n; i++) {
-    if (info->params[i].type_code != TVS_TENSOR || find_input(argc, argv, info->params[i].name)) continue;
+    int is_out = info->num_outputs > 0 ? i >= n - info->num_outputs : !find_input(argc, argv, info->params[i].name);
+    if (info->params[i].type_code != TVS_TENSOR || !is_out) continue;
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.npy", argv[4], info->params[i].name);
     if (tvs_npy_save(path, &arrays[i]->t, err, sizeof err)) return fprintf(stderr, "harness: %s\n", err), 1;
