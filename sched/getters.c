@@ -149,15 +149,19 @@ int sch_buffer_index_by_name(Schedule *s, SchRV block, const char *name, int whi
   sch_path_free(&path);
   if (!realize) return -1;
   const TirBlock *b = tir_realize_block(realize);
+  /* As TVM's name lookup: the distinct buffers so named must be one; a
+   * buffer both read and written resolves to its write (the later entry). */
   int found = -1, nfound = 0;
   bool w = false;
+  const TirBuffer *match = NULL;
   for (int pass = 0; pass < 2; pass++) {
     if ((pass == 0 && which == 1) || (pass == 1 && which == 0)) continue;
     const TirBufferRegion *rs = pass ? b->writes : b->reads;
     int n = pass ? b->nwrites : b->nreads;
     for (int i = 0; i < n; i++)
       if (!strcmp(rs[i].buffer->name, name)) {
-        if (nfound++ == 0) found = i, w = pass == 1;
+        if (rs[i].buffer != match) nfound++;
+        if (nfound == 1) found = i, w = pass == 1, match = rs[i].buffer;
       }
   }
   const char *lists = which == 0 ? "reads" : which == 1 ? "writes" : "reads or writes";
@@ -166,8 +170,8 @@ int sch_buffer_index_by_name(Schedule *s, SchRV block, const char *name, int whi
     return -1;
   }
   if (nfound > 1 && which < 0) {
-    sch_error(s, argi, "%s: buffer '%s' is both read and written by block '%s'; pass (\"read\", i) or (\"write\", i)",
-              prim, name, b->name);
+    sch_error(s, argi, "%s: block '%s' accesses several buffers named '%s'; pass (\"read\", i) or (\"write\", i)",
+              prim, b->name, name);
     return -1;
   }
   if (is_write) *is_write = w;

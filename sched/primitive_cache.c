@@ -3,7 +3,11 @@
  * A cache stage is a copy block `<buf>_<scope>` (loops ax0..., iters v0...)
  * between a buffer and a new buffer `<buf>_<scope>` allocated in the scope
  * block.  cache_read redirects the readers to the copy; cache_write makes the
- * block write the copy and adds a write-back stage before its consumers. */
+ * block write the copy and adds a write-back stage before its consumers.
+ * Between top-level loop nests the stage copies the whole buffer; when the
+ * writer shares a loop nest with a reader it goes inside that nest and
+ * copies the tile the writer produces there (the cache keeps the full
+ * shape, as TVM's does for a stage under a loop). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,13 +112,125 @@ static int top_index(TirStmt **kids, int nkids, const TirStmt *r) {
 
 typedef enum { CACHE_READ, CACHE_WRITE } CacheKind;
 
-static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scope, CacheKind kind) {
+/* Where a cache stage goes when the writer shares a loop nest with a
+ * reader: in the deepest sequence holding both (TVM's CacheLocDetector),
+ * before the reader's item; path w runs from the scope body to the writer. */
+typedef struct NestLoc {
+  SchPath w;  /* scope body ... writer realize */
+  int q;      /* index in w of the sequence; -1 = none */
+  int pos;    /* insertion index in that sequence */
+} NestLoc;
+
+static int item_index(const TirStmt *seq, const TirStmt *item) {
+  for (int i = 0; i < seq->seq.n; i++)
+    if (seq->seq.stmts[i] == item) return i;
+  return -1;
+}
+
+static void nest_locate(TirStmt *body, const TirStmt *writer, const PtrVec *targets, NestLoc *loc) {
+  loc->q = -1;
+  loc->pos = -1;
+  if (!sch_path_to_realize(body, writer->realize.block, &loc->w)) return;
+  for (int i = 0; i < targets->len; i++) {
+    SchPath t = {0};
+    if (targets->items[i] == writer ||
+        !sch_path_to_realize(body, ((const TirStmt *)targets->items[i])->realize.block, &t)) {
+      sch_path_free(&t);
+      continue;
+    }
+    int c = 0;
+    while (c < loc->w.n && c < t.n && loc->w.s[c] == t.s[c]) c++;
+    int q = -1;
+    for (int d = 0; d < c && d + 1 < loc->w.n && d + 1 < t.n; d++)
+      if (loc->w.s[d]->kind == TIR_S_SEQ) q = d;
+    if (q >= 0) {
+      int iw = item_index(loc->w.s[q], loc->w.s[q + 1]), it = item_index(loc->w.s[q], t.s[q + 1]);
+      if (it > iw && (q > loc->q || (q == loc->q && it < loc->pos))) loc->q = q, loc->pos = it;
+    }
+    sch_path_free(&t);
+  }
+}
+
+/* The region of buf that realize r writes, relaxed over the loops in path
+ * p after index q (a dimension that cannot be bounded: the whole of it). */
+static TirRange *relaxed_write(IrHeap *h, const SchPath *p, int q, const TirStmt *r, const TirBuffer *buf) {
+  const TirBlock *b = tir_realize_block(r);
+  TirRange *out = ir_alloc(h, (size_t)(buf->ndim ? buf->ndim : 1) * sizeof *out);
+  for (int d = 0; d < buf->ndim; d++) out[d].min = tir_int(h, buf->shape[d]->dtype, 0), out[d].extent = buf->shape[d];
+  for (int i = 0; i < b->nwrites; i++) {
+    if (b->writes[i].buffer != buf) continue;
+    IrPtrMap vmap;
+    ir_ptrmap_init(&vmap);
+    for (int k = 0; k < b->niters && k < r->realize.n; k++) ir_ptrmap_put(&vmap, b->iters[k].var, r->realize.values[k]);
+    ArithCtx *rctx = arith_new(h), *simp = arith_new(h);
+    for (int d = q + 1; d < p->n; d++)
+      if (p->s[d]->kind == TIR_S_FOR) arith_bind_range(rctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
+    for (int d = 0; d < buf->ndim; d++) {
+      TirExpr *mn = tir_substitute_expr(h, b->writes[i].ranges[d].min, &vmap);
+      TirExpr *ext = tir_substitute_expr(h, b->writes[i].ranges[d].extent, &vmap);
+      TirExpr *last = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, mn, ext), tir_int(h, mn->dtype, 1));
+      TirExpr *lo = NULL, *hi = NULL, *dummy = NULL;
+      if (!arith_symbolic_bounds(rctx, mn, &lo, &dummy) || !arith_symbolic_bounds(rctx, last, &dummy, &hi)) continue;
+      out[d].min = arith_simplify(simp, lo);
+      out[d].extent = arith_simplify(simp, tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, hi, tir_int(h, hi->dtype, 1)), out[d].min));
+    }
+    arith_free(rctx);
+    arith_free(simp);
+    ir_ptrmap_free(&vmap);
+    break;
+  }
+  return out;
+}
+
+/* A copy stage over region reg of src into dst (both full-shaped): loops
+ * ax_d over the extents, iters v_d over the shape bound to min_d + ax_d. */
+static TirStmt *make_region_copy(IrHeap *h, const char *name, const TirRange *reg, TirBuffer *src,
+                                 TirBuffer *dst, TirStmt **realize_out) {
+  TirStmt *st = make_copy(h, name, src, dst, realize_out);
+  TirStmt *r = *realize_out;
+  int nd = src->ndim;
+  TirExpr **vals = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *vals);
+  TirStmt *loops[16];
+  TirStmt *cur = st;
+  for (int d = 0; d < nd && d < 16; d++, cur = cur->loop.body) loops[d] = cur;
+  for (int d = 0; d < nd; d++) {
+    TirExpr *ax = tir_var_ref(h, loops[d]->loop.var);
+    bool zero = reg[d].min->kind == TIR_INT && reg[d].min->ival == 0;
+    vals[d] = zero ? ax : tir_binary(h, TIR_ADD, reg[d].min, ax);
+  }
+  TirStmt *nr = tir_block_realize(h, vals, nd, r->realize.pred, r->realize.block);
+  *realize_out = nr;
+  TirStmt *body = nr;
+  for (int d = nd - 1; d >= 0; d--)
+    body = tir_for(h, loops[d]->loop.var, loops[d]->loop.min, reg[d].extent, TIR_FOR_SERIAL, NULL, NULL, body);
+  return body;
+}
+
+static bool in_list(const PtrVec *v, const void *p) {
+  for (int i = 0; i < v->len; i++)
+    if (v->items[i] == p) return true;
+  return false;
+}
+
+/* consumer_blocks (may be empty): cache_read redirects only these readers,
+ * placed before the first of them; cache_write makes them read the cache and
+ * places the write-back before the first other reader (else at the end). */
+static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scope, CacheKind kind,
+                        const SchRV *consumers, int ncons) {
   const char *prim = kind == CACHE_READ ? "cache_read" : "cache_write";
   SchPath bp = {0};
-  PtrVec sibs = {0}, targets = {0};
+  PtrVec sibs = {0}, targets = {0}, listed = {0};
+  NestLoc nest = {{0}, -1, -1};
   SchRV res = -1;
   TirStmt *realize = sch_find_block(s, block_rv, prim, 0, &bp);
   if (!realize) goto done;
+  for (int i = 0; i < ncons; i++) {
+    SchPath cp = {0};
+    TirStmt *c = sch_find_block(s, consumers[i], prim, 3, &cp);
+    sch_path_free(&cp);
+    if (!c) goto done;
+    pv_push(&listed, c);
+  }
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block_rv].func;
   if (!sch_valid_storage_scope(scope)) {
@@ -149,9 +265,14 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
   }
   if (kind == CACHE_WRITE) writer = realize;
   /* The blocks redirected (cache_read) or served by the write-back (cache_write). */
-  for (int i = 0; i < sibs.len; i++)
-    if (sibs.items[i] != writer && sch_block_reads(tir_realize_block(sibs.items[i]), buf))
-      pv_push(&targets, sibs.items[i]);
+  if (kind == CACHE_READ && listed.len) {
+    for (int i = 0; i < listed.len; i++) pv_push(&targets, listed.items[i]);
+  } else {
+    for (int i = 0; i < sibs.len; i++)
+      if (sibs.items[i] != writer && sch_block_reads(tir_realize_block(sibs.items[i]), buf) &&
+          !in_list(&listed, sibs.items[i]))
+        pv_push(&targets, sibs.items[i]);
+  }
   if (kind == CACHE_READ && writer == realize) {
     sch_error(s, 1, "%s: block '%s' both reads and writes buffer '%s'", prim, b->name, buf->name);
     goto done;
@@ -162,22 +283,26 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
   int pos = 0;
   if (writer) {
     int wi = top_index(kids, nkids, writer);
-    for (int i = 0; i < targets.len; i++) {
-      int ci = top_index(kids, nkids, targets.items[i]);
-      if (ci == wi) {
-        sch_error(s, 0, "%s: block '%s' and a consumer of buffer '%s' share a loop nest; caching "
-                        "a partial region under a loop is not supported",
-                  prim, tir_realize_block(writer)->name, buf->name);
-        goto done;
+    for (int i = 0; i < targets.len; i++)
+      if (top_index(kids, nkids, targets.items[i]) == wi) {
+        /* A reader in the writer's loop nest: the stage goes inside it. */
+        nest_locate(body, writer, &targets, &nest);
+        if (nest.q <= 0) {
+          sch_error(s, 0, "%s: block '%s' and a reader of buffer '%s' share a loop nest but no "
+                          "sequence of statements orders them",
+                    prim, tir_realize_block(writer)->name, buf->name);
+          goto done;
+        }
+        break;
       }
-    }
     /* pos: before the first consumer after the writer (or right after it). */
     int first = nkids + 1;
     for (int i = 0; i < targets.len; i++) {
       int ci = top_index(kids, nkids, targets.items[i]);
       if (ci > wi && ci < first) first = ci;
     }
-    pos = first <= nkids ? first : wi + 1;
+    /* No reader to serve: a write-back goes last, as TVM places it. */
+    pos = first <= nkids ? first : kind == CACHE_WRITE ? nkids : wi + 1;
   }
   {
     IrModule *nm = sch_begin(s);
@@ -185,13 +310,20 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
     char *name = xasprintf("%s_%s", buf->name, scope);
     TirBuffer *cbuf = tir_buffer(h, name, buf->dtype, buf->shape, buf->ndim, scope);
     cbuf->span = buf->span;
-    TirStmt *copy_realize = NULL;
-    TirStmt *copy = kind == CACHE_READ ? make_copy(h, name, buf, cbuf, &copy_realize)
-                                       : make_copy(h, name, cbuf, buf, &copy_realize);
+    TirStmt *copy_realize = NULL, *copy;
+    if (nest.q > 0) {
+      TirRange *reg = relaxed_write(h, &nest.w, nest.q, writer, buf);
+      copy = kind == CACHE_READ ? make_region_copy(h, name, reg, buf, cbuf, &copy_realize)
+                                : make_region_copy(h, name, reg, cbuf, buf, &copy_realize);
+    } else {
+      copy = kind == CACHE_READ ? make_copy(h, name, buf, cbuf, &copy_realize)
+                                : make_copy(h, name, cbuf, buf, &copy_realize);
+    }
     free(name);
     if (kind == CACHE_WRITE) {
       pv_free(&targets);
       pv_push(&targets, realize);
+      for (int i = 0; i < listed.len; i++) pv_push(&targets, listed.items[i]);
     }
     Redirect rd = {buf, cbuf, &targets, false};
     TirMutator m;
@@ -199,11 +331,23 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
     m.ctx = &rd;
     m.buffer = redirect_buffer;
     m.stmt[TIR_S_BLOCK_REALIZE] = redirect_realize;
-    TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
-    for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? copy : tir_mutate_stmt(&m, kids[j++]);
+    TirStmt *nbody;
+    if (nest.q > 0) {
+      /* Insert into the inner sequence, rebuild up to the scope body, then redirect. */
+      TirStmt *seq = nest.w.s[nest.q];
+      TirStmt **items = ir_alloc(h, (size_t)(seq->seq.n + 1) * sizeof *items);
+      for (int i = 0, j = 0; i <= seq->seq.n; i++) items[i] = i == nest.pos ? copy : seq->seq.stmts[j++];
+      TirStmt *cur = tir_seq(h, items, seq->seq.n + 1);
+      for (int d = nest.q - 1; d >= 0; d--) cur = sch_replace_child(h, nest.w.s[d], nest.w.s[d + 1], cur);
+      nbody = tir_mutate_stmt(&m, cur);
+    } else {
+      TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
+      for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? copy : tir_mutate_stmt(&m, kids[j++]);
+      nbody = tir_seq(h, items, nkids + 1);
+    }
     tir_mutator_free(&m);
     TirBlock nb = scope_blk->block;
-    nb.body = tir_seq(h, items, nkids + 1);
+    nb.body = nbody;
     nb.allocs = ir_alloc(h, (size_t)(nb.nallocs + 1) * sizeof *nb.allocs);
     if (scope_blk->block.nallocs)
       memcpy(nb.allocs, scope_blk->block.allocs, (size_t)nb.nallocs * sizeof *nb.allocs);
@@ -213,20 +357,35 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
     TirStmt *root = sch_replace_at(h, &bp, scope_i, nblk);
     sch_commit(s, nm, func, root);
     res = sch_block_rv(s, func, copy_realize);
-    SchVal args[3] = {sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope)};
-    sch_record(s, prim, args, 3, &res, 1);
+    /* consumer_blocks is printed only when given, as TVM's trace does. */
+    SchVal args[4] = {sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope),
+                      sch_val_rv_list(consumers, ncons)};
+    sch_record(s, prim, args, ncons ? 4 : 3, &res, 1);
+    if (!ncons) sch_val_free(&args[3]);
   }
 done:
+  sch_path_free(&nest.w);
   pv_free(&sibs);
   pv_free(&targets);
+  pv_free(&listed);
   sch_path_free(&bp);
   return res;
 }
 
 SchRV sch_cache_read(Schedule *s, SchRV block, int read_buffer_index, const char *storage_scope) {
-  return cache_impl(s, block, read_buffer_index, storage_scope, CACHE_READ);
+  return cache_impl(s, block, read_buffer_index, storage_scope, CACHE_READ, NULL, 0);
 }
 
 SchRV sch_cache_write(Schedule *s, SchRV block, int write_buffer_index, const char *storage_scope) {
-  return cache_impl(s, block, write_buffer_index, storage_scope, CACHE_WRITE);
+  return cache_impl(s, block, write_buffer_index, storage_scope, CACHE_WRITE, NULL, 0);
+}
+
+SchRV sch_cache_read_for_consumers(Schedule *s, SchRV block, int read_buffer_index,
+                                   const char *storage_scope, const SchRV *consumer_blocks, int n) {
+  return cache_impl(s, block, read_buffer_index, storage_scope, CACHE_READ, consumer_blocks, n);
+}
+
+SchRV sch_cache_write_for_consumers(Schedule *s, SchRV block, int write_buffer_index,
+                                    const char *storage_scope, const SchRV *consumer_blocks, int n) {
+  return cache_impl(s, block, write_buffer_index, storage_scope, CACHE_WRITE, consumer_blocks, n);
 }

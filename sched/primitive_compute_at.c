@@ -360,7 +360,25 @@ done:
   return rc;
 }
 
+/* compute_at to a mark from sample_compute_location: "root" leaves the block
+ * where it is, "inline" inlines it; either is recorded as the compute_at. */
+static int compute_at_mark(Schedule *s, SchRV block, SchRV loop, bool preserve_unit_loops, int index) {
+  SchPath p = {0};
+  TirStmt *r = sch_find_block(s, block, "compute_at", 0, &p);
+  sch_path_free(&p);
+  if (!r) return -1;
+  int ntrace = s->ntrace;
+  if (s->rvs[loop].value == SCH_LOC_INLINE && sch_compute_inline(s, block) != 0) return -1;
+  sch_trace_truncate(s, ntrace);
+  SchVal args[4] = {sch_val_rv(block), sch_val_rv(loop), sch_val_bool(preserve_unit_loops),
+                    sch_val_int(index)};
+  sch_record(s, "compute_at", args, 4, NULL, 0);
+  return 0;
+}
+
 int sch_compute_at(Schedule *s, SchRV block, SchRV loop, bool preserve_unit_loops, int index) {
+  if (loop >= 0 && loop < s->nrvs && s->rvs[loop].kind == SCH_RV_LOOP && !s->rvs[loop].key)
+    return compute_at_mark(s, block, loop, preserve_unit_loops, index);
   return compute_at_impl(s, block, loop, preserve_unit_loops, index, false);
 }
 

@@ -124,6 +124,8 @@ typedef struct SchRVInfo {
   const void *key;    /* loop: its TirVar*; block: its first iter var (or NULL) */
   char *block_name;   /* block without iters: identified by name (malloc'd) */
   char name[16];      /* trace name: b0, l1, v2 */
+  int64_t value;      /* expr: the sampled integer; loop: 0, or the compute-location
+                       * marks of sample_compute_location (-1 root, -2 inline; key NULL) */
 } SchRVInfo;
 
 typedef struct SchInst {
@@ -147,6 +149,8 @@ struct Schedule {
   Span call_span;       /* the script call being evaluated (or span_none) */
   Span arg_spans[8];    /* its arguments by parameter index */
   int nargspans;
+  uint64_t rand_state;  /* the sampling RNG's state (primitive_sampling.c) */
+  int debug_mask;       /* nonzero: verify the IR after every primitive (verify.c) */
 };
 
 /* Reports an error at argument argi's span (the call's when unknown). */
@@ -232,5 +236,29 @@ bool sch_check_stage_pipeline(Schedule *s, const char *prim, int argi, const Ptr
                               const TirBlock *b);
 /* Whether a storage scope is valid for cache_read/cache_write/set_scope. */
 bool sch_valid_storage_scope(const char *scope);
+
+/* blockize(loop)'s new outer realize, built in h without committing (shared
+ * with tensorize); *old_block / *inner get the block before and after.
+ * NULL after reporting "<prim>: ..." at argument 0. */
+TirStmt *sch_blockize_build(Schedule *s, IrHeap *h, TirStmt *loop, const SchPath *lp,
+                            bool preserve_unit_iters, const char *prim, const TirBlock **old_block,
+                            const TirBlock **inner);
+/* Re-points block handles of the block old (by its first iter / its name)
+ * to the rebuilt block nb. */
+void sch_rekey_block_handles(Schedule *s, const TirBlock *old, const TirBlock *nb);
+
+/* ------------------------------------------------ sampling and verification */
+
+/* The compute-location marks a sampled LoopRV may hold (SchRVInfo.value). */
+enum { SCH_LOC_ROOT = -1, SCH_LOC_INLINE = -2 };
+/* Checks the well-formedness of func in the current version (scoping of
+ * vars and buffers, block isolation, bindings in their iter domains,
+ * regions covering accesses, print/parse round trip); false with a reason
+ * in why (appended). */
+bool sch_verify_func(Schedule *s, const char *func, StrBuf *why);
+/* Drops the trace instructions from index ntrace on / the handles from nrvs
+ * on (state.c), for primitives that try things and roll back. */
+void sch_trace_truncate(Schedule *s, int ntrace);
+void sch_rvs_truncate(Schedule *s, int nrvs);
 
 #endif

@@ -13,6 +13,7 @@
 #include "ir/printer.h"
 #include "parser/parser.h"
 #include "sched/sched_internal.h"
+#include "sched/tensor_intrin.h"
 
 /* Script-only value kinds, after the SchValKind ones. */
 enum { SV_SCHED = 100, SV_MODULE, SV_FUNC, SV_TRACE, SV_MODREF };
@@ -308,8 +309,8 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
       if (v->kind == SV_RV && (sch_rv_kind(s, (SchRV)v->i) == SCH_RV_BLOCK || p->kind == SP_BLOCK_OR_LOOP))
         return true;
       if (v->kind == SV_RV) {
-        err(ev, sp, "%s: argument '%s' must be a BlockRV, got the LoopRV '%s'", method, p->name,
-            sch_rv_name(s, (SchRV)v->i));
+        err(ev, sp, "%s: argument '%s' must be a BlockRV, got the %s '%s'", method, p->name,
+            sch_rv_kind(s, (SchRV)v->i) == SCH_RV_LOOP ? "LoopRV" : "ExprRV", sch_rv_name(s, (SchRV)v->i));
         return false;
       }
       err(ev, sp, "%s: argument '%s' must be a BlockRV or a block name, got %s", method, p->name,
@@ -318,8 +319,8 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
     case SP_LOOP:
       if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_LOOP) return true;
       if (v->kind == SV_RV)
-        err(ev, sp, "%s: argument '%s' must be a LoopRV, got the BlockRV '%s'", method, p->name,
-            sch_rv_name(s, (SchRV)v->i));
+        err(ev, sp, "%s: argument '%s' must be a LoopRV, got the %s '%s'", method, p->name,
+            sch_rv_kind(s, (SchRV)v->i) == SCH_RV_BLOCK ? "BlockRV" : "ExprRV", sch_rv_name(s, (SchRV)v->i));
       else
         err(ev, sp, "%s: argument '%s' must be a LoopRV, got %s", method, p->name, kind_word(v));
       return false;
@@ -355,6 +356,21 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
       }
       for (int i = 0; i < v->n; i++) {
         if (v->items[i].kind == SV_NONE) continue;
+        if (v->items[i].kind == SV_RV && sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_EXPR) {
+          int64_t x = sch_expr_value(s, (SchRV)v->items[i].i); /* a sampled factor */
+          if (x == 0 || x < -1) {
+            err(ev, sp, "%s: all the constant factors must be positive, got %lld (%s)", method, (long long)x,
+                sch_rv_name(s, (SchRV)v->items[i].i));
+            return false;
+          }
+          continue;
+        }
+        if (v->items[i].kind == SV_RV) {
+          err(ev, sp, "%s: factors must be ints, None or ExprRVs (sampled), got the %s handle '%s'", method,
+              sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_BLOCK ? "block" : "loop",
+              sch_rv_name(s, (SchRV)v->items[i].i));
+          return false;
+        }
         if (v->items[i].kind != SV_INT) {
           err(ev, sp, "%s: factors must be ints or None, got %s", method, kind_word(&v->items[i]));
           return false;
@@ -368,6 +384,7 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
       return true;
     case SP_ANY:
       if ((int)v->kind <= SV_LIST && v->kind != SV_RV) return true;
+      if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_EXPR) return true; /* a sampled int */
       err(ev, sp, "%s: unsupported annotation value (%s)", method, kind_word(v));
       return false;
   }
@@ -472,14 +489,15 @@ static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *
     set[k] = true;
     nodes[k] = call;
   }
+  /* Spans first: converting a buffer name or a block name can report too. */
+  sch_set_call_spans(s, call->span, spans, nspans);
   for (int k = 0; k < m->nparams && ok; k++)
     if (!convert(ev, s, &m->params[k], nodes[k], &args[k], m->name, args, k)) ok = false;
   if (ok) {
-    sch_set_call_spans(s, call->span, spans, nspans);
     int nerr = ev->diag->nerr;
     if (m->apply(s, args, &result) != 0 || ev->diag->nerr > nerr) ev->failed = true;
-    sch_set_call_spans(s, span_none, NULL, 0);
   }
+  sch_set_call_spans(s, span_none, NULL, 0);
   for (int k = 0; k < m->nparams; k++)
     if (set[k]) sch_val_free(&args[k]);
   return result;
@@ -498,9 +516,11 @@ static bool is_schedule_ctor(Arena *a, const Ast *callee) {
 }
 
 static SchVal construct(Eval *ev, const Ast *call) {
-  const Ast *target = NULL;
+  const Ast *target = NULL, *seed = NULL, *debug = NULL;
   for (int i = 0; i < call->list.len; i++) {
     const Ast *a = call->list.items[i];
+    if (a->kind == AST_KEYWORD && a->name && !strcmp(a->name, "seed")) seed = a->a;
+    if (a->kind == AST_KEYWORD && a->name && !strcmp(a->name, "debug_mask")) debug = a->a;
     if (a->kind != AST_KEYWORD) {
       if (target) {
         err(ev, a->span, "Schedule() takes one positional argument (the module or function)");
@@ -548,8 +568,34 @@ static SchVal construct(Eval *ev, const Ast *call) {
       return sch_val_none();
     }
   }
+  int64_t seed_v = -1;
+  int mask = 0;
+  if (seed) {
+    SchVal v = eval(ev, seed);
+    if (v.kind == SV_INT && v.i >= 0) seed_v = v.i;
+    else if (v.kind != SV_NONE && !ev->failed) err(ev, seed->span, "Schedule(): seed must be a non-negative int or None, got %s", kind_word(&v));
+    sch_val_free(&v);
+  }
+  if (debug) { /* "all" / "none", or a bit mask as TVM's ScheduleDebugMask */
+    SchVal v = eval(ev, debug);
+    if (v.kind == SV_STR && (!strcmp(v.s, "all") || !strcmp(v.s, "none"))) mask = !strcmp(v.s, "all") ? -1 : 0;
+    else if (v.kind == SV_INT) mask = (int)v.i;
+    else if (!ev->failed) err(ev, debug->span, "Schedule(): debug_mask must be \"all\", \"none\" or an int, got %s", kind_word(&v));
+    sch_val_free(&v);
+  }
+  if (ev->failed) return sch_val_none();
   int i = new_sched(ev);
+  if (seed_v >= 0) sch_seed(ev->scheds[i], seed_v);
+  sch_set_debug_mask(ev->scheds[i], mask);
   if (fn && sch_work_on(ev->scheds[i], fn)) ev->failed = true;
+  Schedule *s = ev->scheds[i];
+  if (mask && !ev->failed && s->func) { /* TVM verifies the input state under a debug_mask too */
+    StrBuf why;
+    sb_init(&why);
+    if (!sch_verify_func(s, s->func, &why))
+      err(ev, call->span, "Schedule(): the function '%s' is ill-formed: %s", s->func, why.data);
+    sb_free(&why);
+  }
   return val_kind(SV_SCHED, i);
 }
 
@@ -598,6 +644,10 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
   bool imap = !ctor && is_index_map_ctor(&tmp, callee);
   arena_free(&tmp);
   if (ctor) return construct(ev, e);
+  if (tensor_intrin_is_register_call(callee)) { /* T.TensorIntrin.register(name, desc, impl) */
+    if (tensor_intrin_register_call(ev->input, e, ev->diag)) ev->failed = true;
+    return sch_val_none();
+  }
   if (imap) {
     if (e->list.len < 1 || e->list.items[0]->kind != AST_LAMBDA) {
       err(ev, e->span, "an index map takes a lambda as its first argument");
@@ -646,6 +696,16 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
     const SchMethod *m = sch_method_lookup(name);
     if (m) {
       res = call_method(ev, s, m, e);
+    } else if (!strcmp(name, "get") && e->list.len == 1 && e->list.items[0]->kind != AST_KEYWORD) {
+      /* sch.get(v): the integer a sampled ExprRV holds */
+      SchVal v = eval(ev, e->list.items[0]);
+      if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
+        res = sch_val_int(sch_expr_value(s, (SchRV)v.i));
+      else if (v.kind == SV_INT)
+        res = sch_val_int(v.i);
+      else if (!ev->failed)
+        err(ev, e->list.items[0]->span, "get: expected an ExprRV (a sampled value), got %s", kind_word(&v));
+      sch_val_free(&v);
     } else if (!strcmp(name, "show")) {
       SchVal mv = val_kind(SV_MODULE, obj.i);
       emit(ev, &mv);

@@ -76,6 +76,7 @@ Schedule *sch_new(const IrModule *m, DiagCtx *diag) {
   }
   if (ntir > 1 && ir_module_index(m, "main") < 0) fn = NULL;
   s->func = fn ? xstrdup(fn) : NULL;
+  sch_seed(s, -1);
   return s;
 }
 
@@ -202,6 +203,34 @@ void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const 
   in->outs = xmalloc((size_t)(nouts ? nouts : 1) * sizeof *in->outs);
   if (nouts) memcpy(in->outs, outs, (size_t)nouts * sizeof *outs);
   in->nouts = nouts;
+  /* debug_mask: an instruction that made a new version is checked (TVM's
+   * ScheduleState verification after every step). */
+  if (s->debug_mask && s->nversions > 1 && s->trace_at[s->nversions - 1] == s->ntrace - 1) {
+    StrBuf why;
+    sb_init(&why);
+    const char *fn = s->func;
+    for (int i = 0; i < nouts && !fn; i++) fn = s->rvs[outs[i]].func;
+    for (int i = 0; i < nargs; i++)
+      if (in->args[i].kind == SV_RV && in->args[i].i >= 0 && in->args[i].i < s->nrvs) {
+        fn = s->rvs[in->args[i].i].func;
+        break;
+      }
+    if (fn && !sch_verify_func(s, fn, &why))
+      sch_error(s, -1, "internal error: %s produced ill-formed IR in '%s': %s", method, fn, why.data);
+    sb_free(&why);
+  }
+}
+
+void sch_trace_truncate(Schedule *s, int ntrace) {
+  while (s->ntrace > ntrace) free_inst(&s->trace[--s->ntrace]);
+}
+
+void sch_rvs_truncate(Schedule *s, int nrvs) {
+  while (s->nrvs > nrvs) {
+    s->nrvs--;
+    free(s->rvs[s->nrvs].func);
+    free(s->rvs[s->nrvs].block_name);
+  }
 }
 
 IrModule *sch_begin(Schedule *s) { return ir_module_derive(sch_mod(s)); }
@@ -373,6 +402,12 @@ static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim,
     return NULL;
   }
   SchRVInfo *r = &s->rvs[rv];
+  if (r->kind == SCH_RV_LOOP && kind == SCH_RV_LOOP && !r->key) {
+    sch_error(s, argi, "%s: the LoopRV '%s' is the compute-location mark '%s' (from "
+              "sample_compute_location), not a loop", prim, r->name,
+              r->value == SCH_LOC_INLINE ? "inline" : "root");
+    return NULL;
+  }
   if (r->kind != kind) {
     sch_error(s, argi, "%s: expected a %s, got the %s handle '%s'", prim,
               kind == SCH_RV_BLOCK ? "BlockRV" : "LoopRV",

@@ -51,14 +51,37 @@ static int ap_get_consumers(Schedule *s, SchVal *a, SchVal *r) {
   int n = sch_get_consumers(s, (SchRV)a[0].i, &o);
   return ret_list(o, n, r);
 }
+/* The integer of an argument that may be an ExprRV (a sampled value). */
+static int64_t int_of(const Schedule *s, const SchVal *v) {
+  return v->kind == SV_RV ? sch_expr_value(s, (SchRV)v->i) : v->i;
+}
+
+/* After a primitive recorded argument k from resolved values: the trace
+ * keeps the caller's form instead (ExprRVs print as `v2`, as in TVM). */
+static void keep_arg_form(Schedule *s, int k, const SchVal *arg) {
+  SchInst *in = &s->trace[s->ntrace - 1];
+  if (k >= in->nargs) return;
+  sch_val_free(&in->args[k]);
+  in->args[k] = sch_val_copy(arg);
+}
+
+static bool has_rv(const SchVal *v) {
+  if (v->kind == SV_RV) return true;
+  for (int i = 0; i < (v->kind == SV_LIST ? v->n : 0); i++)
+    if (has_rv(&v->items[i])) return true;
+  return false;
+}
+
 static int ap_split(Schedule *s, SchVal *a, SchVal *r) {
   int n = a[1].n;
   int64_t *f = xmalloc((size_t)(n ? n : 1) * sizeof *f);
   SchRV *o = xmalloc((size_t)(n ? n : 1) * sizeof *o);
-  for (int i = 0; i < n; i++) f[i] = a[1].items[i].kind == SV_NONE ? 0 : a[1].items[i].i;
+  for (int i = 0; i < n; i++) f[i] = a[1].items[i].kind == SV_NONE ? 0 : int_of(s, &a[1].items[i]);
+  int ntrace = s->ntrace;
   int rc = sch_split(s, (SchRV)a[0].i, f, n, a[2].i != 0, a[3].i != 0, o);
   free(f);
   if (rc) return free(o), -1;
+  if (has_rv(&a[1]) && s->ntrace > ntrace) keep_arg_form(s, 1, &a[1]);
   return ret_list(o, n, r);
 }
 static int ap_fuse(Schedule *s, SchVal *a, SchVal *r) {
@@ -82,8 +105,12 @@ static int ap_unroll(Schedule *s, SchVal *a, SchVal *r) { return sch_unroll(s, (
 static int ap_bind(Schedule *s, SchVal *a, SchVal *r) { return sch_bind(s, (SchRV)a[0].i, a[1].s); }
 static int ap_annotate(Schedule *s, SchVal *a, SchVal *r) {
   IrHeap *h = ir_heap_new();
-  IrValue *v = sch_val_to_irv(h, &a[2]);
+  SchVal val = a[2].kind == SV_RV ? sch_val_int(sch_expr_value(s, (SchRV)a[2].i)) : sch_val_copy(&a[2]);
+  IrValue *v = sch_val_to_irv(h, &val);
+  int ntrace = s->ntrace;
   int rc = sch_annotate(s, (SchRV)a[0].i, a[1].s, v);
+  if (rc == 0 && a[2].kind == SV_RV && s->ntrace > ntrace) keep_arg_form(s, 2, &a[2]);
+  sch_val_free(&val);
   ir_heap_release(h);
   return rc;
 }
@@ -109,10 +136,18 @@ static int ap_rfactor(Schedule *s, SchVal *a, SchVal *r) {
   return ret_one(sch_rfactor(s, (SchRV)a[0].i, (int)a[1].i), r);
 }
 static int ap_cache_read(Schedule *s, SchVal *a, SchVal *r) {
-  return ret_one(sch_cache_read(s, (SchRV)a[0].i, (int)a[1].i, a[2].s), r);
+  int n = a[3].kind == SV_LIST ? a[3].n : 0;
+  SchRV *c = n ? rv_array(&a[3]) : NULL;
+  SchRV rv = sch_cache_read_for_consumers(s, (SchRV)a[0].i, (int)a[1].i, a[2].s, c, n);
+  free(c);
+  return ret_one(rv, r);
 }
 static int ap_cache_write(Schedule *s, SchVal *a, SchVal *r) {
-  return ret_one(sch_cache_write(s, (SchRV)a[0].i, (int)a[1].i, a[2].s), r);
+  int n = a[3].kind == SV_LIST ? a[3].n : 0;
+  SchRV *c = n ? rv_array(&a[3]) : NULL;
+  SchRV rv = sch_cache_write_for_consumers(s, (SchRV)a[0].i, (int)a[1].i, a[2].s, c, n);
+  free(c);
+  return ret_one(rv, r);
 }
 static int ap_get_output_blocks(Schedule *s, SchVal *a, SchVal *r) {
   SchRV *o;
@@ -165,16 +200,18 @@ const SchMethod sch_methods_core[] = {
      ap_decompose_reduction},
     {"rfactor", {P("loop", SP_LOOP, NULL), P("factor_axis", SP_INT, "0")}, 2, SO_ONE, true, ap_rfactor},
     {"cache_read",
-     {P("block", SP_BLOCK, NULL), P("read_buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
-     3, SO_ONE, true, ap_cache_read},
+     {P("block", SP_BLOCK, NULL), P("read_buffer_index", SP_READ_BUFFER, NULL), P("storage_scope", SP_STR, NULL),
+      P("consumer_blocks", SP_OPT_BLOCKS, "None")},
+     4, SO_ONE, true, ap_cache_read},
     {"cache_write",
-     {P("block", SP_BLOCK, NULL), P("write_buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
-     3, SO_ONE, true, ap_cache_write},
+     {P("block", SP_BLOCK, NULL), P("write_buffer_index", SP_WRITE_BUFFER, NULL), P("storage_scope", SP_STR, NULL),
+      P("consumer_blocks", SP_OPT_BLOCKS, "None")},
+     4, SO_ONE, true, ap_cache_write},
     {"set_scope",
-     {P("block", SP_BLOCK, NULL), P("buffer_index", SP_INT, NULL), P("storage_scope", SP_STR, NULL)},
+     {P("block", SP_BLOCK, NULL), P("buffer_index", SP_WRITE_BUFFER, NULL), P("storage_scope", SP_STR, NULL)},
      3, SO_NONE, true, ap_set_scope},
     {"storage_align",
-     {P("block", SP_BLOCK, NULL), P("buffer_index", SP_INT, NULL), P("axis", SP_INT, NULL),
+     {P("block", SP_BLOCK, NULL), P("buffer_index", SP_WRITE_BUFFER, NULL), P("axis", SP_INT, NULL),
       P("factor", SP_INT, NULL), P("offset", SP_INT, NULL)},
      5, SO_NONE, true, ap_storage_align},
     {"work_on", {P("func_name", SP_STR, NULL)}, 1, SO_NONE, false, ap_work_on},
@@ -219,9 +256,12 @@ static void print_val(const Schedule *s, StrBuf *out, const SchVal *v) {
     case SV_NONE: sb_puts(out, "None"); break;
     case SV_BOOL: sb_puts(out, v->i ? "True" : "False"); break;
     case SV_INT: sb_printf(out, "%lld", (long long)v->i); break;
-    case SV_FLOAT: {
+    case SV_FLOAT: { /* the shortest form that reads back the same, like Python's repr */
       char buf[64];
-      snprintf(buf, sizeof buf, "%.17g", v->f);
+      for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v->f);
+        if (strtod(buf, NULL) == v->f) break;
+      }
       if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
       sb_puts(out, buf);
       break;
@@ -297,4 +337,109 @@ IrModule *sch_trace_replay(const IrModule *m, const char *trace_text, DiagCtx *d
     return NULL;
   }
   return cur;
+}
+
+/* ------------------------------------------------------------- decisions */
+
+static bool is_sampling(const SchInst *in) { return in->method->out != SO_NONE && !strncmp(in->method->name, "sample_", 7); }
+
+/* The trace index of decision i (-1 when out of range). */
+static int decision_inst(const Schedule *s, int i) {
+  for (int k = 0; k < s->ntrace; k++)
+    if (is_sampling(&s->trace[k]) && i-- == 0) return k;
+  return -1;
+}
+
+int sch_trace_decision_count(const Schedule *s) {
+  int n = 0;
+  for (int k = 0; k < s->ntrace; k++) n += is_sampling(&s->trace[k]);
+  return n;
+}
+
+const char *sch_trace_decision_method(const Schedule *s, int i) {
+  int k = decision_inst(s, i);
+  return k < 0 ? NULL : s->trace[k].method->name;
+}
+
+/* The decision is the last argument of every sampling instruction. */
+static SchVal *decision_arg(const Schedule *s, int i) {
+  int k = decision_inst(s, i);
+  if (k < 0) return NULL;
+  SchInst *in = &s->trace[k];
+  return &in->args[in->nargs - 1];
+}
+
+int sch_trace_get_decision(const Schedule *s, int i, int64_t *vals, int cap) {
+  const SchVal *d = decision_arg(s, i);
+  if (!d) return -1;
+  if (d->kind == SV_LIST) {
+    for (int k = 0; k < d->n && k < cap; k++) vals[k] = d->items[k].i;
+    return d->n;
+  }
+  if (cap > 0) vals[0] = d->i;
+  return 1;
+}
+
+int sch_trace_set_decision(Schedule *s, int i, const int64_t *vals, int n) {
+  SchVal *d = decision_arg(s, i);
+  if (!d || n < 1) return -1;
+  if (d->kind == SV_LIST) {
+    if (n != d->n) return -1;
+    for (int k = 0; k < n; k++) d->items[k].i = vals[k];
+  } else {
+    if (n != 1) return -1;
+    d->kind = SV_INT;
+    d->i = vals[0];
+  }
+  return 0;
+}
+
+/* The handles of an argument mapped from s's table to the replay's. */
+static SchVal map_rvs(const SchVal *v, const SchRV *map, int nmap) {
+  SchVal c = sch_val_copy(v);
+  if (c.kind == SV_RV) c.i = c.i >= 0 && c.i < nmap ? map[c.i] : -1;
+  for (int i = 0; i < (c.kind == SV_LIST ? c.n : 0); i++) {
+    SchVal m = map_rvs(&v->items[i], map, nmap);
+    sch_val_free(&c.items[i]);
+    c.items[i] = m;
+  }
+  return c;
+}
+
+Schedule *sch_replay(const Schedule *s, int64_t seed, DiagCtx *diag) {
+  Schedule *r = sch_new(s->versions[0], diag);
+  sch_seed(r, seed);
+  r->debug_mask = s->debug_mask;
+  if (s->func) {
+    free(r->func);
+    r->func = xstrdup(s->func);
+  }
+  SchRV *map = xmalloc((size_t)(s->nrvs ? s->nrvs : 1) * sizeof *map);
+  for (int i = 0; i < s->nrvs; i++) map[i] = -1;
+  int nerr = diag->nerr;
+  for (int k = 0; k < s->ntrace; k++) {
+    const SchInst *in = &s->trace[k];
+    const SchMethod *m = in->method;
+    SchVal args[SCH_MAX_PARAMS];
+    for (int i = 0; i < m->nparams; i++)
+      args[i] = i < in->nargs ? map_rvs(&in->args[i], map, s->nrvs) : sch_val_none();
+    SchVal res = sch_val_none();
+    int rc = m->apply(r, args, &res);
+    for (int i = 0; i < m->nparams; i++) sch_val_free(&args[i]);
+    if (rc || diag->nerr > nerr) {
+      sch_val_free(&res);
+      free(map);
+      sch_free(r);
+      return NULL;
+    }
+    /* The instruction's outputs: one handle or a list of them. */
+    if (res.kind == SV_RV && in->nouts >= 1) {
+      map[in->outs[0]] = (SchRV)res.i;
+    } else if (res.kind == SV_LIST) {
+      for (int i = 0; i < res.n && i < in->nouts; i++) map[in->outs[i]] = (SchRV)res.items[i].i;
+    }
+    sch_val_free(&res);
+  }
+  free(map);
+  return r;
 }

@@ -128,7 +128,7 @@ static bool same_results(const IrModule *a, const IrModule *b, const char *fname
 
 /* Applies script to the module in file; checks results and trace replay.
  * Returns the printed scheduled module (malloc'd) or NULL. */
-static char *check_case(const char *file, const char *fname, const char *script) {
+static inline char *check_case(const char *file, const char *fname, const char *script) {
   IrModule *orig = load(file);
   CHECK(orig != NULL);
   if (!orig) return NULL;
@@ -182,7 +182,7 @@ static char *check_case(const char *file, const char *fname, const char *script)
   return printed;
 }
 
-static void expect_contains(char *printed, const char *needle) {
+static inline void expect_contains(char *printed, const char *needle) {
   CHECK(printed && strstr(printed, needle));
   if (printed && !strstr(printed, needle)) fprintf(stderr, "missing '%s' in:\n%s\n", needle, printed);
 }

@@ -42,6 +42,43 @@ static void test_cases(void) {
                  "c = sch.cache_read(\"D\", 0, \"global\")\ni, j = sch.get_loops(\"D\")\n"
                  "sch.compute_at(c, i)\n");
   free(p);
+  /* consumer_blocks, and buffers given by pair and by name. */
+  p = check_case("cache_multi.tvs", "main",
+                 "b = sch.get_block(\"B\")\n"
+                 "sch.cache_write(b, (\"write\", 0), \"local\", consumer_blocks=[\"C\"])\n"
+                 "d = sch.get_block(\"D\")\nsch.cache_read(d, \"A\", \"shared\", [d])\n"
+                 "sch.cache_read(\"D\", \"B\", \"global\")\n");
+  expect_contains(p, "C[vi] = B_local[vi] * T.float32(2.0)");
+  expect_contains(p, "D[vi] = B_global[vi] - A_shared[vi]");
+  free(p);
+  /* Only the listed reader of the input is redirected. */
+  p = check_case("cache_multi.tvs", "main", "sch.cache_read(\"B\", 0, \"local\", consumer_blocks=[\"B\"])\n");
+  expect_contains(p, "B[vi] = A_local[vi] + T.float32(1.0)");
+  expect_contains(p, "D[vi] = B[vi] - A[vi]");
+  free(p);
+  /* The writer shares a loop nest with reader B only: serving C alone is
+   * placed before C (TVM's test_cache_read_location). */
+  p = check_case("cache_multi_nest.tvs", "main", "sch.cache_read(\"B\", 0, \"global\", consumer_blocks=[\"C\"])\n");
+  expect_contains(p, "C[vi] = A_global[vi]");
+  expect_contains(p, "B[vi] = A[vi] + T.float32(1.0)");
+  free(p);
+  /* The writer shares loop i with reader B: the stages go inside it (tiles). */
+  p = check_case("cache_multi_nest.tvs", "main", "sch.cache_read(\"B\", 0, \"global\")\nsch.cache_write(\"A\", 0, \"local\")\n");
+  expect_contains(p, "v0 = T.axis.spatial(128, i * 16 + ax0)");
+  expect_contains(p, "C[vi] = A_global[vi]");
+  free(p);
+  p = check_case("cache_multi_nest.tvs", "main", "sch.cache_write(\"A\", 0, \"shared\", consumer_blocks=[\"B\"])\n");
+  expect_contains(p, "B[vi] = A_shared[vi] + T.float32(1.0)");
+  free(p);
+  /* After compute_at: the cached tile of B under C's loop. */
+  p = check_case("two_stage.tvs", "main", "i, j = sch.get_loops(\"C\")\nsch.compute_at(sch.get_block(\"B\"), i)\n"
+                 "sch.cache_read(\"C\", 0, \"local\")\n");
+  expect_contains(p, "B_local[v0, v1] = B[v0, v1]");
+  free(p);
+  /* cache_write serving every reader: the write-back goes last. */
+  p = check_case("cache_multi.tvs", "main", "sch.cache_write(\"B\", 0, \"local\", consumer_blocks=[\"C\", \"D\"])\n");
+  expect_contains(p, "D[vi] = B_local[vi] - A[vi]");
+  free(p);
 }
 
 /* Refusals report one error and leave the version alone. */

@@ -1,0 +1,5 @@
+sch.annotate_buffer_access("C", 0, "read", lambda vi, vj: ((vi - 1, vi + 1), vj))
+sch.annotate_buffer_access("B", 0, "write", lambda vi, vj: ((vi, vi + 2), (vj, vj + 2)))
+sch.annotate_buffer_access("B", 0, "read", lambda vi, vj: ((vj, vj + 1), ((vi) - 1, vi + 3)))
+sch.annotate_buffer_access("C", 0, "read", lambda vi, vj: [vi, (0, 12)])
+print(sch.trace)

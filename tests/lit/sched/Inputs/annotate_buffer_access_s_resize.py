@@ -1,0 +1,7 @@
+b = sch.get_block("resize")
+sch.annotate_buffer_access(b, 0, "read", lambda vn, vc, vh, vw: (vn, vc, (vh * 2 - 3, vh * 2 + 3), (vw * 2 - 3, vw * 2 + 3)))
+i0, i1, h, w = sch.get_loops(b)
+ho, hi = sch.split(h, factors=[4, 5])
+wo, wi = sch.split(w, factors=[4, 5])
+sch.reorder(ho, wo, hi, wi)
+sch.compute_at(sch.get_block("cache"), wo)

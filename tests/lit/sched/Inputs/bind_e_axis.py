@@ -1,0 +1,2 @@
+i, j = sch.get_loops("B")
+sch.bind(i, "threadIdx.w")

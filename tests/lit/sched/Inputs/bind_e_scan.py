@@ -1,0 +1,2 @@
+i, j = sch.get_loops("scan")
+sch.bind(j, "threadIdx.x")

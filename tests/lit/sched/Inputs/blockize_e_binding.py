@@ -1,0 +1,2 @@
+i0, i1 = sch.get_loops("B")
+sch.blockize(i1)

@@ -1,0 +1,2 @@
+m, _, _ = sch.get_loops("B")
+sch.blockize(m)

@@ -1,0 +1,2 @@
+k, _ = sch.get_loops("B")
+sch.blockize(k)

@@ -1,0 +1,6 @@
+b = sch.get_block("B")
+sch.cache_write(b, ("write", 0), "local", consumer_blocks=["C"])
+d = sch.get_block("D")
+sch.cache_read(d, "A", "shared", [d])
+sch.cache_read("D", "B", "global", consumer_blocks=None)
+print(sch.trace)

@@ -1,0 +1,2 @@
+sch.cache_index("A", "global")
+print(sch.trace)

@@ -1,0 +1,1 @@
+sch.cache_inplace("C", 0, "local")

@@ -1,0 +1,1 @@
+sch.cache_read("C", ("write", 0), "shared")

@@ -1,0 +1,1 @@
+sch.cache_write("C", "A", "local")

@@ -1,0 +1,2 @@
+i, j = sch.get_loops("out")
+sch.compute_at("alone", i)

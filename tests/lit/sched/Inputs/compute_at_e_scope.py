@@ -1,0 +1,2 @@
+(i,) = sch.get_loops("alone")
+sch.compute_at("two", i)

@@ -1,0 +1,2 @@
+pad = sch.get_block("pad_temp")
+sch.decompose_padding(pad, sch.get_loops(pad)[0])

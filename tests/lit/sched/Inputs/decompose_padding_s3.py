@@ -1,0 +1,8 @@
+block = sch.get_block("tensor")
+pad = sch.get_block("pad_temp")
+n, c, h, w, kh, kw = sch.get_loops(block)
+ho, hi = sch.split(h, [2, 5])
+wo, wi = sch.split(w, [2, 5])
+sch.reorder(n, ho, wo, c, hi, wi, kh, kw)
+sch.compute_at(pad, wo)
+sch.decompose_padding(pad, sch.get_loops(pad)[3])

@@ -1,0 +1,2 @@
+i, j = sch.get_loops("tri")
+sch.fuse(i, j)

@@ -1,0 +1,2 @@
+i, j = sch.get_loops("C")
+sch.fuse(i, j)

@@ -1,0 +1,1 @@
+sch.fuse_reduction_epilogue("out_mm", "out_add")

@@ -1,0 +1,2 @@
+sch.fuse_reduction_epilogue("multiply", "add")
+print(sch.trace)

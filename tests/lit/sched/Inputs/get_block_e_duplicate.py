@@ -1,0 +1,1 @@
+b = sch.get_block("B")

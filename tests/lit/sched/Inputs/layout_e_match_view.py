@@ -1,0 +1,1 @@
+sch.transform_layout("copy", ("read", 0), lambda i, j: (j, i))

@@ -1,0 +1,1 @@
+sch.set_axis_separator("B", ("write", 0), [2])

@@ -1,0 +1,5 @@
+i, j, k = sch.get_loops(sch.get_block("B"))
+sch.loop_partition(i, factors=[2, 1, 6])
+i, j, k = sch.get_loops(sch.get_block("B_i0"))
+sch.loop_partition(j, factors=[3, None])
+print(sch.trace)

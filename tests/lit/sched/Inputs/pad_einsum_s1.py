@@ -1,0 +1,2 @@
+sch.pad_einsum("C", [4, 4, 4])
+print(sch.trace)

@@ -1,0 +1,1 @@
+sch.read_at(sch.get_loops("C")[0], "D", 1, "shared")

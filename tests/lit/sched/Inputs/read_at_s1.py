@@ -1,0 +1,5 @@
+c = sch.get_block("C")
+i, j, k0, k1 = sch.get_loops(c)
+sch.read_at(k0, c, 0, "shared")
+sch.read_at(j, c, 1, "local")
+print(sch.trace)

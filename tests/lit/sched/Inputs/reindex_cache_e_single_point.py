@@ -1,0 +1,1 @@
+sch.reindex_cache_read("S", 1, "local", lambda i: (i,))

@@ -1,0 +1,1 @@
+sch.reindex("S", ("read", 1))

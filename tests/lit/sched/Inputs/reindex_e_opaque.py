@@ -1,0 +1,1 @@
+sch.reindex("B", "A")

@@ -1,0 +1,2 @@
+sch.reindex("conv", "pad")
+sch.reindex("conv", ("read", 1))

@@ -1,0 +1,3 @@
+sch.reindex("B", ("read", 0))
+sch.reindex("C", "C")
+print(sch.trace)

@@ -1,0 +1,2 @@
+i, j = sch.get_loops("tri")
+sch.reorder(j, i)

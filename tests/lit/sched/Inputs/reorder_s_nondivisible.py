@@ -1,0 +1,3 @@
+(i,) = sch.get_loops("B")
+a, b = sch.split(i, factors=[None, 3])
+sch.reorder(b, a)

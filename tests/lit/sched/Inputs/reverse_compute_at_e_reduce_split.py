@@ -1,0 +1,2 @@
+i, j = sch.get_loops("B")
+sch.reverse_compute_at("S", j)

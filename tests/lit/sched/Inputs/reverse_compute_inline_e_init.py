@@ -1,0 +1,2 @@
+sch.work_on("mm_relu")
+sch.reverse_compute_inline("Y")

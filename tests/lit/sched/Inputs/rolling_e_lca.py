@@ -1,0 +1,1 @@
+sch.rolling_buffer("B", 0)

@@ -1,0 +1,1 @@
+sch.rolling_buffer("C", 0)

@@ -1,0 +1,5 @@
+i, r = sch.get_loops("C")
+io, ii = sch.split(i, [2, 4])
+sch.compute_at(sch.get_block("B"), io)
+sch.rolling_buffer("B", 0)
+print(sch.trace)

@@ -1,0 +1,6 @@
+sch = tvm.tir.Schedule(Module, seed=11)
+b = sch.get_block("C")
+v = sch.sample_categorical(candidates=[0, 16, 64], probs=[0.1, 0.6, 0.3], decision=2)
+sch.annotate(b, "pragma_auto_unroll_max_step", v)
+print(sch.get(v))
+print(sch.trace)

@@ -1,0 +1,8 @@
+sch = tvm.tir.Schedule(Module)
+b = sch.get_block("B")
+l = sch.sample_compute_location(block=b, decision=-2)
+sch.compute_at(block=b, loop=l)
+c = sch.get_block("C")
+r = sch.sample_compute_location(c, decision=-1)
+sch.compute_at(c, r)
+print(sch.trace)

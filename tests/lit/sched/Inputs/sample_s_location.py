@@ -1,0 +1,5 @@
+sch = tvm.tir.Schedule(Module, debug_mask="all")
+b = sch.get_block("B")
+l = sch.sample_compute_location(b, decision=0)
+sch.compute_at(b, l)
+print(sch.trace)

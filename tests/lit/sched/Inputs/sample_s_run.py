@@ -1,0 +1,12 @@
+# Fresh draws (seeded): tile both spatial loops, then a sampled compute location.
+sch = tvm.tir.Schedule(Module, seed=99)
+b = sch.get_block("B")
+c = sch.get_block("C")
+i, j = sch.get_loops(c)
+ti = sch.sample_perfect_tile(i, n=2, max_innermost_factor=4)
+tj = sch.sample_perfect_tile(j, n=3)
+i0, i1 = sch.split(i, factors=ti)
+j0, j1, j2 = sch.split(j, factors=tj)
+sch.reorder(i0, j0, i1, j1, j2)
+l = sch.sample_compute_location(b)
+sch.compute_at(b, l)

@@ -1,0 +1,2 @@
+(i,) = sch.get_loops("offset")
+sch.split(i, factors=[None, 2])

@@ -1,0 +1,1 @@
+T.TensorIntrin.register("dot_4_f32", dot4_desc, dot4_impll)

@@ -1,0 +1,6 @@
+b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+j0, j1 = sch.split(j, factors=[None, 16])
+sch.reorder(i, j0, k, j1)
+sch.tensorize(j1, "axpy_16_f32")
+print(sch.trace)

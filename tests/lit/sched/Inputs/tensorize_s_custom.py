@@ -1,0 +1,6 @@
+T.TensorIntrin.register("dot_4_f32", dot4_desc, dot4_impl)
+b = sch.get_block("C", "main")
+i, k = sch.get_loops(b)
+k0, k1 = sch.split(k, factors=[None, 4])
+o = sch.blockize(k1)
+sch.tensorize(o, "dot_4_f32")

@@ -1,0 +1,1 @@
+sch.unsafe_set_dtype("C", 0, "float16")

@@ -1,0 +1,2 @@
+sch.unsafe_set_dtype("B", 0, "float16")
+print(sch.trace)

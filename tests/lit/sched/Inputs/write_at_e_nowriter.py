@@ -1,0 +1,1 @@
+sch.write_at(sch.get_loops("C")[0], "B", 0, "local")
