@@ -6,51 +6,28 @@
  * (median of --reps runs after warm-up) plus the JIT compile times. See README.md. */
 #define _GNU_SOURCE /* cpu_set_t in OpenBLAS's cblas.h */
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
+#include "bench/gemm_common.h"
 #include "codegen/codegen.h"
 #include "lang/elab.h"
 #include "runtime/ndarray.h"
 
-#define M 1024
-#define N 1024
-#define K 1024
-#define NLIBS 3
+enum { M = 1024, N = 1024, K = 1024 };
 #define MAX_THREADS 8
 
-enum { LIB_TVS, LIB_DNNL, LIB_OPENBLAS };
-static const char *const lib_names[NLIBS] = {"TVS (JIT)", "oneDNN", "OpenBLAS"};
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU seconds of the process: compile times free of the machine's other load. */
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#define now gemm_now
+#define cpu_now gemm_cpu_now
+#define median gemm_median
+#define matrix gemm_matrix
+#define fill gemm_fill
+#define call3 gemm_call3
 
 /* ------------------------------------------------------------- TVS kernels */
 
@@ -104,168 +81,6 @@ static int kernel_load(Kernel *k, const char *path, const CgOptions *opt) {
   k->compile_ms = (t2 - t1) * 1e3;
   k->compile_cpu_ms = (c2 - c1) * 1e3;
   return 0;
-}
-
-/* Calls fn(A, B, C) through the packed ABI. */
-static int call3(TVSFunction *fn, TvsNDArray *A, TvsNDArray *B, TvsNDArray *C) {
-  TVSValue v[3] = {{.v_handle = &A->t}, {.v_handle = &B->t}, {.v_handle = &C->t}};
-  int codes[3] = {TVS_TENSOR, TVS_TENSOR, TVS_TENSOR};
-  TVSValue ret;
-  int rtc;
-  if (tvs_func_call(fn, v, codes, 3, &ret, &rtc)) {
-    fprintf(stderr, "bench_matmul: call failed: %s\n", tvs_get_last_error());
-    return -1;
-  }
-  return 0;
-}
-
-static TvsNDArray *matrix(int64_t rows, int64_t cols) {
-  int64_t shape[2] = {rows, cols};
-  DLDataType f32 = {kDLFloat, 32, 1};
-  TvsNDArray *a = tvs_ndarray_empty(2, shape, f32);
-  if (!a) {
-    fprintf(stderr, "bench_matmul: out of memory\n");
-    exit(1);
-  }
-  return a;
-}
-
-/* Uniform values in [-1, 1) from a 64-bit LCG (reproducible across runs). */
-static void fill(float *p, size_t n, uint64_t seed) {
-  uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
-  for (size_t i = 0; i < n; i++) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    p[i] = (float)((double)(s >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
-  }
-}
-
-/* --------------------------------------------------------------- libraries */
-
-typedef struct Ctx {
-  Kernel mm;            /* the TVS kernel */
-  TvsNDArray *A, *B;    /* inputs, M x K and K x N */
-  TvsNDArray *C[NLIBS]; /* one output per library */
-} Ctx;
-
-static void set_threads(int lib, int n) {
-  switch (lib) {
-    case LIB_TVS: tvs_thread_pool_set_num_threads(n); break;
-    case LIB_DNNL: omp_set_num_threads(n); break; /* the Debian oneDNN uses GNU OpenMP */
-    case LIB_OPENBLAS: openblas_set_num_threads(n); break;
-  }
-}
-
-static int run_lib(Ctx *c, int lib) {
-  float *a = c->A->t.data, *b = c->B->t.data, *out = c->C[lib]->t.data;
-  switch (lib) {
-    case LIB_TVS: return call3(c->mm.fn, c->A, c->B, c->C[lib]);
-    case LIB_DNNL:
-      if (dnnl_sgemm('N', 'N', M, N, K, 1.0f, a, K, b, N, 0.0f, out, N) != dnnl_success) {
-        fprintf(stderr, "bench_matmul: dnnl_sgemm failed\n");
-        return -1;
-      }
-      return 0;
-    case LIB_OPENBLAS:
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, out, N);
-      return 0;
-  }
-  return -1;
-}
-
-/* One library at one thread count: medians over the timed runs. */
-typedef struct Timing {
-  double med_s;      /* median wall seconds */
-  double best_s;     /* fastest wall seconds */
-  double cpu_med_s;  /* median CPU seconds of the calling thread: with 1 thread it
-                        does all the work, so this discounts time-slicing by the
-                        machine's other load */
-  double other_load; /* CPUs kept busy by other processes while timing (0..ncpu) */
-} Timing;
-
-/* Busy (non-idle) seconds of all CPUs so far, from /proc/stat; -1 if unknown. */
-static double machine_busy_s(void) {
-  FILE *f = fopen("/proc/stat", "r");
-  if (!f) return -1;
-  unsigned long long v[8] = {0};
-  int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-                 &v[5], &v[6], &v[7]);
-  fclose(f);
-  if (n < 8) return -1;
-  /* user nice system [idle iowait] irq softirq steal */
-  unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-  return (double)busy / (double)sysconf(_SC_CLK_TCK);
-}
-
-static double thread_cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* reps timed calls after 3 warm-up calls. */
-static int time_lib(Ctx *c, int lib, int threads, int reps, Timing *out) {
-  set_threads(lib, threads);
-  for (int w = 0; w < 3; w++)
-    if (run_lib(c, lib)) return -1;
-  double *t = malloc((size_t)reps * sizeof *t), *cpu = malloc((size_t)reps * sizeof *cpu);
-  int rc = 0;
-  double busy0 = machine_busy_s(), own0 = cpu_now(), wall0 = now();
-  for (int r = 0; r < reps && !rc; r++) {
-    double s = now(), cs = thread_cpu_now();
-    rc = run_lib(c, lib);
-    cpu[r] = thread_cpu_now() - cs;
-    t[r] = now() - s;
-  }
-  if (!rc) {
-    out->med_s = median(t, reps);
-    out->best_s = t[0]; /* sorted by median() */
-    out->cpu_med_s = median(cpu, reps);
-    double busy1 = machine_busy_s(), own1 = cpu_now(), wall1 = now();
-    out->other_load = busy0 < 0 || busy1 < 0 ? -1 : ((busy1 - busy0) - (own1 - own0)) / (wall1 - wall0);
-    if (out->other_load < 0 && busy0 >= 0) out->other_load = 0; /* jiffy rounding */
-  }
-  free(t);
-  free(cpu);
-  /* let this library's spinning workers go to sleep before the next one runs */
-  usleep(300 * 1000);
-  return rc;
-}
-
-/* max |x - y| / max |y| over whole matrices. */
-static double rel_diff(const float *x, const float *y, size_t n) {
-  double d = 0, m = 0;
-  for (size_t i = 0; i < n; i++) {
-    double e = fabs((double)x[i] - (double)y[i]);
-    if (e > d) d = e;
-    if (fabs((double)y[i]) > m) m = fabs((double)y[i]);
-  }
-  return m > 0 ? d / m : d;
-}
-
-/* Checks 32 rows of C against a double-precision product: the worst error
- * relative to sum_k |a_ik b_kj| (the scale of fp32 rounding in a dot product). */
-static double check_rows(const float *a, const float *b, const float *cm) {
-  double worst = 0;
-  double *acc = malloc(N * sizeof *acc), *mag = malloc(N * sizeof *mag);
-  for (int s = 0; s < 32; s++) {
-    int i = (s * 331 + 7) % M;
-    for (int j = 0; j < N; j++) acc[j] = mag[j] = 0;
-    for (int k = 0; k < K; k++) {
-      double av = a[(size_t)i * K + k];
-      const float *brow = b + (size_t)k * N;
-      for (int j = 0; j < N; j++) {
-        acc[j] += av * brow[j];
-        mag[j] += fabs(av * brow[j]);
-      }
-    }
-    for (int j = 0; j < N; j++) {
-      double e = fabs((double)cm[(size_t)i * N + j] - acc[j]) / (mag[j] > 0 ? mag[j] : 1);
-      if (e > worst) worst = e;
-    }
-  }
-  free(acc);
-  free(mag);
-  return worst;
 }
 
 /* ---------------------------------------------------------- mm_relu timing */
@@ -420,24 +235,24 @@ int main(int argc, char **argv) {
          sysconf(_SC_NPROCESSORS_ONLN), reps);
 
   /* --- compile */
-  CompileTimes relu;
+  CompileTimes relu = {0};
   if (bench_mm_relu(relu_path, &relu)) return 1;
-  Ctx c;
-  memset(&c, 0, sizeof c);
+  Kernel mm;
   CgOptions opt = cg_options_default(); /* O3, host CPU and features */
   opt.fast_math = fast_math;
-  if (kernel_load(&c.mm, kpath, &opt)) return 1;
+  if (kernel_load(&mm, kpath, &opt)) return 1;
   if (small_path && check_small(small_path, 64, &opt)) return 1;
   printf("TVS kernel %s: -O%d, host CPU, %s\n", kpath, opt.opt_level,
          fast_math ? "fast-math on (mul+add contracted to FMA)" : "fast-math off (no FMA contraction)");
   printf("JIT compile = cg_compile_module (lowering + LLVM IR + O3 + machine code + ORC JIT):\n");
-  printf("  matmul_1024.tvs : %6.1f ms wall, %6.1f ms CPU  (parse+elaborate %.1f ms)\n", c.mm.compile_ms,
-         c.mm.compile_cpu_ms, c.mm.parse_ms);
+  printf("  matmul_1024.tvs : %6.1f ms wall, %6.1f ms CPU  (parse+elaborate %.1f ms)\n", mm.compile_ms,
+         mm.compile_cpu_ms, mm.parse_ms);
   printf("  mm_relu.tvs     : %6.1f ms wall, %6.1f ms CPU  (median of 7; first in process %.1f ms wall;"
          " parse+elaborate %.1f ms)\n",
          relu.wall_ms, relu.cpu_ms, relu.cold_ms, relu.parse_ms);
 
   /* --- data */
+  GemmProblem c = {.M = M, .N = N, .K = K, .tvs_fn = mm.fn};
   c.A = matrix(M, K);
   c.B = matrix(K, N);
   for (int l = 0; l < NLIBS; l++) c.C[l] = matrix(M, N);
@@ -445,24 +260,24 @@ int main(int argc, char **argv) {
   fill(c.B->t.data, (size_t)K * N, 2);
 
   /* --- timings */
-  Timing tm[MAX_THREADS][NLIBS];
+  GemmTiming tm[MAX_THREADS][NLIBS];
   for (int t = 0; t < nthr; t++)
     for (int l = 0; l < nlibs; l++)
-      if (time_lib(&c, l, thr[t], reps, &tm[t][l])) return 1;
+      if (gemm_time_lib(&c, l, thr[t], reps, 0, 300, &tm[t][l])) return 1;
 
   /* --- agreement */
   bool ok = true;
   printf("\nresults (32 rows vs a double-precision product; error / sum|a*b|, fp32 scale ~1e-7):\n");
   for (int l = 0; l < nlibs; l++) {
-    double e = check_rows(c.A->t.data, c.B->t.data, c.C[l]->t.data);
-    printf("  %-10s max error %.2e%s\n", lib_names[l], e, e < 1e-5 ? "" : "  <-- WRONG");
+    double e = gemm_check_rows(&c, c.C[l]->t.data, 32);
+    printf("  %-10s max error %.2e%s\n", gemm_lib_names[l], e, e < 1e-5 ? "" : "  <-- WRONG");
     if (e >= 1e-5) ok = false;
   }
   size_t nel = (size_t)M * N;
   if (nlibs == NLIBS) {
-    double d1 = rel_diff(c.C[LIB_TVS]->t.data, c.C[LIB_DNNL]->t.data, nel);
-    double d2 = rel_diff(c.C[LIB_TVS]->t.data, c.C[LIB_OPENBLAS]->t.data, nel);
-    double d3 = rel_diff(c.C[LIB_DNNL]->t.data, c.C[LIB_OPENBLAS]->t.data, nel);
+    double d1 = gemm_rel_diff(c.C[LIB_TVS]->t.data, c.C[LIB_DNNL]->t.data, nel);
+    double d2 = gemm_rel_diff(c.C[LIB_TVS]->t.data, c.C[LIB_OPENBLAS]->t.data, nel);
+    double d3 = gemm_rel_diff(c.C[LIB_DNNL]->t.data, c.C[LIB_OPENBLAS]->t.data, nel);
     printf("  max |x - y| / max |y| over all of C: TVS-oneDNN %.2e, TVS-OpenBLAS %.2e, "
            "oneDNN-OpenBLAS %.2e\n",
            d1, d2, d3);
@@ -479,8 +294,8 @@ int main(int argc, char **argv) {
     for (int l = 0; l < nlibs; l++)
       if (flop / tm[t][l].med_s > top) top = flop / tm[t][l].med_s;
     for (int l = 0; l < nlibs; l++) {
-      const Timing *x = &tm[t][l];
-      printf("%-10s %7d %10.2f %9.2f %9.1f %11.0f%% %11.2f", lib_names[l], thr[t], x->med_s * 1e3,
+      const GemmTiming *x = &tm[t][l];
+      printf("%-10s %7d %10.2f %9.2f %9.1f %11.0f%% %11.2f", gemm_lib_names[l], thr[t], x->med_s * 1e3,
              x->best_s * 1e3, flop / x->med_s * 1e-9, 100.0 * (flop / x->med_s) / top, x->other_load);
       if (thr[t] == 1) printf(" %14.1f", flop / x->cpu_med_s * 1e-9);
       printf("\n");
@@ -498,6 +313,6 @@ int main(int argc, char **argv) {
   for (int l = 0; l < NLIBS; l++) tvs_ndarray_free(c.C[l]);
   tvs_ndarray_free(c.A);
   tvs_ndarray_free(c.B);
-  kernel_free(&c.mm);
+  kernel_free(&mm);
   return ok ? 0 : 1;
 }
