@@ -5,6 +5,7 @@
  * with loop vectorization, SLP and unrolling; textual IR, assembly, objects. */
 #include "codegen/cg_internal.h"
 
+#include <llvm-c/Support.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,6 +32,14 @@ static void init_once(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
+  /* -O3 fully unrolls loops of cost up to 300; for nests of small constant
+   * loops (an 8x64 softmax) that makes one basic block of thousands of
+   * scalar operations, and x86 instruction selection, superlinear in block
+   * size, then takes a quarter of a second for no measurable speed.  -O2's
+   * budget is used at -O3 too; schedules ask for unrolling explicitly
+   * (sch.unroll), which the lowering honours before LLVM. */
+  const char *const argv[] = {"tvs", "-unroll-threshold-aggressive=100"};
+  LLVMParseCommandLineOptions(2, argv, NULL);
   char *t = LLVMGetDefaultTargetTriple();
   char *n = LLVMNormalizeTargetTriple(t);
   host_triple = xstrdup(n);
