@@ -415,7 +415,39 @@ static TirStmt *outer_init(IrHeap *h, const TirStmt *inner_realize, TirStmt *ini
   nb.writes = ib->writes;
   nb.nwrites = ib->nwrites;
   nb.body = init;
-  TirStmt *st = tir_block_realize(h, vals, nb.niters, inner_realize->realize.pred, tir_block(h, &nb));
+  /* An init that is not a constant (e.g. `D = C` after
+   * fuse_reduction_epilogue) reads what its value loads. */
+  {
+    TirBufferRegion *iw = NULL;
+    int niw = 0;
+    tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &iw, &niw);
+  }
+  /* The predicate's conjuncts over loops the init nest does not copy (those
+   * of the reduce iters only) are dropped, as decompose_reduction does. */
+  TirExpr *pred = NULL;
+  {
+    PtrVec todo = {0}, keep = {0};
+    pv_push(&todo, inner_realize->realize.pred);
+    while (todo.len) {
+      TirExpr *c = todo.items[--todo.len];
+      if (c->kind == TIR_AND) {
+        pv_push(&todo, c->bin.b);
+        pv_push(&todo, c->bin.a);
+        continue;
+      }
+      bool dropped = false;
+      for (int i = 0; i < ninner && !dropped; i++) {
+        bool used = false;
+        for (int k = 0; k < nb.niters; k++) used |= tir_expr_uses_var(vals[k], inner_loops[i]->loop.var);
+        dropped = !used && tir_expr_uses_var(c, inner_loops[i]->loop.var);
+      }
+      if (!dropped && !sch_is_trivial_pred(c)) pv_push(&keep, c);
+    }
+    for (int i = 0; i < keep.len; i++) pred = pred ? tir_binary(h, TIR_AND, pred, keep.items[i]) : keep.items[i];
+    pv_free(&todo);
+    pv_free(&keep);
+  }
+  TirStmt *st = tir_block_realize(h, vals, nb.niters, pred ? pred : tir_bool(h, true), tir_block(h, &nb));
   /* loops innermost first */
   for (int i = ninner - 1; i >= 0; i--) {
     const TirStmt *l = inner_loops[i];
@@ -481,6 +513,46 @@ TirStmt *sch_blockize_build(Schedule *s, IrHeap *h, TirStmt *loop, const SchPath
                     "starting at '%s'",
               prim, b->name, sch_loop_name(loop));
     goto done;
+  }
+  /* The iters are divided into outer * inner_extent + inner from 0 (an iter
+   * narrowed by loop_partition to [3, 11) would get an outer iter over
+   * [0, 8) bound to values from 3). */
+  for (int k = 0; k < b->niters; k++)
+    if (!tir_is_zero(b->iters[k].dom.min)) {
+      StrBuf ms;
+      sb_init(&ms);
+      print_tir_expr(&ms, b->iters[k].dom.min);
+      sch_error(s, 0, "%s: the domain of iter '%s' of block '%s' starts at %s, not at 0", prim,
+                b->iters[k].var->name, b->name, ms.data);
+      sb_free(&ms);
+      goto done;
+    }
+  /* An init is split into an outer one over the data-parallel iters: a
+   * block with other iters (opaque after rolling_buffer) is not a
+   * reduction block whose init can be (TVM's reduction block). */
+  for (int k = 0; k < b->niters && b->init; k++)
+    if (b->iters[k].type != TIR_ITER_SPATIAL && b->iters[k].type != TIR_ITER_REDUCE) {
+      sch_error(s, 0, "%s: block '%s' has an init and the iter '%s', neither data-parallel nor a "
+                      "reduction; it is not a reduction block",
+                prim, b->name, b->iters[k].var->name);
+      goto done;
+    }
+  /* The outer block runs the init before the inner loops: the inner part of
+   * every reduce iter must start there at 0, where the block's init would
+   * run (not e.g. at 10 for a loop partition's piece `range(10, 12)`). */
+  for (int k = 0; k < b->niters && b->init; k++) {
+    if (b->iters[k].type != TIR_ITER_REDUCE) continue;
+    IrPtrMap at_min;
+    ir_ptrmap_init(&at_min);
+    for (int i = 0; i < ninner; i++) ir_ptrmap_put(&at_min, inner_loops[i]->loop.var, inner_loops[i]->loop.min);
+    TirExpr *first = tir_substitute_expr(h, div[k].inner, &at_min);
+    ir_ptrmap_free(&at_min);
+    if (!arith_prove(ctx, tir_binary(h, TIR_EQ, first, tir_int(h, first->dtype, 0)))) {
+      sch_error(s, 0, "%s: the reduce iter '%s' of block '%s' does not start at the start of its "
+                      "domain in the loops from '%s'; the block's init would not run first",
+                prim, b->iters[k].var->name, b->name, sch_loop_name(loop));
+      goto done;
+    }
   }
   Divided dv;
   arith_push(ctx);
@@ -568,6 +640,11 @@ SchRV sch_blockize_blocks(Schedule *s, const SchRV *blocks, int n, bool preserve
   }
   for (int i = 0; i < n; i++) {
     if (!sch_find_block(s, blocks[i], prim, 0, &paths[i])) goto done;
+    if (sch_scope_index(&paths[i], paths[i].n - 1) < 0) {
+      sch_error(s, 0, "%s: block '%s' is the root block", prim,
+                tir_realize_block(paths[i].s[paths[i].n - 1])->name);
+      goto done;
+    }
     for (int j = 0; j < i; j++)
       if (paths[j].s[paths[j].n - 1] == paths[i].s[paths[i].n - 1]) {
         sch_error(s, 0, "%s: block '%s' is listed twice", prim,

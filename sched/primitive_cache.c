@@ -162,20 +162,34 @@ static TirRange *relaxed_write(IrHeap *h, const SchPath *p, int q, const TirStmt
     IrPtrMap vmap;
     ir_ptrmap_init(&vmap);
     for (int k = 0; k < b->niters && k < r->realize.n; k++) ir_ptrmap_put(&vmap, b->iters[k].var, r->realize.values[k]);
-    ArithCtx *rctx = arith_new(h), *simp = arith_new(h);
+    ArithCtx *rctx = arith_new(h), *simp = arith_new(h), *pctx = arith_new(h);
     for (int d = q + 1; d < p->n; d++)
       if (p->s[d]->kind == TIR_S_FOR) arith_bind_range(rctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
+    for (int d = 0; d < p->n; d++) { /* every loop and block iter around: for the clipping proofs */
+      if (p->s[d]->kind == TIR_S_FOR) arith_bind_range(pctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
+      if (p->s[d]->kind == TIR_S_BLOCK)
+        for (int k = 0; k < p->s[d]->block.niters; k++)
+          arith_bind_range(pctx, p->s[d]->block.iters[k].var, p->s[d]->block.iters[k].dom.min,
+                           p->s[d]->block.iters[k].dom.extent);
+    }
     for (int d = 0; d < buf->ndim; d++) {
       TirExpr *mn = tir_substitute_expr(h, b->writes[i].ranges[d].min, &vmap);
       TirExpr *ext = tir_substitute_expr(h, b->writes[i].ranges[d].extent, &vmap);
       TirExpr *last = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, mn, ext), tir_int(h, mn->dtype, 1));
       TirExpr *lo = NULL, *hi = NULL, *dummy = NULL;
       if (!arith_symbolic_bounds(rctx, mn, &lo, &dummy) || !arith_symbolic_bounds(rctx, last, &dummy, &hi)) continue;
+      /* Within the buffer (a binding under a predicate, e.g. of a split
+       * whose factors do not divide, ranges past it). */
+      TirExpr *zero = tir_int(h, lo->dtype, 0);
+      TirExpr *end = tir_binary(h, TIR_SUB, buf->shape[d], tir_int(h, buf->shape[d]->dtype, 1));
+      if (!arith_prove(pctx, tir_binary(h, TIR_GE, lo, zero))) lo = tir_binary(h, TIR_MAX, lo, zero);
+      if (!arith_prove(pctx, tir_binary(h, TIR_LE, hi, end))) hi = tir_binary(h, TIR_MIN, hi, end);
       out[d].min = arith_simplify(simp, lo);
       out[d].extent = arith_simplify(simp, tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, hi, tir_int(h, hi->dtype, 1)), out[d].min));
     }
     arith_free(rctx);
     arith_free(simp);
+    arith_free(pctx);
     ir_ptrmap_free(&vmap);
     break;
   }
@@ -277,6 +291,19 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
     sch_error(s, 1, "%s: block '%s' both reads and writes buffer '%s'", prim, b->name, buf->name);
     goto done;
   }
+  if (kind == CACHE_WRITE && b->init && sch_reduce_loop_above(&bp, scope_i)) {
+    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the "
+                    "cache would be allocated anew for each step of the reduction",
+              prim, b->name, sch_loop_name(sch_reduce_loop_above(&bp, scope_i)));
+    goto done;
+  }
+  if (kind == CACHE_WRITE && !b->init && sch_block_reads(b, buf)) {
+    /* (A reduction's init writes the cache before the update reads it.) */
+    sch_error(s, 1, "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
+                    "cache would not hold its old contents (use cache_inplace)",
+              prim, b->name, buf->name);
+    goto done;
+  }
   TirStmt *body = scope_blk->block.body;
   TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
   int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
@@ -315,9 +342,14 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
       TirRange *reg = relaxed_write(h, &nest.w, nest.q, writer, buf);
       copy = kind == CACHE_READ ? make_region_copy(h, name, reg, buf, cbuf, &copy_realize)
                                 : make_region_copy(h, name, reg, cbuf, buf, &copy_realize);
+    } else if (kind == CACHE_WRITE) {
+      /* The write-back copies what the block writes in one execution of
+       * its scope: inside a scope block run many times (e.g. blockize's
+       * outer block) the rest of the cache holds nothing yet. */
+      TirRange *reg = relaxed_write(h, &bp, scope_i, realize, buf);
+      copy = make_region_copy(h, name, reg, cbuf, buf, &copy_realize);
     } else {
-      copy = kind == CACHE_READ ? make_copy(h, name, buf, cbuf, &copy_realize)
-                                : make_copy(h, name, cbuf, buf, &copy_realize);
+      copy = make_copy(h, name, buf, cbuf, &copy_realize);
     }
     free(name);
     if (kind == CACHE_WRITE) {

@@ -107,7 +107,7 @@ static TirExpr *plus(IrHeap *h, TirExpr *min, TirExpr *x) {
  * region's extents, a block `name` with iters v_d over dst's shape bound to
  * min_d + ax_d (TVM's full-region cache stage). */
 static TirStmt *region_copy(IrHeap *h, const char *name, const TirRange *reg, TirBuffer *src,
-                            TirBuffer *dst, TirStmt **realize_out) {
+                            TirBuffer *dst, TirExpr *pred, TirStmt **realize_out) {
   int nd = src->ndim;
   int cap = nd ? nd : 1;
   TirBlock cb = {0};
@@ -130,7 +130,7 @@ static TirStmt *region_copy(IrHeap *h, const char *name, const TirRange *reg, Ti
   cb.niters = nd;
   cb.body = tir_store(h, dst, tir_load(h, src, idx, nd), idx, nd);
   tir_infer_access_regions(h, &cb, &cb.reads, &cb.nreads, &cb.writes, &cb.nwrites);
-  TirStmt *st = tir_block_realize(h, vals, nd, tir_bool(h, true), tir_block(h, &cb));
+  TirStmt *st = tir_block_realize(h, vals, nd, pred ? pred : tir_bool(h, true), tir_block(h, &cb));
   *realize_out = st;
   for (int d = nd - 1; d >= 0; d--)
     st = tir_for(h, loops[d], tir_int(h, loops[d]->dtype, 0), reg[d].extent, TIR_FOR_SERIAL, NULL, NULL, st);
@@ -173,8 +173,11 @@ int sch_cache_inplace(Schedule *s, SchRV block, int read_buffer_index, const cha
   IrHeap *h = nm->heap;
   TirBuffer *cbuf = scoped_copy(h, buf, storage_scope);
   TirStmt *rd_realize = NULL, *wr_realize = NULL;
-  TirStmt *rd = region_copy(h, cbuf->name, bound_region(h, realize, buf, false), buf, cbuf, &rd_realize);
-  TirStmt *wr = region_copy(h, cbuf->name, bound_region(h, realize, buf, true), cbuf, buf, &wr_realize);
+  /* The copies run where the block does: under its predicate too (a split
+   * whose factors do not divide), else they would leave the buffer. */
+  TirExpr *pred = sch_is_trivial_pred(realize->realize.pred) ? NULL : realize->realize.pred;
+  TirStmt *rd = region_copy(h, cbuf->name, bound_region(h, realize, buf, false), buf, cbuf, pred, &rd_realize);
+  TirStmt *wr = region_copy(h, cbuf->name, bound_region(h, realize, buf, true), cbuf, buf, pred, &wr_realize);
   TirStmt *moved = swap_in(h, bp.s[at], buf, cbuf);
   TirStmt *parent = bp.s[at - 1];
   TirStmt *nparent;
@@ -266,7 +269,26 @@ typedef struct AtWalk {
   bool is_read;      /* read_at (relax reads) or write_at (relax writes) */
   bool r, w;         /* the subtree reads / writes buf */
   Hull *hull;        /* buf->ndim */
+  const TirBlock *inplace; /* a block reading and updating buf without an init */
+  PtrVec inner;      /* the loop vars inside the target loop, on the walk's path */
+  const TirBlock *outer_reduce; /* a reduction into buf over a loop around the target loop */
+  int naccess;       /* realizes reading (read_at) / writing (write_at) buf */
 } AtWalk;
+
+static bool find_load_pre(TirVisitor *v, const TirExpr *e) {
+  if (e->kind == TIR_LOAD) *(bool *)v->ctx = true;
+  return true;
+}
+
+/* Whether e loads a buffer (a data-dependent index, e.g. after cache_index). */
+static bool has_load(const TirExpr *e) {
+  bool found = false;
+  TirVisitor v = {0};
+  v.pre_expr = find_load_pre;
+  v.ctx = &found;
+  tir_visit_expr(&v, e);
+  return found;
+}
 
 /* Visits the outermost realizes of st, the loops on the way bound in rctx. */
 static void at_walk(AtWalk *aw, TirStmt *st) {
@@ -275,7 +297,9 @@ static void at_walk(AtWalk *aw, TirStmt *st) {
     arith_bind_range(aw->rctx, st->loop.var, st->loop.min, st->loop.extent);
     arith_push(aw->ctx);
     arith_bind_range(aw->ctx, st->loop.var, st->loop.min, st->loop.extent);
+    pv_push(&aw->inner, st->loop.var);
     at_walk(aw, st->loop.body);
+    aw->inner.len--;
     arith_pop(aw->ctx);
     arith_pop(aw->rctx);
     return;
@@ -286,6 +310,21 @@ static void at_walk(AtWalk *aw, TirStmt *st) {
     bool has_r = sch_block_reads(b, aw->buf), has_w = sch_block_writes(b, aw->buf);
     aw->r |= has_r;
     aw->w |= has_w;
+    aw->naccess += aw->is_read ? has_r : has_w;
+    if (has_r && has_w && !b->init && !aw->inplace) aw->inplace = b;
+    /* A reduction whose reduce loops are not all inside the target loop
+     * reads partial results the cache does not hold at the next step. */
+    for (int k = 0; has_w && b->init && !aw->outer_reduce && k < b->niters && k < st->realize.n; k++) {
+      if (b->iters[k].type != TIR_ITER_REDUCE) continue;
+      PtrVec fv = {0};
+      tir_expr_free_vars(st->realize.values[k], &fv);
+      for (int q = 0; q < fv.len && !aw->outer_reduce; q++) {
+        bool in = false;
+        for (int j = 0; j < aw->inner.len && !in; j++) in = aw->inner.items[j] == fv.items[q];
+        if (!in) aw->outer_reduce = b;
+      }
+      pv_free(&fv);
+    }
     if (aw->is_read ? has_r : has_w) {
       TirRange *reg = bound_region(h, st, aw->buf, !aw->is_read);
       for (int d = 0; reg && d < aw->buf->ndim; d++) {
@@ -294,6 +333,8 @@ static void at_walk(AtWalk *aw, TirStmt *st) {
         TirExpr *lo = NULL, *hi = NULL, *dummy = NULL;
         if (!arith_symbolic_bounds(aw->rctx, reg[d].min, &lo, &dummy)) lo = NULL;
         if (!arith_symbolic_bounds(aw->rctx, last, &dummy, &hi)) hi = NULL;
+        /* (an index through a load: the copy would read that buffer too) */
+        if (has_load(reg[d].min) || has_load(reg[d].extent)) lo = hi = NULL;
         hull_join(aw->ctx, &aw->hull[d], lo, hi);
       }
     }
@@ -326,7 +367,7 @@ static TirStmt *at_block(IrHeap *h, const SchPath *lp, int scope_i, const char *
   ir_ptrmap_init(&vmap);
   for (int i = 0; i < used.len; i++) {
     const TirStmt *loop = NULL;
-    for (int d = scope_i + 1; d < lp->n && !loop; d++)
+    for (int d = 0; d < lp->n && !loop; d++) /* (also loops around the scope block) */
       if (lp->s[d]->kind == TIR_S_FOR && lp->s[d]->loop.var == used.items[i]) loop = lp->s[d];
     if (!loop || ir_ptrmap_has(&vmap, used.items[i])) continue;
     char nbuf[32];
@@ -406,9 +447,15 @@ static SchRV at_impl(Schedule *s, SchRV loop_rv, SchRV block_rv, int index, cons
     int n;
     TirStmt **subs = body_items(&lbody, &n);
     int first_r = -1, last_r = -1, first_w = -1, last_w = -1;
+    const TirBlock *inplace = NULL, *outer_reduce = NULL;
+    int naccess = 0;
     for (int i = 0; i < n; i++) {
-      AtWalk aw = {ctx, rctx, buf, is_read, false, false, hull};
+      AtWalk aw = {ctx, rctx, buf, is_read, false, false, hull, NULL, {0}, NULL, 0};
       at_walk(&aw, subs[i]);
+      pv_free(&aw.inner);
+      naccess += aw.naccess;
+      if (!inplace) inplace = aw.inplace;
+      if (!outer_reduce) outer_reduce = aw.outer_reduce;
       if (aw.r) last_r = i, first_r = first_r < 0 ? i : first_r;
       if (aw.w) last_w = i, first_w = first_w < 0 ? i : first_w;
     }
@@ -430,9 +477,36 @@ static SchRV at_impl(Schedule *s, SchRV loop_rv, SchRV block_rv, int index, cons
         arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
         goto done;
       }
+      if (outer_reduce) {
+        sch_error(s, 0, "%s: block '%s' under loop '%s' reduces into buffer '%s' over a loop "
+                        "around it; the write cache would not carry the partial results",
+                  prim, outer_reduce->name, sch_loop_name(loop), buf->name);
+        arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
+        goto done;
+      }
+      if (inplace) {
+        /* The cache starts without the buffer's contents, which an update
+         * in place (Y = Y + X) would read. */
+        sch_error(s, 0, "%s: block '%s' under loop '%s' updates buffer '%s' in place (reads it without "
+                        "an init); the write cache would not hold its old contents (use cache_inplace)",
+                  prim, inplace->name, sch_loop_name(loop), buf->name);
+        arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
+        goto done;
+      }
       ins = last_w + 1, st = 0, ed = last_w + 1;
     }
     ArithCtx *simp = arith_new(h);
+    /* For clipping: every loop around the target loop, also those outside
+     * its scope, bounds the region. */
+    ArithCtx *clip_ctx = arith_new(h);
+    for (int d = 0; d < lp.n; d++) {
+      if (lp.s[d]->kind == TIR_S_FOR)
+        arith_bind_range(clip_ctx, lp.s[d]->loop.var, lp.s[d]->loop.min, lp.s[d]->loop.extent);
+      if (lp.s[d]->kind == TIR_S_BLOCK)
+        for (int k = 0; k < lp.s[d]->block.niters; k++)
+          arith_bind_range(clip_ctx, lp.s[d]->block.iters[k].var, lp.s[d]->block.iters[k].dom.min,
+                           lp.s[d]->block.iters[k].dom.extent);
+    }
     TirRange *dom = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *dom);
     for (int d = 0; d < nd; d++) {
       if (hull[d].full || !hull[d].set) {
@@ -440,14 +514,59 @@ static SchRV at_impl(Schedule *s, SchRV loop_rv, SchRV block_rv, int index, cons
         dom[d].extent = buf->shape[d];
         continue;
       }
-      dom[d].min = arith_simplify(simp, hull[d].lo);
-      TirExpr *one = tir_int(h, hull[d].hi->dtype, 1);
-      dom[d].extent = arith_simplify(simp, tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, hull[d].hi, one), dom[d].min));
+      /* Clipped to the buffer: a guarded access (a padding block's
+       * if_then_else, an inlined one) may name indices outside it, which
+       * the copy must not load. */
+      TirExpr *lo = hull[d].lo, *hi = hull[d].hi;
+      TirExpr *zero = tir_int(h, lo->dtype, 0);
+      TirExpr *last = tir_binary(h, TIR_SUB, buf->shape[d], tir_int(h, buf->shape[d]->dtype, 1));
+      bool clip = false;
+      if (!arith_prove(clip_ctx, tir_binary(h, TIR_GE, lo, zero))) lo = tir_binary(h, TIR_MAX, lo, zero), clip = true;
+      if (!arith_prove(clip_ctx, tir_binary(h, TIR_LE, hi, last))) hi = tir_binary(h, TIR_MIN, hi, last), clip = true;
+      dom[d].min = arith_simplify(simp, lo);
+      TirExpr *one = tir_int(h, hi->dtype, 1);
+      TirExpr *ext = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, hi, one), dom[d].min);
+      /* A tile wholly outside the buffer copies nothing. */
+      if (clip && !arith_prove(clip_ctx, tir_binary(h, TIR_GE, ext, tir_int(h, ext->dtype, 0))))
+        ext = tir_binary(h, TIR_MAX, ext, tir_int(h, ext->dtype, 0));
+      dom[d].extent = arith_simplify(simp, ext);
     }
     arith_free(simp);
+    arith_free(clip_ctx);
     TirBuffer *cbuf = scoped_copy(h, buf, scope);
     TirStmt *copy = is_read ? at_block(h, &lp, scope_i, cbuf->name, buf, cbuf, dom, nd)
                             : at_block(h, &lp, scope_i, cbuf->name, cbuf, buf, dom, nd);
+    /* The only block using the buffer under the loop runs under a predicate
+     * over the loops around the copy (a split whose factors do not divide):
+     * the copy runs under it too, else it would copy, in the iterations the
+     * block skips, values of earlier iterations (which the lowering does not
+     * keep when it allocates the cache inside the loop). */
+    if (naccess == 1 && sch_contains(loop, realize) && !sch_is_trivial_pred(realize->realize.pred)) {
+      PtrVec todo = {0};
+      TirExpr *pred = NULL;
+      pv_push(&todo, realize->realize.pred);
+      while (todo.len) {
+        TirExpr *c = todo.items[--todo.len];
+        if (c->kind == TIR_AND) {
+          pv_push(&todo, c->bin.b);
+          pv_push(&todo, c->bin.a);
+          continue;
+        }
+        PtrVec fv = {0};
+        tir_expr_free_vars(c, &fv);
+        bool around = true;
+        for (int q = 0; q < fv.len && around; q++) {
+          bool found = false;
+          for (int d = 0; d < lp.n && !found; d++)
+            found = lp.s[d]->kind == TIR_S_FOR && lp.s[d]->loop.var == fv.items[q];
+          around = found;
+        }
+        pv_free(&fv);
+        if (around) pred = pred ? tir_binary(h, TIR_AND, pred, c) : c;
+      }
+      pv_free(&todo);
+      if (pred) copy = sch_realize_with(h, copy, NULL, NULL, pred);
+    }
     TirStmt **items = ir_alloc(h, (size_t)(n + 1) * sizeof *items);
     for (int i = 0, k = 0; i <= n; i++) {
       if (i == ins) items[k++] = copy;
@@ -572,6 +691,10 @@ static TirStmt *roll_block(TirMutator *m, TirStmt *st) {
   IrHeap *h = m->heap;
   TirStmt *x = tir_mutate_stmt_children(m, st);
   TirBlock nb = x->block;
+  bool touches = false;
+  for (int k = 0; k < nb.nreads; k++) touches |= nb.reads[k].buffer == r->nw;
+  for (int k = 0; k < nb.nwrites; k++) touches |= nb.writes[k].buffer == r->nw;
+  if (!touches) return x;
   if (r->axis < nb.niters) {
     nb.iters = ir_memdup(h, nb.iters, (size_t)nb.niters * sizeof *nb.iters);
     nb.iters[r->axis].type = TIR_ITER_OPAQUE;
@@ -703,7 +826,14 @@ int sch_rolling_buffer(Schedule *s, SchRV block, int write_buffer_index) {
                     "not a loop; tile them so that they share one", prim, b->name, buf->name);
     goto done;
   }
-  /* The written region relaxed over the loops below that ancestor. */
+  /* The tiles are read off the written region relaxed over the loops below
+   * that ancestor, which a predicate on the block (e.g. of a split whose
+   * factors do not divide) would make look larger than they are. */
+  if (!sch_is_trivial_pred(realize->realize.pred)) {
+    sch_error(s, 0, "%s: block '%s' has a predicate; its tiles under loop '%s' cannot be told",
+              prim, b->name, sch_loop_name(top));
+    goto done;
+  }
   scratch = ir_heap_new();
   rctx = arith_new(scratch);
   simp = arith_new(scratch);
@@ -739,6 +869,20 @@ int sch_rolling_buffer(Schedule *s, SchRV block, int write_buffer_index) {
                     "shared loop '%s' matches the rolling pattern `outer * stride + inner` with "
                     "overlapping tiles", prim, buf->name, b->name, sch_loop_name(top));
     goto done;
+  }
+  /* The writer skips what the previous tile computed by a predicate on the
+   * binding of block iter d, for each rolling dimension d (as TVM does): the
+   * block must write one element there, indexed by that very iter (not, e.g.,
+   * a whole row copied by loops inside the block). */
+  for (int d = 0; d < nd; d++) {
+    if (!dims[d].var) continue;
+    const TirRange *wr = &b->writes[write_buffer_index].ranges[d];
+    if (d >= b->niters || wr->min->kind != TIR_VAR || wr->min->var != b->iters[d].var ||
+        !tir_is_one(wr->extent)) {
+      sch_error(s, 1, "%s: block '%s' must write buffer '%s' at its block iter %d in the rolling "
+                      "dimension %d (one element per block instance)", prim, b->name, buf->name, d, d);
+      goto done;
+    }
   }
   {
     IrModule *nm = sch_begin(s);
@@ -1025,6 +1169,7 @@ int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse
       ir_ptrmap_init(&bmap);
       TirVar **ax = ir_alloc(h, (size_t)(lvars.len ? lvars.len : 1) * sizeof *ax);
       TirExpr **axext = ir_alloc(h, (size_t)(lvars.len ? lvars.len : 1) * sizeof *axext);
+      TirExpr **axmin = ir_alloc(h, (size_t)(lvars.len ? lvars.len : 1) * sizeof *axmin);
       for (int i = 0; i < lvars.len; i++) {
         const TirStmt *loop = NULL;
         for (int d = scope_i + 1; d < bp.n && !loop; d++)
@@ -1032,6 +1177,8 @@ int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse
         snprintf(name, sizeof name, "ax%d", i);
         ax[i] = tir_var(h, name, loop ? loop->loop.var->dtype : ((TirVar *)lvars.items[i])->dtype);
         axext[i] = loop ? loop->loop.extent : tir_int(h, ax[i]->dtype, 1);
+        /* (a loop may start past 0, e.g. a loop_partition piece's) */
+        axmin[i] = loop ? loop->loop.min : tir_int(h, ax[i]->dtype, 0);
         ir_ptrmap_put(&lmap, lvars.items[i], tir_var_ref(h, ax[i]));
       }
       TirBlock cb = {0};
@@ -1045,8 +1192,9 @@ int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse
         TirVar *bv = bvars.items[i];
         snprintf(name, sizeof name, "v%d", i);
         TirVar *v = tir_var(h, name, bv->dtype);
-        /* TVM pairs block var i with loop var i for the domain; else the shape. */
-        TirExpr *ext = bvars.len == lvars.len ? axext[i] : shape[i];
+        /* The range of its binding (TVM pairs block var i with loop var i
+         * for the domain, which a fused or split binding overruns). */
+        TirExpr *ext = shape[i];
         TirIterVar iv = {v, {tir_int(h, bv->dtype, 0), ext}, TIR_ITER_SPATIAL};
         cb.iters[i] = iv;
         vals[i] = tir_substitute_expr(h, binds[i], &lmap);
@@ -1060,7 +1208,7 @@ int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse
       TirStmt *st = tir_block_realize(h, vals, bvars.len, tir_bool(h, true), tir_block(h, &cb));
       stage_realizes[k] = st;
       for (int i = lvars.len - 1; i >= 0; i--)
-        st = tir_for(h, ax[i], tir_int(h, ax[i]->dtype, 0), axext[i], TIR_FOR_SERIAL, NULL, NULL, st);
+        st = tir_for(h, ax[i], axmin[i], axext[i], TIR_FOR_SERIAL, NULL, NULL, st);
       stages[k] = st;
       loads[k] = tir_load(h, bufs[k], uses, bvars.len);
       ir_ptrmap_free(&lmap);
@@ -1099,7 +1247,9 @@ int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse
     }
     TirStmt *body = c > 1 ? tir_seq(h, nitems, c) : nitems[0];
     TirBlock sb = scope_blk->block;
-    sb.body = body;
+    /* (the target may sit in the scope block's init, e.g. blockize's) */
+    if (scope_blk->block.init && bp.s[scope_i + 1] == scope_blk->block.init) sb.init = body;
+    else sb.body = body;
     sb.allocs = ir_alloc(h, (size_t)(sb.nallocs + nb_ + 1) * sizeof *sb.allocs);
     if (scope_blk->block.nallocs) memcpy(sb.allocs, scope_blk->block.allocs, (size_t)sb.nallocs * sizeof *sb.allocs);
     for (int k = 0; k < nb_; k++) sb.allocs[sb.nallocs++] = bufs[k];

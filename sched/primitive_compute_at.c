@@ -122,6 +122,67 @@ static bool block_is_complete_or_reduction(const TirBlock *b) {
   return true;
 }
 
+/* Whether the region of buf that realize r writes, relaxed over the loops
+ * between loop and r, is exactly what r's instances there write: each index
+ * affine in those loops, their coefficients (sorted) leaving no gaps, and no
+ * loop in two dimensions. */
+static bool exact_write(IrHeap *h, TirStmt *loop, TirStmt *r, const TirBuffer *buf) {
+  SchPath p = {0};
+  if (!sch_path_to_realize(loop, r->realize.block, &p)) return false;
+  const TirVar *lv[64];
+  int64_t ext[64];
+  int nl = 0;
+  bool ok = true;
+  IrHeap *th = ir_heap_new();
+  ArithCtx *a = arith_new(th);
+  for (int d = 0; d < p.n - 1 && ok; d++) {
+    if (p.s[d]->kind != TIR_S_FOR) continue;
+    int64_t e;
+    if (nl == 64 || !tir_is_const_int(p.s[d]->loop.extent, &e)) ok = false;
+    else if (e > 1) lv[nl] = p.s[d]->loop.var, ext[nl++] = e;
+    arith_bind_range(a, p.s[d]->loop.var, p.s[d]->loop.min, p.s[d]->loop.extent);
+  }
+  const TirBlock *b = tir_realize_block(r);
+  IrPtrMap vmap;
+  ir_ptrmap_init(&vmap);
+  for (int k = 0; k < b->niters && k < r->realize.n; k++) ir_ptrmap_put(&vmap, b->iters[k].var, r->realize.values[k]);
+  bool used[64] = {false};
+  for (int i = 0; i < b->nwrites && ok; i++) {
+    if (b->writes[i].buffer != buf) continue;
+    for (int d = 0; d < b->writes[i].n && ok; d++) {
+      int64_t co[64], c[64], sp[64];
+      TirExpr *rest = NULL;
+      TirExpr *mn = tir_substitute_expr(th, b->writes[i].ranges[d].min, &vmap);
+      if (!tir_is_one(b->writes[i].ranges[d].extent) || !arith_affine(a, mn, lv, nl, co, &rest)) {
+        ok = false;
+        break;
+      }
+      int m = 0;
+      for (int q = 0; q < nl; q++) {
+        if (!co[q]) continue;
+        if (used[q]) ok = false;
+        used[q] = true;
+        c[m] = co[q] < 0 ? -co[q] : co[q], sp[m++] = ext[q];
+      }
+      for (int x = 1; x < m; x++)
+        for (int y = x; y > 0 && c[y] < c[y - 1]; y--) {
+          int64_t t1 = c[y], t2 = sp[y];
+          c[y] = c[y - 1], sp[y] = sp[y - 1];
+          c[y - 1] = t1, sp[y - 1] = t2;
+        }
+      if (m && c[0] != 1) ok = false;
+      for (int x = 0; x + 1 < m && ok; x++)
+        if (c[x + 1] > c[x] * sp[x]) ok = false;
+    }
+  }
+  ir_ptrmap_free(&vmap);
+  arith_free(a);
+  ir_heap_release(th);
+  sch_path_free(&p);
+  (void)h;
+  return ok;
+}
+
 static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool preserve, int index,
                            bool reverse) {
   const char *prim = reverse ? "reverse_compute_at" : "compute_at";
@@ -151,6 +212,24 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
     sch_error(s, 0, "%s: block '%s' is neither a complete block nor a reduction block", prim,
               b->name);
     goto done;
+  }
+  /* The block's own loops are regenerated from its iters: a block using
+   * one of them directly (an opaque block, e.g. loop_partition's, holding
+   * blocks bound to the loop) would be left with an undefined var. */
+  {
+    PtrVec fv = {0};
+    tir_stmt_free_vars(realize->realize.block, &fv);
+    const TirStmt *used = NULL;
+    for (int d = bscope + 1; d < bp.n - 1 && !used; d++)
+      for (int q = 0; q < fv.len && !used; q++)
+        if (bp.s[d]->kind == TIR_S_FOR && bp.s[d]->loop.var == fv.items[q]) used = bp.s[d];
+    pv_free(&fv);
+    if (used) {
+      sch_error(s, 0, "%s: block '%s' uses the var of its loop '%s' directly, not through a block "
+                      "iter; it cannot be moved",
+                prim, b->name, sch_loop_name(used));
+      goto done;
+    }
   }
   if (!reverse) {
     for (int k = 0; k < b->nwrites; k++)
@@ -241,6 +320,23 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
         relax_access(ctx, rctx, sch_cur_func(s, s->rvs[block_rv].func)->body, loop, sibs.items[j], buf,
                      reverse, hull);
         any = true;
+        /* The consumer reads what the hull says is produced under the loop:
+         * the hull must be exact, each dimension of the producer's write an
+         * affine image without gaps of its own loops inside the loop (`v // 12`,
+         * `v % 12` of a fused loop are not: the hull's whole rows would be
+         * read before the later iterations produce them). */
+        if (reverse && !exact_write(h, loop, sibs.items[j], buf)) {
+          sch_error(s, 1, "%s: the region of buffer '%s' that block '%s' writes under loop '%s' "
+                          "cannot be told exactly (its indices are not affine in the loops there)",
+                    prim, buf->name, o->name, lname);
+          free(hull);
+          free(iter);
+          free(ivars);
+          arith_free(ctx);
+          arith_free(rctx);
+          ir_module_free(nm);
+          goto done;
+        }
       }
       for (int d = 0; any && d < mine[i].n; d++) {
         int64_t coeffs[64];

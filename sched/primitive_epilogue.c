@@ -284,6 +284,27 @@ int sch_fuse_reduction_epilogue(Schedule *s, SchRV red_rv, SchRV epi_rv) {
               eb->name, temp->name);
     goto done;
   }
+  /* The fused block reads the epilogue's other inputs where the reduction
+   * runs: no block between the two may write them (e.g. a read_at copy of
+   * the bias placed in the epilogue's loops). */
+  {
+    int ri = -1, ei = -1;
+    for (int i = 0; i < sibs.len; i++) {
+      if (sibs.items[i] == rr) ri = i;
+      if (sibs.items[i] == er) ei = i;
+    }
+    for (int i = ri + 1; ri >= 0 && i < ei; i++) {
+      const TirBlock *x = tir_realize_block(sibs.items[i]);
+      for (int k = 0; k < eb->nreads; k++)
+        if (eb->reads[k].buffer != temp && sch_block_writes(x, eb->reads[k].buffer)) {
+          sch_error(s, 1,
+                    PRIM ": block '%s' writes buffer '%s', which the epilogue block '%s' reads, "
+                         "between the reduction '%s' and the epilogue",
+                    x->name, eb->reads[k].buffer->name, eb->name, rb->name);
+          goto done;
+        }
+    }
+  }
   for (int i = 0; i < sibs.len; i++) {
     const TirBlock *x = tir_realize_block(sibs.items[i]);
     if (x != rb && x != eb && sch_block_reads(x, temp)) {
@@ -350,19 +371,24 @@ int sch_fuse_reduction_epilogue(Schedule *s, SchRV red_rv, SchRV epi_rv) {
     for (int d = 0; d < est->store.n; d++) iidx[d] = tir_substitute_expr(h, est->store.idx[d], &vmap);
     TirStmt *init = tir_store(h, out, init_v, iidx, est->store.n);
     init->span = rb->init->span;
-    /* update: D[idx] = epilogue(update with temp -> D), bias dropped */
+    /* update: D[idx] = epilogue(update with temp -> D), bias dropped.  D is
+     * indexed as the epilogue stores it (temp's layout may differ, e.g.
+     * after transform_layout of temp). */
     const TirStmt *ust = rb->body;
-    TirExpr *upd = replace_loads(h, ust->store.value, temp, out, NULL);
+    TirExpr *upd = replace_loads(h, ust->store.value, temp, NULL, tir_load(h, out, iidx, est->store.n));
     bool found = false;
     TirExpr *nv = apply_epilogue(h, epi, temp, upd, &found);
-    TirStmt *body = tir_store(h, out, nv, ust->store.idx, ust->store.n);
+    TirStmt *body = tir_store(h, out, nv, iidx, est->store.n);
     body->span = ust->span;
     TirBlock nb = *rb;
     nb.init = init;
     nb.body = body;
     nb.writes = ir_alloc(h, sizeof *nb.writes);
-    nb.writes[0] = rb->writes[0];
     nb.writes[0].buffer = out;
+    nb.writes[0].n = est->store.n;
+    nb.writes[0].ranges = ir_alloc(h, (size_t)(est->store.n ? est->store.n : 1) * sizeof(TirRange));
+    for (int d = 0; d < est->store.n; d++)
+      nb.writes[0].ranges[d] = (TirRange){iidx[d], tir_int(h, iidx[d]->dtype, 1)};
     TirBufferRegion *reads = ir_alloc(h, (size_t)(eb->nreads + rb->nreads + 1) * sizeof *reads);
     int nr = 0;
     for (int i = 0; i < eb->nreads; i++) {

@@ -121,6 +121,35 @@ static bool common_checks(Schedule *s, const char *prim, const SchPath *bp, cons
   return true;
 }
 
+/* A block other than `self` writing buf anywhere under st, or reading it
+ * outside `scope` (a statement under st), else NULL. */
+static const TirBlock *outside_user(const TirStmt *st, const TirStmt *self, const TirStmt *scope,
+                                    const TirBuffer *buf, bool inside, bool *writes) {
+  if (st == scope) inside = true;
+  if (st->kind == TIR_S_BLOCK_REALIZE && st != self) {
+    const TirBlock *o = tir_realize_block(st);
+    bool w = false;
+    for (int i = 0; i < o->nwrites; i++) w |= o->writes[i].buffer == buf;
+    if (w && !sch_contains(st, self)) {
+      *writes = true;
+      return o;
+    }
+    if (!inside && sch_block_reads(o, buf) && !sch_contains(st, self)) {
+      *writes = false;
+      return o;
+    }
+  }
+  TirStmt *kids[64];
+  int n = sch_children((TirStmt *)st, kids, 64);
+  const TirStmt *const *all = (const TirStmt *const *)kids;
+  if (st->kind == TIR_S_SEQ && st->seq.n > 64) all = (const TirStmt *const *)st->seq.stmts, n = st->seq.n;
+  for (int i = 0; i < n; i++) {
+    const TirBlock *o = outside_user(all[i], self, scope, buf, inside, writes);
+    if (o) return o;
+  }
+  return NULL;
+}
+
 int sch_compute_inline(Schedule *s, SchRV rv) {
   const char *prim = "compute_inline";
   SchPath bp = {0};
@@ -145,6 +174,21 @@ int sch_compute_inline(Schedule *s, SchRV rv) {
   if (sibs.len == 1) {
     sch_error(s, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
     goto done;
+  }
+  {
+    /* Its loads are replaced all over the function: the buffer may have no
+     * other writer, nor readers outside the block's scope (e.g. a
+     * loop_partition piece, whose expression may read a cache allocated in
+     * the piece). */
+    bool w = false;
+    const TirBlock *o = outside_user(f->body, realize, bp.s[sch_scope_index(&bp, bp.n - 1)], buf,
+                                     false, &w);
+    if (o) {
+      sch_error(s, 0, w ? "%s: block '%s' is not the only writer of buffer '%s' (block '%s' writes it)"
+                        : "%s: block '%s' writes buffer '%s', which block '%s' reads outside its scope",
+                prim, b->name, buf->name, o->name);
+      goto done;
+    }
   }
   const TirStmt *body = b->body;
   const TirVar *vars[64];
@@ -282,9 +326,44 @@ int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
               prim, b->name, buf->name);
     goto done;
   }
+  if (!sch_is_trivial_pred(realize->realize.pred)) {
+    sch_error(s, 0, "%s: the consumer block '%s' has a non-trivial predicate", prim, b->name);
+    goto done;
+  }
   {
     IrModule *nm = sch_begin(s);
     IrHeap *h = nm->heap;
+    /* The producer now runs the consumer's computation at each point it
+     * produces: where it produces more than the consumer reads (e.g. a
+     * padded buffer copied back by its consumer), the points outside the
+     * consumer's iter domains are skipped by a predicate (TVM's inlined
+     * consumer predicate), else they would be stored out of bounds. */
+    TirExpr *ipred = NULL;
+    {
+      ArithCtx *pc = arith_new(h);
+      for (int i = 0; i < pb->niters; i++)
+        arith_bind_range(pc, pb->iters[i].var, pb->iters[i].dom.min, pb->iters[i].dom.extent);
+      IrPtrMap to_loops;
+      ir_ptrmap_init(&to_loops);
+      for (int i = 0; i < pb->niters && i < producer->realize.n; i++)
+        ir_ptrmap_put(&to_loops, pb->iters[i].var, producer->realize.values[i]);
+      for (int k = 0; k < nu; k++) {
+        const TirIterVar *cv = NULL;
+        for (int i = 0; i < b->niters; i++)
+          if (b->iters[i].var == uvars[k]) cv = &b->iters[i];
+        TirExpr *e = pbody->store.idx[k];
+        TirExpr *lo = tir_binary(h, TIR_GE, e, cv->dom.min);
+        TirExpr *hi = tir_binary(h, TIR_LT, e, tir_binary(h, TIR_ADD, cv->dom.min, cv->dom.extent));
+        TirExpr *conds[2] = {lo, hi};
+        for (int c = 0; c < 2; c++) {
+          if (arith_prove(pc, conds[c])) continue;
+          TirExpr *x = arith_simplify(pc, tir_substitute_expr(h, conds[c], &to_loops));
+          ipred = ipred ? tir_binary(h, TIR_AND, ipred, x) : x;
+        }
+      }
+      ir_ptrmap_free(&to_loops);
+      arith_free(pc);
+    }
     /* value' = g(pval) with u := producer's store indices. */
     TirMutator m;
     tir_mutator_init(&m, h);
@@ -305,7 +384,7 @@ int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
     TirBlock nb = *pb;
     nb.body = store;
     tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
-    TirStmt *nr = sch_realize_with(h, producer, &nb, NULL, NULL);
+    TirStmt *nr = sch_realize_with(h, producer, &nb, NULL, ipred);
     TirFunc *fn = sch_cur_func(s, s->rvs[rv].func);
     if (!sch_path_to_realize(fn->body, producer->realize.block, &pp)) tvs_unreachable();
     TirStmt *root = sch_replace_at(h, &pp, pp.n - 1, nr);

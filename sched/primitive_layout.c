@@ -192,9 +192,18 @@ static TirStmt *rl_for(TirMutator *m, TirStmt *st) {
 static TirBufferRegion new_region(TirMutator *m, const TirBufferRegion *old,
                                   const TirBufferRegion *inferred, int ninferred) {
   Relayout *r = m->ctx;
-  for (int i = 0; i < ninferred; i++)
-    if (inferred[i].buffer == r->nw) return inferred[i];
   IrHeap *h = m->heap;
+  for (int i = 0; i < ninferred; i++) {
+    if (inferred[i].buffer != r->nw) continue;
+    /* simplified: an inner block's indices relaxed over its loops come
+     * back as e.g. `0 // 6`, which does not print and parse back the same */
+    TirBufferRegion out = inferred[i];
+    out.ranges = ir_alloc(h, (size_t)(out.n ? out.n : 1) * sizeof(TirRange));
+    for (int d = 0; d < out.n; d++)
+      out.ranges[d] = (TirRange){arith_simplify(r->a, inferred[i].ranges[d].min),
+                                 arith_simplify(r->a, inferred[i].ranges[d].extent)};
+    return out;
+  }
   TirBufferRegion out = {r->nw, ir_alloc(h, (size_t)(r->nw->ndim ? r->nw->ndim : 1) * sizeof(TirRange)),
                          r->nw->ndim};
   arith_push(r->a);
@@ -233,8 +242,18 @@ static TirBufferRegion *fix_regions(TirMutator *m, const TirBufferRegion *orig, 
   Relayout *r = m->ctx;
   TirBufferRegion *out = ir_alloc(m->heap, (size_t)(n ? n : 1) * sizeof *out);
   for (int i = 0; i < n; i++) out[i] = orig[i];
-  for (int i = 0; i < n; i++)
-    if (orig[i].buffer == r->old) out[i] = new_region(m, &orig[i], inferred, ninferred);
+  for (int i = 0; i < n; i++) {
+    if (orig[i].buffer == r->old) {
+      out[i] = new_region(m, &orig[i], inferred, ninferred);
+      continue;
+    }
+    /* Another buffer's region may index through loads of the old one
+     * (`A[index_var_0[vi, vr]]` after cache_index): those are rewritten too. */
+    out[i].ranges = ir_alloc(m->heap, (size_t)(orig[i].n ? orig[i].n : 1) * sizeof(TirRange));
+    for (int d = 0; d < orig[i].n; d++)
+      out[i].ranges[d] = (TirRange){tir_mutate_expr(m, orig[i].ranges[d].min),
+                                    tir_mutate_expr(m, orig[i].ranges[d].extent)};
+  }
   return out;
 }
 
@@ -526,14 +545,19 @@ static TirStmt *replace_writer(IrHeap *h, const SchPath *p, const TirBuffer *buf
   ir_ptrmap_init(&to_v);
   ir_ptrmap_init(&sub);
   int ni = 0;
+  /* Fresh loop vars per writer: a var is defined by one loop only (two
+   * writers, e.g. a reduction's init nest and update nest, get loops of
+   * their own). */
+  TirVar **lv = ir_alloc(h, (size_t)n * sizeof *lv);
   for (int i = 0; i < first_iter; i++) iters[ni] = b->iters[i], values[ni++] = w->realize.values[i];
   for (int j = 0; j < n; j++) {
     char *vn = xasprintf("v_%s", inv->src[j]->name);
     TirVar *iv = tir_var(h, ir_strdup(h, vn), inv->src[j]->dtype);
     free(vn);
+    lv[j] = tir_var(h, inv->src[j]->name, inv->src[j]->dtype);
     vref[j] = tir_var_ref(h, iv);
     iters[ni] = (TirIterVar){iv, {tir_int(h, nb->shape[j]->dtype, 0), nb->shape[j]}, TIR_ITER_SPATIAL};
-    values[ni++] = tir_var_ref(h, inv->src[j]);
+    values[ni++] = tir_var_ref(h, lv[j]);
     ir_ptrmap_put(&to_v, inv->src[j], vref[j]);
   }
   for (int i = first_iter + k; i < b->niters; i++) iters[ni] = b->iters[i], values[ni++] = w->realize.values[i];
@@ -570,7 +594,7 @@ static TirStmt *replace_writer(IrHeap *h, const SchPath *p, const TirBuffer *buf
   SchPath below = {p->s + first_loop + k, p->n - (first_loop + k), 0};
   TirStmt *st = sch_replace_at(h, &below, below.n - 1, nr);
   for (int j = n - 1; j >= 0; j--)
-    st = tir_for(h, inv->src[j], tir_int(h, nb->shape[j]->dtype, 0), nb->shape[j], TIR_FOR_SERIAL,
+    st = tir_for(h, lv[j], tir_int(h, nb->shape[j]->dtype, 0), nb->shape[j], TIR_FOR_SERIAL,
                  NULL, NULL, st);
   *at = first_loop;
   return st;

@@ -15,6 +15,7 @@ typedef struct SimpState {
   ArithCtx *ctx;
   TirExpr *pred;  /* to append to outermost realizes, or NULL */
   int depth;      /* realizes entered */
+  PtrVec pred_vars; /* the free vars of pred */
 } SimpState;
 
 static TirStmt *simp_realize(TirMutator *m, TirStmt *s) {
@@ -30,7 +31,14 @@ static TirStmt *simp_realize(TirMutator *m, TirStmt *s) {
     changed |= vals[i] != r->realize.values[i];
   }
   TirExpr *pred = r->realize.pred;
-  if (st->pred && st->depth == 0)
+  /* Outermost realizes get the predicate; so do nested ones whose bindings
+   * use its vars (inside an opaque block, e.g. loop_partition's): each
+   * block's bindings then stay in their domains under its own predicate. */
+  bool nested_use = false;
+  for (int i = 0; st->pred && st->depth > 0 && i < n && !nested_use; i++)
+    for (int k = 0; k < st->pred_vars.len && !nested_use; k++)
+      nested_use = tir_expr_uses_var(vals[i], st->pred_vars.items[k]);
+  if (st->pred && (st->depth == 0 || nested_use))
     pred = sch_is_trivial_pred(pred) ? st->pred : tir_binary(m->heap, TIR_AND, pred, st->pred);
   if (!sch_is_trivial_pred(pred)) pred = arith_simplify(st->ctx, pred);
   changed |= pred != r->realize.pred;
@@ -41,11 +49,13 @@ static TirStmt *simp_realize(TirMutator *m, TirStmt *s) {
 TirStmt *sch_simplify_bindings(ArithCtx *ctx, TirStmt *st, TirExpr *pred) {
   TirMutator m;
   tir_mutator_init(&m, arith_heap(ctx));
-  SimpState ss = {ctx, pred, 0};
+  SimpState ss = {ctx, pred, 0, {0}};
+  if (pred) tir_expr_free_vars(pred, &ss.pred_vars);
   m.ctx = &ss;
   m.stmt[TIR_S_BLOCK_REALIZE] = simp_realize;
   TirStmt *r = tir_mutate_stmt(&m, st);
   tir_mutator_free(&m);
+  pv_free(&ss.pred_vars);
   return r;
 }
 

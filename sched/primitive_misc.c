@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/access_region.h"
 #include "sched/sched_internal.h"
 
 /* A name built like printf, copied into the heap h. */
@@ -220,49 +221,6 @@ static TirVar *part_def_var(TirMutator *m, TirVar *var) {
   return nv;
 }
 
-/* The first access of each buffer under a block whose indices are all
- * plain vars (TVM takes these as the block's access pattern). */
-typedef struct AccessScan {
-  IrPtrMap first;  /* TirBuffer* -> TirExpr** (the indices) */
-} AccessScan;
-
-static void scan_note(AccessScan *a, const TirBuffer *b, TirExpr **idx, int n) {
-  if (ir_ptrmap_has(&a->first, b)) return;
-  for (int i = 0; i < n; i++)
-    if (idx[i]->kind != TIR_VAR) return;
-  ir_ptrmap_put(&a->first, b, idx);
-}
-
-static bool scan_stmt(TirVisitor *v, const TirStmt *s) {
-  if (s->kind == TIR_S_STORE) scan_note(v->ctx, s->store.buf, s->store.idx, s->store.n);
-  return true;
-}
-
-static bool scan_expr(TirVisitor *v, const TirExpr *e) {
-  if (e->kind == TIR_LOAD) scan_note(v->ctx, e->load.buf, e->load.idx, e->load.n);
-  return true;
-}
-
-/* Regions of buffers accessed at plain block vars become the domains of
- * those vars (TVM's loop_partition narrows them to the partition this way). */
-static TirBufferRegion *part_regions(IrHeap *h, const TirBufferRegion *rs, int n,
-                                     const AccessScan *a, const TirBlock *blk) {
-  TirBufferRegion *out = ir_alloc(h, (size_t)(n ? n : 1) * sizeof *out);
-  for (int i = 0; i < n; i++) {
-    out[i] = rs[i];
-    TirExpr **idx = ir_ptrmap_get(&a->first, rs[i].buffer);
-    if (!idx) continue;
-    TirRange *r = ir_alloc(h, (size_t)(rs[i].n ? rs[i].n : 1) * sizeof *r);
-    for (int d = 0; d < rs[i].n; d++) {
-      r[d] = rs[i].ranges[d];
-      for (int k = 0; k < blk->niters; k++)
-        if (blk->iters[k].var == idx[d]->var) r[d] = blk->iters[k].dom;
-    }
-    out[i].ranges = r;
-  }
-  return out;
-}
-
 static TirStmt *part_realize(TirMutator *m, TirStmt *s) {
   PartCtx *c = m->ctx;
   TirStmt *r = tir_mutate_stmt_children(m, s);
@@ -280,18 +238,30 @@ static TirStmt *part_realize(TirMutator *m, TirStmt *s) {
     its[at].dom.extent =
         dt_eq(c->extent->dtype, dt) ? c->extent : tir_int(m->heap, dt, c->extent->ival);
     blk.iters = its;
-    AccessScan a;
-    ir_ptrmap_init(&a.first);
-    TirVisitor v = {0};
-    v.pre_stmt = scan_stmt;
-    v.pre_expr = scan_expr;
-    v.ctx = &a;
-    tir_visit_stmt(&v, ob->body);
-    blk.reads = part_regions(m->heap, ob->reads, ob->nreads, &a, &blk);
-    blk.writes = part_regions(m->heap, ob->writes, ob->nwrites, &a, &blk);
-    ir_ptrmap_free(&a.first);
+    /* The block keeps its regions, points at its iters.  (TVM widens the
+     * region of each buffer accessed at plain iters to those iters'
+     * domains; a write region claiming the whole piece per instance would
+     * make a write-back (write_at, cache_write) copy what is not written yet.) */
   }
   return sch_realize_with(m->heap, r, &blk, NULL, NULL);
+}
+
+/* The regions of an opaque block inferred from its body, simplified (the
+ * inner blocks' regions union as e.g. `T.min(0 // 2, 2 // 2)`, which would
+ * not print and parse back the same). */
+static void infer_regions(IrHeap *h, TirBlock *b) {
+  tir_infer_access_regions(h, b, &b->reads, &b->nreads, &b->writes, &b->nwrites);
+  ArithCtx *a = arith_new(h);
+  for (int pass = 0; pass < 2; pass++) {
+    TirBufferRegion *rs = pass ? b->writes : b->reads;
+    int n = pass ? b->nwrites : b->nreads;
+    for (int i = 0; i < n; i++)
+      for (int d = 0; d < rs[i].n; d++) {
+        rs[i].ranges[d].min = arith_simplify(a, rs[i].ranges[d].min);
+        rs[i].ranges[d].extent = arith_simplify(a, rs[i].ranges[d].extent);
+      }
+  }
+  arith_free(a);
 }
 
 /* The name of the first block down the chain of loops from st, or NULL. */
@@ -324,6 +294,24 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
     sch_error(s, 0, "loop_partition: the body of loop '%s' is not a loop nest around one block",
               name);
     goto done;
+  }
+  /* A reduce iter bound to the loop in a block with an init: each piece
+   * would start the reduction over (TVM narrows the iter's domain to the
+   * piece, and the init runs at the start of every piece). */
+  {
+    TirStmt *st = loop->loop.body;
+    while (st->kind == TIR_S_FOR) st = st->loop.body;
+    const TirBlock *b = tir_realize_block(st);
+    for (int i = 0; i < b->niters && i < st->realize.n && b->init; i++) {
+      if (b->iters[i].type == TIR_ITER_REDUCE && tir_expr_uses_var(st->realize.values[i], loop->loop.var)) {
+        sch_error(s, 0,
+                  "loop_partition: loop '%s' is bound to the reduce iter '%s' of block '%s', which "
+                  "has an init; every piece would start the reduction over (decompose_reduction "
+                  "first)",
+                  name, b->iters[i].var->name, b->name);
+        goto done;
+      }
+    }
   }
   if (n < 1) {
     sch_error(s, 1, "loop_partition: factors must not be empty");
@@ -391,6 +379,10 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
       TirBlock pb = {0};
       pb.name = heap_name(h, "%s_%s%d_partition", bname, name, i);
       pb.body = f;
+      /* Unlike TVM (empty regions), the opaque blocks declare what their
+       * bodies access: the dependency analyses of later primitives (a
+       * cache_read placed after the writer, compute_at...) read regions. */
+      infer_regions(h, &pb);
       parts[i] = tir_block_realize(h, NULL, 0, tir_bool(h, true), tir_block(h, &pb));
       start = end[i];
     }
@@ -398,6 +390,7 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
     TirBlock cb = {0};
     cb.name = heap_name(h, "%s_%s_common", bname, name);
     cb.body = tir_seq(h, parts, np);
+    infer_regions(h, &cb);
     TirStmt *common = tir_block_realize(h, NULL, 0, tir_bool(h, true), tir_block(h, &cb));
     common->span = loop->span;
     TirStmt *root = sch_replace_at(h, &p, p.n - 1, common);

@@ -139,17 +139,25 @@ SchRV sch_decompose_padding(Schedule *s, SchRV block_rv, SchRV loop_rv) {
   int const_k = -1;  /* index in loops of `loop` */
   int inb_k = -1;    /* highest loop of the single-child chain above the block, up to `loop` */
   for (int k = 0; k < nloops; k++) {
+    TirStmtKind bk = loops[k]->loop.body->kind;
     if (loops[k] == loop) {
       const_k = k;
-      if (inb_k < 0 || inb_k == k - 1) inb_k = k;
+      /* (only while the chain holds: a loop whose body is a sequence, e.g.
+       * with a consumer moved in by reverse_compute_at, is not rebuilt) */
+      if ((k == 0 || inb_k == k - 1) && (bk == TIR_S_FOR || bk == TIR_S_BLOCK_REALIZE)) inb_k = k;
       break;
     }
-    TirStmtKind bk = loops[k]->loop.body->kind;
     if (k == 0 || inb_k == k - 1) {
       if (bk == TIR_S_FOR || bk == TIR_S_BLOCK_REALIZE) inb_k = k;
     }
   }
-  if (inb_k < 0) inb_k = 0;
+  if (inb_k < 0) {
+    /* (the innermost loop is rebuilt around the narrowed block: anything
+     * beside the block in it, e.g. a write_at copy, would be lost) */
+    sch_error(s, 0, "decompose_padding: block '%s' is not alone in its innermost loop '%s'",
+              b->name, nloops ? sch_loop_name(loops[0]) : "?");
+    goto done;
+  }
   IrModule *nm = sch_begin(s);
   IrHeap *h = nm->heap;
   ctx = arith_new(h);
@@ -526,6 +534,20 @@ static TirStmt *pad_copy_nest(IrHeap *h, ArithCtx *ctx, TirBuffer *src, TirBuffe
   return st;
 }
 
+/* A block realize in st other than realize (not looking inside realize),
+ * or NULL. */
+static const TirStmt *other_realize(TirStmt *st, const TirStmt *realize) {
+  if (st == realize) return NULL;
+  if (st->kind == TIR_S_BLOCK_REALIZE) return st;
+  TirStmt *kids[64];
+  int n = sch_children(st, kids, 64);
+  for (int i = 0; i < n; i++) {
+    const TirStmt *o = other_realize(kids[i], realize);
+    if (o) return o;
+  }
+  return NULL;
+}
+
 int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
   SchPath bp = {0};
   PtrVec sibs = {0};
@@ -534,6 +556,10 @@ int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
   if (!realize) goto done;
   const TirBlock *b = tir_realize_block(realize);
   int si = sch_scope_index(&bp, bp.n - 1);
+  if (si < 0) {
+    sch_error(s, 0, "pad_einsum: block '%s' is the root block", b->name);
+    goto done;
+  }
   TirStmt *scope = bp.s[si];
   sch_scope_blocks(scope, &sibs);
   if (!sch_check_stage_pipeline(s, "pad_einsum", 0, &sibs, b)) goto done;
@@ -570,6 +596,47 @@ int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
                   "pad_einsum: block '%s' is not a computation of Einsum pattern: the region of "
                   "'%s' is not a single point at block vars or constants",
                   b->name, rs[i].buffer->name);
+        goto done;
+      }
+    }
+  }
+  /* The padded outputs are copied back whole: the block must write all of
+   * each output (its iters over the whole dimensions they index; not, e.g.,
+   * a loop_partition piece writing rows 13..15). */
+  for (int i = 0; i < b->nwrites; i++) {
+    TirVar *vars[16];
+    einsum_point(&b->writes[i], vars);
+    for (int d = 0; d < b->writes[i].n; d++) {
+      const TirIterVar *it = NULL;
+      for (int k = 0; k < b->niters && vars[d]; k++)
+        if (b->iters[k].var == vars[d]) it = &b->iters[k];
+      int64_t mn = -1, ext = -1, shp = -2;
+      bool full = it ? tir_is_const_int(it->dom.min, &mn) && tir_is_const_int(it->dom.extent, &ext) &&
+                           tir_is_const_int(b->writes[i].buffer->shape[d], &shp) && mn == 0 && ext == shp
+                     : !vars[d] && tir_is_one(b->writes[i].buffer->shape[d]);
+      if (!full) {
+        sch_error(s, 0,
+                  "pad_einsum: block '%s' does not write all of buffer '%s' (dimension %d), which "
+                  "the copy back of its padded buffer would overwrite",
+                  b->name, b->writes[i].buffer->name, d);
+        goto done;
+      }
+    }
+  }
+  /* The block's loop nest is rewritten (its loops padded, its buffers
+   * replaced): it must hold no other block. */
+  {
+    TirStmt *body = scope->block.body;
+    int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+    TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+    for (int i = 0; i < nitems; i++) {
+      if (!sch_contains(items[i], realize)) continue;
+      const TirStmt *o = other_realize(items[i], realize);
+      if (o) {
+        sch_error(s, 0,
+                  "pad_einsum: the loop nest of block '%s' also holds block '%s'; only a block "
+                  "alone in its loop nest can be padded",
+                  b->name, tir_realize_block(o)->name);
         goto done;
       }
     }

@@ -44,9 +44,14 @@ SchRV sch_decompose_reduction(Schedule *s, SchRV block_rv, SchRV loop_rv) {
               b->name);
     goto done;
   }
-  bool has_reduce = false;
-  for (int k = 0; k < b->niters; k++) has_reduce |= b->iters[k].type == TIR_ITER_REDUCE;
-  if (!b->init || !has_reduce) {
+  bool has_reduce = false, other = false;
+  for (int k = 0; k < b->niters; k++) {
+    has_reduce |= b->iters[k].type == TIR_ITER_REDUCE;
+    /* (TVM's reduction block: only data-parallel and reduce iters; an
+     * opaque one, e.g. after rolling_buffer, has no place in the init) */
+    other |= b->iters[k].type != TIR_ITER_REDUCE && b->iters[k].type != TIR_ITER_SPATIAL;
+  }
+  if (!b->init || !has_reduce || other) {
     sch_error(s, 0, "%s: block '%s' is not a reduction block", prim, b->name);
     goto done;
   }
@@ -73,6 +78,79 @@ SchRV sch_decompose_reduction(Schedule *s, SchRV block_rv, SchRV loop_rv) {
       sch_error(s, 1, "%s: loop '%s' is not bound to any iter of block '%s'; the update would be "
                       "repeated without its init",
                 prim, sch_loop_name(bp.s[d]), b->name);
+      goto done;
+    }
+  }
+  /* Nor may those loops visit an output point twice (compute_at under a
+   * tile smaller than the region it needs: `vj = j_0 * 2 + ax0`, ax0 in
+   * [0, 8)): the block's init ran again at each visit, the hoisted one
+   * runs once.  Checked for affine bindings: sorted by coefficient, each
+   * loop's coefficient must reach the span of the smaller ones. */
+  {
+    IrHeap *th = ir_heap_new();
+    ArithCtx *tc = arith_new(th);
+    const TirVar *lv[64];
+    int64_t lext[64];
+    int nl = 0;
+    for (int d = li; d < bp.n - 1 && nl < 64; d++) {
+      int64_t e;
+      if (bp.s[d]->kind != TIR_S_FOR || !tir_is_const_int(bp.s[d]->loop.extent, &e) || e <= 1) continue;
+      lv[nl] = bp.s[d]->loop.var;
+      lext[nl++] = e;
+      arith_bind_range(tc, bp.s[d]->loop.var, bp.s[d]->loop.min, bp.s[d]->loop.extent);
+    }
+    const char *bad = NULL;
+    for (int k = 0; k < b->niters && k < realize->realize.n && !bad && nl; k++) {
+      int64_t co[64];
+      TirExpr *rest = NULL;
+      if (b->iters[k].type != TIR_ITER_SPATIAL) continue;
+      if (!arith_affine(tc, realize->realize.values[k], lv, nl, co, &rest)) continue;
+      int64_t span[64], c[64];
+      int m = 0;
+      for (int q = 0; q < nl; q++)
+        if (co[q]) c[m] = co[q] < 0 ? -co[q] : co[q], span[m++] = lext[q];
+      for (int x = 1; x < m; x++) /* insertion sort by coefficient */
+        for (int y = x; y > 0 && c[y] < c[y - 1]; y--) {
+          int64_t tc_ = c[y], ts = span[y];
+          c[y] = c[y - 1], span[y] = span[y - 1];
+          c[y - 1] = tc_, span[y - 1] = ts;
+        }
+      for (int x = 0; x + 1 < m && !bad; x++)
+        if (c[x + 1] < c[x] * span[x]) bad = b->iters[k].var->name;
+    }
+    arith_free(tc);
+    ir_heap_release(th);
+    if (bad) {
+      sch_error(s, 1, "%s: the loops from '%s' visit some values of iter '%s' of block '%s' more "
+                      "than once; the init would run once where the block's runs at each visit",
+                prim, sch_loop_name(loop), bad, b->name);
+      goto done;
+    }
+  }
+  /* The init goes before `loop`: the reduce iters must be at the start of
+   * their domains in the first iteration of the loops from there (a loop
+   * starting elsewhere, e.g. `range(3, 6)`, would run it where the block's
+   * init never runs). */
+  {
+    IrHeap *th = ir_heap_new();
+    ArithCtx *tc = arith_new(th);
+    IrPtrMap at_min;
+    ir_ptrmap_init(&at_min);
+    for (int d = li; d < bp.n - 1; d++)
+      if (bp.s[d]->kind == TIR_S_FOR) ir_ptrmap_put(&at_min, bp.s[d]->loop.var, bp.s[d]->loop.min);
+    const char *bad = NULL;
+    for (int k = 0; k < b->niters && k < realize->realize.n && !bad; k++) {
+      if (b->iters[k].type != TIR_ITER_REDUCE) continue;
+      TirExpr *first = tir_substitute_expr(th, realize->realize.values[k], &at_min);
+      if (!arith_prove(tc, tir_binary(th, TIR_EQ, first, b->iters[k].dom.min))) bad = b->iters[k].var->name;
+    }
+    ir_ptrmap_free(&at_min);
+    arith_free(tc);
+    ir_heap_release(th);
+    if (bad) {
+      sch_error(s, 1, "%s: the reduce iter '%s' of block '%s' does not start at the start of its "
+                      "domain in the loops from '%s'; the init would run where the block's does not",
+                prim, bad, b->name, sch_loop_name(loop));
       goto done;
     }
   }
@@ -137,6 +215,13 @@ SchRV sch_decompose_reduction(Schedule *s, SchRV block_rv, SchRV loop_rv) {
       ib.writes[i] = r;
     }
     ib.nwrites = b->nwrites;
+    /* An init that is not a constant (e.g. `D = C` after
+     * fuse_reduction_epilogue) reads what its value loads. */
+    {
+      TirBufferRegion *iw = NULL;
+      int niw = 0;
+      tir_infer_access_regions(h, &ib, &ib.reads, &ib.nreads, &iw, &niw);
+    }
     ir_ptrmap_free(&imap);
     TirExpr *pred = tir_bool(h, true);
     if (!sch_is_trivial_pred(realize->realize.pred)) {

@@ -205,6 +205,24 @@ static int nest_position(Schedule *s, const char *prim, const SchPath *bp, int s
   return pos;
 }
 
+/* Whether indices idx of buf stay inside its shape over the block's iter
+ * domains.  A guarded access (`T.if_then_else(1 <= vh, I[vh - 1], 0)`) may
+ * name points outside it, which a copy stage (run over the whole domain,
+ * unguarded) must not touch. */
+static bool indices_in_bounds(const TirBlock *b, const TirBuffer *buf, TirExpr *const *idx, int n) {
+  IrHeap *h = ir_heap_new();
+  ArithCtx *a = arith_new(h);
+  for (int i = 0; i < b->niters; i++)
+    arith_bind_range(a, b->iters[i].var, b->iters[i].dom.min, b->iters[i].dom.extent);
+  bool ok = n == buf->ndim;
+  for (int d = 0; d < n && ok; d++)
+    ok = arith_prove(a, tir_binary(h, TIR_GE, idx[d], tir_int(h, idx[d]->dtype, 0))) &&
+         arith_prove(a, tir_binary(h, TIR_LT, idx[d], buf->shape[d]));
+  arith_free(a);
+  ir_heap_release(h);
+  return ok;
+}
+
 /* Simplifies an index unless that leaves a constant (TVM keeps those). */
 static TirExpr *simplify_index(ArithCtx *a, TirExpr *e) {
   TirExpr *x = arith_simplify(a, e);
@@ -277,6 +295,24 @@ SchRV sch_reindex(Schedule *s, SchRV block_rv, bool is_write, int index) {
       goto done;
     }
   }
+  if (is_write && b->init && sch_reduce_loop_above(&bp, scope_i)) {
+    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the "
+                    "new buffer would be allocated anew for each step of the reduction",
+              prim, b->name, sch_loop_name(sch_reduce_loop_above(&bp, scope_i)));
+    goto done;
+  }
+  if (!b->init && sch_block_reads(b, buf) && sch_block_writes(b, buf)) {
+    sch_error(s, 1, "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
+                    "copy would not carry its old contents, or its new ones, over",
+              prim, b->name, buf->name);
+    goto done;
+  }
+  if (!indices_in_bounds(b, buf, c.idx, c.n)) {
+    sch_error(s, 1, "%s: the indices of '%s' in block '%s' may leave its shape over the block's "
+                    "iter domains (a guarded access); the copy stage would access it out of bounds",
+              prim, buf->name, b->name);
+    goto done;
+  }
   int pos = nest_position(s, prim, &bp, scope_i, b);
   if (pos < 0) goto done;
 
@@ -295,6 +331,27 @@ SchRV sch_reindex(Schedule *s, SchRV block_rv, bool is_write, int index) {
     bool u = false;
     for (int k = 0; k < c.n && !u; k++) u = tir_expr_uses_var(orig[k], b->iters[i].var);
     if (u) used[ncov++] = i;
+  }
+  /* The copy stage runs over those iters' whole domains in the scope: the
+   * bindings may use only loops inside it (not, e.g., the iter of an outer
+   * block run once per row, where each run writes one row). */
+  for (int k = 0; k < ncov; k++) {
+    PtrVec fv = {0};
+    tir_expr_free_vars(realize->realize.values[used[k]], &fv);
+    const TirVar *outside = NULL;
+    for (int q = 0; q < fv.len && !outside; q++) {
+      bool inside = false;
+      for (int d = scope_i + 1; d < bp.n - 1 && !inside; d++)
+        inside = bp.s[d]->kind == TIR_S_FOR && bp.s[d]->loop.var == fv.items[q];
+      if (!inside) outside = fv.items[q];
+    }
+    pv_free(&fv);
+    if (outside) {
+      sch_error(s, 0, "%s: the binding of iter '%s' of block '%s' uses '%s', which is not a loop "
+                      "inside the block's scope; the copy stage would cover the iter's whole domain",
+                prim, b->iters[used[k]].var->name, b->name, outside->name);
+      goto done;
+    }
   }
   TirExpr **shape = ir_alloc(h, (size_t)(ncov ? ncov : 1) * sizeof *shape);
   TirExpr **blk_idx = ir_alloc(h, (size_t)(ncov ? ncov : 1) * sizeof *blk_idx);
@@ -511,6 +568,18 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
     sch_error(s, 1, "%s: block '%s' both reads and writes buffer '%s'", prim, b->name, buf->name);
     goto done;
   }
+  if (is_write && b->init && sch_reduce_loop_above(&bp, scope_i)) {
+    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the "
+                    "cache would be allocated anew for each step of the reduction",
+              prim, b->name, sch_loop_name(sch_reduce_loop_above(&bp, scope_i)));
+    goto done;
+  }
+  if (is_write && !b->init && sch_block_reads(b, buf)) {
+    sch_error(s, 1, "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
+                    "cache would not hold its old contents",
+              prim, b->name, buf->name);
+    goto done;
+  }
   for (int d = 0; d < reg->n; d++) {
     if (!tir_is_one(reg->ranges[d].extent)) {
       sch_error(s, 1, "%s: the buffer region of '%s' accessed in block '%s' is not a single point",
@@ -521,6 +590,31 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
   if (!b->niters) {
     sch_error(s, 0, "%s: block '%s' has no block iters to index the cache by", prim, b->name);
     goto done;
+  }
+  {
+    /* (as reindex: the accesses are redirected in this block's body only) */
+    Collect c = {buf, NULL, 0, NULL, NULL, false};
+    TirVisitor v = {0};
+    v.ctx = &c;
+    v.pre_stmt = collect_pre_stmt;
+    v.pre_expr = collect_pre_expr;
+    tir_visit_stmt(&v, b->body);
+    if (b->init) tir_visit_stmt(&v, b->init);
+    if (c.nested) {
+      sch_error(s, 0, "%s: block '%s' is not a leaf block (it contains block '%s')", prim, b->name,
+                c.nested->name);
+      goto done;
+    }
+  }
+  {
+    TirExpr *pidx[16];
+    for (int d = 0; d < reg->n && d < 16; d++) pidx[d] = reg->ranges[d].min;
+    if (reg->n > 16 || !indices_in_bounds(b, buf, pidx, reg->n)) {
+      sch_error(s, 1, "%s: the indices of '%s' in block '%s' may leave its shape over the block's "
+                      "iter domains (a guarded access); the copy stage would access it out of bounds",
+                prim, buf->name, b->name);
+      goto done;
+    }
   }
   nm = sch_begin(s);
   IrHeap *h = nm->heap;
@@ -538,7 +632,7 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
   TirExpr **ext = ir_alloc(h, (size_t)b->niters * sizeof *ext);
   for (int i = 0; i < b->niters; i++) {
     iv[i] = tir_var_ref(h, b->iters[i].var);
-    ext[i] = b->iters[i].dom.extent;
+    ext[i] = dom_end(h, &b->iters[i].dom); /* the box from 0: an iter may start past 0 (loop_partition) */
   }
   int nd = map.ndst;
   TirExpr **nidx = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *nidx);
@@ -574,12 +668,44 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
   IrPtrMap vmap;
   ir_ptrmap_init(&vmap);
   PtrVec lps = {0};
+  /* The predicate's conjuncts that bound those loops (a split whose factors
+   * do not divide the iter's extent) guard the copy too: without them its
+   * bindings would leave the iter domains.  Loops they also use are copied. */
+  PtrVec conj = {0}, keep = {0};
+  for (PtrVec todo = {0}; !sch_is_trivial_pred(realize->realize.pred);) {
+    pv_push(&todo, realize->realize.pred);
+    while (todo.len) {
+      TirExpr *c = todo.items[--todo.len];
+      if (c->kind == TIR_AND) pv_push(&todo, c->bin.a), pv_push(&todo, c->bin.b);
+      else pv_push(&conj, c);
+    }
+    pv_free(&todo);
+    break;
+  }
+  bool *copied = ir_alloc(h, (size_t)bp.n * sizeof *copied);
   for (int d = l.loc_depth + 1; d < bp.n - 1; d++) {
     const TirStmt *st = bp.s[d];
-    if (st->kind != TIR_S_FOR) continue;
-    bool u = false;
-    for (int k = 0; k < nused && !u; k++) u = tir_expr_uses_var(realize->realize.values[used[k]], st->loop.var);
-    if (!u) continue;
+    copied[d] = false;
+    for (int k = 0; k < nused && st->kind == TIR_S_FOR && !copied[d]; k++)
+      copied[d] = tir_expr_uses_var(realize->realize.values[used[k]], st->loop.var);
+  }
+  for (int i = 0; i < conj.len; i++) {
+    /* about a loop a used iter's binding uses (copied, or around the copy) */
+    bool touches = false;
+    for (int d = 0; d < bp.n - 1 && !touches; d++) {
+      if (bp.s[d]->kind != TIR_S_FOR || !tir_expr_uses_var(conj.items[i], bp.s[d]->loop.var)) continue;
+      for (int k = 0; k < nused && !touches; k++)
+        touches = tir_expr_uses_var(realize->realize.values[used[k]], bp.s[d]->loop.var);
+    }
+    if (!touches) continue;
+    pv_push(&keep, conj.items[i]);
+    for (int d = l.loc_depth + 1; d < bp.n - 1; d++)
+      if (bp.s[d]->kind == TIR_S_FOR && tir_expr_uses_var(conj.items[i], bp.s[d]->loop.var)) copied[d] = true;
+  }
+  pv_free(&conj);
+  for (int d = l.loc_depth + 1; d < bp.n - 1; d++) {
+    const TirStmt *st = bp.s[d];
+    if (st->kind != TIR_S_FOR || !copied[d]) continue;
     pv_push(&lps, (void *)st);
     TirVar *nv = tir_var(h, st->loop.var->name, st->loop.var->dtype);
     ir_ptrmap_put(&vmap, st->loop.var, tir_var_ref(h, nv));
@@ -615,12 +741,20 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
   cb.writes = ir_alloc(h, sizeof *cb.writes);
   cb.writes[0] = point_region(h, dst, didx, dn);
   cb.nwrites = 1;
-  TirStmt *copy_realize = tir_block_realize(h, vals, nused, tir_bool(h, true), tir_block(h, &cb));
+  TirExpr *cpred = NULL;
+  for (int i = 0; i < keep.len; i++) {
+    TirExpr *c = tir_substitute_expr(h, keep.items[i], &vmap);
+    cpred = cpred ? tir_binary(h, TIR_AND, cpred, c) : c;
+  }
+  pv_free(&keep);
+  TirStmt *copy_realize = tir_block_realize(h, vals, nused, cpred ? cpred : tir_bool(h, true), tir_block(h, &cb));
   TirStmt *stage = copy_realize;
   for (int k = lps.len - 1; k >= 0; k--) {
     const TirStmt *lp = lps.items[k];
     TirExpr *nv = ir_ptrmap_get(&vmap, lp->loop.var);
-    stage = tir_for(h, nv->var, lp->loop.min, lp->loop.extent, TIR_FOR_SERIAL, NULL, NULL, stage);
+    /* (a copied loop's range may use an outer copied loop, e.g. after compute_at) */
+    stage = tir_for(h, nv->var, tir_substitute_expr(h, lp->loop.min, &vmap),
+                    tir_substitute_expr(h, lp->loop.extent, &vmap), TIR_FOR_SERIAL, NULL, NULL, stage);
   }
   ir_ptrmap_free(&vmap);
   pv_free(&lps);

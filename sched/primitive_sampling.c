@@ -198,7 +198,10 @@ int sch_sample_perfect_tile(Schedule *s, SchRV loop_rv, int n, int max_innermost
   }
   int64_t *v = xmalloc((size_t)n * sizeof *v);
   int64_t extent;
-  if (decision) {
+  bool symbolic = !tir_is_const_int(loop->loop.extent, &extent) || extent < 1;
+  /* (a symbolic extent's decision is [-1, 1, ...], as sampled: replayed, it
+   * is taken as it is) */
+  if (decision && !symbolic) {
     for (int i = 0; i < n; i++)
       if (decision[i] < 1) {
         sch_error(s, 3, "%s: the decision's factors must be positive, got %lld", prim,
@@ -207,7 +210,7 @@ int sch_sample_perfect_tile(Schedule *s, SchRV loop_rv, int n, int max_innermost
         return -1;
       }
   }
-  if (!tir_is_const_int(loop->loop.extent, &extent) || extent < 1) {
+  if (symbolic) {
     for (int i = 0; i < n; i++) v[i] = i == 0 ? -1 : 1; /* a symbolic extent */
   } else if (decision) {
     memcpy(v, decision, (size_t)n * sizeof *v);

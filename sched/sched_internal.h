@@ -261,4 +261,22 @@ bool sch_verify_func(Schedule *s, const char *func, StrBuf *why);
 void sch_trace_truncate(Schedule *s, int ntrace);
 void sch_rvs_truncate(Schedule *s, int nrvs);
 
+/* For the primitives that give a block a new buffer to write (cache_write,
+ * write_at, reindex, reindex_cache_write): a reduction accumulates into it
+ * across the loops of its reduce iters, so those loops must all lie below
+ * path index `from` (where the new buffer lives); returns the first one that
+ * does not (NULL when all do).  path ends at the block's realize. */
+static inline const TirStmt *sch_reduce_loop_above(const SchPath *path, int from) {
+  const TirStmt *realize = path->s[path->n - 1];
+  const TirBlock *b = tir_realize_block(realize);
+  for (int d = 0; d <= from && d < path->n - 1; d++) {
+    if (path->s[d]->kind != TIR_S_FOR) continue;
+    for (int k = 0; k < b->niters && k < realize->realize.n; k++)
+      if (b->iters[k].type == TIR_ITER_REDUCE &&
+          tir_expr_uses_var(realize->realize.values[k], path->s[d]->loop.var))
+        return path->s[d];
+  }
+  return NULL;
+}
+
 #endif

@@ -290,7 +290,7 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
       return true;
     case SP_LOOP_OR_BLOCKS:
       if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_LOOP) return true;
-      if (v->kind == SV_LIST && v->n > 0) {
+      if (v->kind == SV_LIST) { /* an empty list is the primitive's to refuse */
         for (int i = 0; i < v->n; i++)
           if (!to_block_rv(ev, s, &v->items[i], sp, method, p->name)) return false;
         return true;

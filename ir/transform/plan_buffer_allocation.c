@@ -54,21 +54,29 @@ static void touch_at(Plan *p, AllocInfo *ai, int depth) {
  * above the outermost of those loops (TVM's dominate scope of opaque iters). */
 static void plan_opaque_iters(Plan *p, const TirStmt *realize) {
   const TirBlock *b = tir_realize_block(realize);
-  int top = p->depth;
+  int top = p->depth, top_reduce = p->depth;
   for (int k = 0; k < b->niters && k < realize->realize.n; k++) {
-    if (b->iters[k].type != TIR_ITER_OPAQUE) continue;
-    for (int d = 0; d < top; d++)
+    if (b->iters[k].type != TIR_ITER_OPAQUE && b->iters[k].type != TIR_ITER_REDUCE) continue;
+    int *t = b->iters[k].type == TIR_ITER_OPAQUE ? &top : &top_reduce;
+    for (int d = 0; d < *t; d++)
       if (p->stack[d]->kind == TIR_S_FOR && tir_expr_uses_var(realize->realize.values[k], p->stack[d]->loop.var))
-        top = d;
+        *t = d;
   }
-  if (top == p->depth) return;
-  for (int pass = 0; pass < 2; pass++) {
+  for (int pass = 0; pass < 2 && top < p->depth; pass++) {
     const TirBufferRegion *r = pass ? b->writes : b->reads;
     int n = pass ? b->nwrites : b->nreads;
     for (int i = 0; i < n; i++) {
       AllocInfo *ai = ir_ptrmap_get(&p->info, r[i].buffer);
       if (ai) touch_at(p, ai, top);
     }
+  }
+  /* A reduction accumulates into what it writes across the loops its
+   * reduce iters are bound to: allocated inside one of them, the partial
+   * result would not survive to the next iteration (e.g. a consumer moved
+   * under the reduction loop by reverse_compute_at). */
+  for (int i = 0; i < b->nwrites && top_reduce < p->depth; i++) {
+    AllocInfo *ai = ir_ptrmap_get(&p->info, b->writes[i].buffer);
+    if (ai) touch_at(p, ai, top_reduce);
   }
 }
 

@@ -1,0 +1,1 @@
+sch.blockize([sch.get_block("B"), sch.get_block("C")])

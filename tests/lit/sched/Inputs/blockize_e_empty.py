@@ -1,0 +1,1 @@
+sch.blockize([])

@@ -1,0 +1,1 @@
+sch.blockize([sch.get_block("D"), sch.get_block("E")])

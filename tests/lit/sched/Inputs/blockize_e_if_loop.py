@@ -1,0 +1,2 @@
+(i,) = sch.get_loops("D")
+sch.blockize(i)

@@ -1,0 +1,1 @@
+sch.blockize([sch.get_block("outer"), sch.get_block("C")])

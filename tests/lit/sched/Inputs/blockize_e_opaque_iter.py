@@ -1,0 +1,6 @@
+i, r = sch.get_loops("C")
+io, ii = sch.split(i, [None, 4])
+sch.compute_at(sch.get_block("B"), io)
+sch.rolling_buffer(sch.get_block("B"), 0)
+io, ii, r = sch.get_loops("C")
+sch.blockize(ii)

@@ -1,0 +1,2 @@
+b = sch.get_block("E")
+sch.blockize([b, b])

@@ -1,0 +1,1 @@
+sch.cache_write("scale", 0, "shared")

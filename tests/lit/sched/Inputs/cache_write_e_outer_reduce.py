@@ -1,0 +1,4 @@
+sch.transform_block_layout("C", lambda v0, v1, v2: (v2, v1, v0))
+k, j, i = sch.get_loops("C")
+sch.loop_partition(i, [1, None, 1])
+sch.cache_write("C_ax21", 0, "local")

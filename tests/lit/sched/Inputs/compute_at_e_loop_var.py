@@ -1,0 +1,5 @@
+i, j, k = sch.get_loops("multiply")
+sch.loop_partition(j, [3, None])
+i, j = sch.get_loops("relu")
+io, ii = sch.split(i, [None, 4])
+sch.compute_at("multiply_j_common", io)

@@ -1,0 +1,2 @@
+i, j = sch.get_loops("cond")
+sch.decompose_padding("cond", i)

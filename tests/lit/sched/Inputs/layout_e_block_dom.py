@@ -1,0 +1,1 @@
+sch.transform_block_layout("C", lambda i: (i,))

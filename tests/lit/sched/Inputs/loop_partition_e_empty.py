@@ -1,0 +1,2 @@
+i, j, k = sch.get_loops("B")
+sch.loop_partition(i, factors=[])

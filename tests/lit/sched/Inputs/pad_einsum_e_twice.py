@@ -1,0 +1,1 @@
+sch.pad_einsum("C", [4, 4])

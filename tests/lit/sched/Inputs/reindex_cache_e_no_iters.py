@@ -1,0 +1,1 @@
+sch.reindex_cache_read("C", 0, "global", lambda: ())

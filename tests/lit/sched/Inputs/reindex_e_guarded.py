@@ -1,0 +1,1 @@
+sch.reindex("pad", ("read", 0))

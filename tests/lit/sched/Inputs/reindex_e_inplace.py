@@ -1,0 +1,1 @@
+sch.reindex("scale", ("write", 0))

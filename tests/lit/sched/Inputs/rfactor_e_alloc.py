@@ -1,0 +1,2 @@
+i, k = sch.get_loops("sum")
+sch.rfactor(k, 0)

@@ -1,0 +1,5 @@
+i, k = sch.get_loops("S")
+sch.compute_at("B", i, preserve_unit_loops=True)
+i, ax0, ax1 = sch.get_loops("B")
+sch.split(ax0, [None, 5])
+sch.rolling_buffer("B", 0)

@@ -1,0 +1,1 @@
+sch.cache_index("root", "global")

@@ -1,0 +1,1 @@
+sch.cache_inplace("root", 0, "shared")

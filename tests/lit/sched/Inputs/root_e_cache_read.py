@@ -1,0 +1,1 @@
+sch.cache_read("root", 0, "shared")

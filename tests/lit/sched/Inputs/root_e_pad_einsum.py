@@ -1,0 +1,1 @@
+sch.pad_einsum("root", [])

@@ -1,0 +1,1 @@
+sch.reindex("root", ("read", 0))

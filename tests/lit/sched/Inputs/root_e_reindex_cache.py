@@ -1,0 +1,1 @@
+sch.reindex_cache_read("root", 0, "global", lambda: ())

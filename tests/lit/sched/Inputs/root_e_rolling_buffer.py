@@ -1,0 +1,1 @@
+sch.rolling_buffer("root", 0)

@@ -1,0 +1,2 @@
+i, j, k = sch.get_loops("C")
+sch.sample_perfect_tile(i, n=2, decision=[0, 16])

@@ -1,0 +1,1 @@
+v = sch.sample_categorical(candidates=[], probs=[])

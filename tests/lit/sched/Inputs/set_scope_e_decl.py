@@ -1,0 +1,1 @@
+sch.set_scope("B", 0, "shared")

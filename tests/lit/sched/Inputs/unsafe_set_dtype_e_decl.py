@@ -1,0 +1,1 @@
+sch.unsafe_set_dtype("B", 0, "float64")

@@ -1,0 +1,1 @@
+sch.work_on("mian")
