@@ -376,9 +376,7 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   sch_commit(s, nm, func, root);
   nm = NULL;
   SchVal args[4] = {sch_val_rv(block), sch_val_int(buffer_index), sch_val_str(buf_type),
-                    sch_val_none()};
-  args[3].kind = SV_CODE;
-  args[3].s = xstrdup(gen_new_ranges);
+                    sch_val_code(gen_new_ranges)};
   sch_record(s, prim, args, 4, NULL, 0);
   rc = 0;
 done:

@@ -640,11 +640,7 @@ SchRV sch_blockize_blocks(Schedule *s, const SchRV *blocks, int n, bool preserve
   }
   for (int i = 0; i < n; i++) {
     if (!sch_find_block(s, blocks[i], prim, 0, &paths[i])) goto done;
-    if (sch_scope_index(&paths[i], paths[i].n - 1) < 0) {
-      sch_error(s, 0, "%s: block '%s' is the root block", prim,
-                tir_realize_block(paths[i].s[paths[i].n - 1])->name);
-      goto done;
-    }
+    if (sch_block_scope_index(s, prim, &paths[i]) < 0) goto done;
     for (int j = 0; j < i; j++)
       if (paths[j].s[paths[j].n - 1] == paths[i].s[paths[i].n - 1]) {
         sch_error(s, 0, "%s: block '%s' is listed twice", prim,

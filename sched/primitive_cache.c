@@ -258,11 +258,8 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
     goto done;
   }
   TirBuffer *buf = kind == CACHE_READ ? b->reads[index].buffer : b->writes[index].buffer;
-  int scope_i = sch_scope_index(&bp, bp.n - 1);
-  if (scope_i < 0) {
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
-    goto done;
-  }
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
   TirStmt *scope_blk = bp.s[scope_i];
   sch_scope_blocks(scope_blk, &sibs);
   TirStmt *writer = NULL;

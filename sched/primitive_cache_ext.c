@@ -156,11 +156,8 @@ int sch_cache_inplace(Schedule *s, SchRV block, int read_buffer_index, const cha
     goto done;
   }
   TirBuffer *buf = b->reads[read_buffer_index].buffer;
-  int scope_i = sch_scope_index(&bp, bp.n - 1);
-  if (scope_i < 0) {
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
-    goto done;
-  }
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
   if (!sch_block_writes(b, buf)) {
     sch_error(s, 1, "%s: block '%s' does not both read and write buffer '%s'", prim, b->name, buf->name);
     goto done;
@@ -768,11 +765,8 @@ int sch_rolling_buffer(Schedule *s, SchRV block, int write_buffer_index) {
     goto done;
   }
   TirBuffer *buf = b->writes[write_buffer_index].buffer;
-  int scope_i = sch_scope_index(&bp, bp.n - 1);
-  if (scope_i < 0) {
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
-    goto done;
-  }
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
   const TirBlock *scope = &bp.s[scope_i]->block;
   for (int w = 0; w < b->nwrites; w++) {
     bool alloc = false;
@@ -1110,11 +1104,8 @@ int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse
     sch_error(s, 2, "%s: cse_thresh %d must not be negative", prim, cse_thresh);
     goto done;
   }
-  int scope_i = sch_scope_index(&bp, bp.n - 1);
-  if (scope_i < 0) {
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
-    goto done;
-  }
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
   ic.blk = b;
   cand_stores(&ic, b->body, &stores);
   /* Computations seen fewer than cse_thresh times give way to their parts. */

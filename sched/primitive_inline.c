@@ -107,11 +107,8 @@ static bool common_checks(Schedule *s, const char *prim, const SchPath *bp, cons
     sch_error(s, 0, "%s: block '%s' has an init statement", prim, b->name);
     return false;
   }
-  int scope = sch_scope_index(bp, bp->n - 1);
-  if (scope < 0) {
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
-    return false;
-  }
+  int scope = sch_block_scope_index(s, prim, bp);
+  if (scope < 0) return false;
   sch_scope_blocks(bp->s[scope], sibs);
   if (!sch_check_stage_pipeline(s, prim, 0, sibs, b)) return false;
   if (!block_is_complete(b)) {

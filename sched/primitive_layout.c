@@ -785,16 +785,9 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   sch_commit(s, nm, func, body);
   if (is_param) replace_param_buffer(s, func, buf, nb);
   SchVal args[5];
-  SchVal pair[2] = {sch_val_str(is_write ? "write" : "read"), sch_val_int(buffer_index)};
   args[0] = sch_val_rv(block);
-  args[1] = sch_val_none();
-  args[1].kind = SV_LIST;
-  args[1].items = xmalloc(sizeof pair);
-  memcpy(args[1].items, pair, sizeof pair);
-  args[1].n = 2;
-  args[2] = sch_val_none();
-  args[2].kind = SV_CODE;
-  args[2].s = xstrdup(index_map);
+  args[1] = sch_val_buffer_pair(is_write, buffer_index);
+  args[2] = sch_val_code(index_map);
   args[3] = pad_value ? sch_val_copy(pad_value) : sch_val_none();
   args[4] = sch_val_bool(assume_injective);
   sch_record(s, prim, args, 5, NULL, 0);
@@ -809,11 +802,7 @@ static SchVal pad_val_of(const char *text) {
   SchVal v = sch_val_none();
   if (!text || !strcmp(text, "None")) return v;
   while (*text == ' ') text++;
-  if (!strncmp(text, "lambda", 6)) {
-    v.kind = SV_CODE;
-    v.s = xstrdup(text);
-    return v;
-  }
+  if (!strncmp(text, "lambda", 6)) return sch_val_code(text);
   char *end = NULL;
   long long i = strtoll(text, &end, 10);
   if (end && *end == '\0' && end != text) return sch_val_int(i);
@@ -1023,9 +1012,7 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
     if (!new_key && !r->block_name) r->block_name = xstrdup(b->name);
   }
   sch_commit(s, nm, func, root);
-  SchVal args[2] = {sch_val_rv(block), sch_val_none()};
-  args[1].kind = SV_CODE;
-  args[1].s = xstrdup(index_map);
+  SchVal args[2] = {sch_val_rv(block), sch_val_code(index_map)};
   sch_record(s, prim, args, 2, NULL, 0);
   return 0;
 fail:
@@ -1090,13 +1077,8 @@ int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_i
   sch_commit(s, nm, func, body);
   if (is_param) replace_param_buffer(s, func, buf, nb);
   SchVal args[3];
-  SchVal pair[2] = {sch_val_str(is_write ? "write" : "read"), sch_val_int(buffer_index)};
   args[0] = sch_val_rv(block);
-  args[1] = sch_val_none();
-  args[1].kind = SV_LIST;
-  args[1].items = xmalloc(sizeof pair);
-  memcpy(args[1].items, pair, sizeof pair);
-  args[1].n = 2;
+  args[1] = sch_val_buffer_pair(is_write, buffer_index);
   args[2] = sch_val_none();
   args[2].kind = SV_LIST;
   args[2].items = xmalloc((size_t)(n ? n : 1) * sizeof *args[2].items);

@@ -555,11 +555,8 @@ int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
   TirStmt *realize = sch_find_block(s, block_rv, "pad_einsum", 0, &bp);
   if (!realize) goto done;
   const TirBlock *b = tir_realize_block(realize);
-  int si = sch_scope_index(&bp, bp.n - 1);
-  if (si < 0) {
-    sch_error(s, 0, "pad_einsum: block '%s' is the root block", b->name);
-    goto done;
-  }
+  int si = sch_block_scope_index(s, "pad_einsum", &bp);
+  if (si < 0) goto done;
   TirStmt *scope = bp.s[si];
   sch_scope_blocks(scope, &sibs);
   if (!sch_check_stage_pipeline(s, "pad_einsum", 0, &sibs, b)) goto done;

@@ -244,11 +244,8 @@ SchRV sch_reindex(Schedule *s, SchRV block_rv, bool is_write, int index) {
   const TirBufferRegion *reg = nth_region(s, prim, 1, b, is_write, index);
   if (!reg) goto done;
   TirBuffer *buf = reg->buffer;
-  int scope_i = sch_scope_index(&bp, bp.n - 1);
-  if (scope_i < 0) {
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
-    goto done;
-  }
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
   sch_scope_blocks(bp.s[scope_i], &sibs);
   if (!sch_check_stage_pipeline(s, prim, 0, &sibs, b)) goto done;
   /* One access pattern, through loads and stores, in a leaf block. */
@@ -429,12 +426,7 @@ SchRV sch_reindex(Schedule *s, SchRV block_rv, bool is_write, int index) {
   sch_commit(s, nm, func, root);
   nm = NULL;
   res = sch_block_rv(s, func, copy_realize);
-  SchVal args[2] = {sch_val_rv(block_rv), sch_val_none()};
-  SchVal pair[2] = {sch_val_str(is_write ? "write" : "read"), sch_val_int(index)};
-  args[1].kind = SV_LIST;
-  args[1].items = xmalloc(sizeof pair);
-  memcpy(args[1].items, pair, sizeof pair);
-  args[1].n = 2;
+  SchVal args[2] = {sch_val_rv(block_rv), sch_val_buffer_pair(is_write, index)};
   sch_record(s, prim, args, 2, &res, 1);
 done:
   if (a) arith_free(a);
@@ -543,11 +535,8 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
   const TirBufferRegion *reg = nth_region(s, prim, 1, b, is_write, index);
   if (!reg) goto done;
   TirBuffer *buf = reg->buffer;
-  int scope_i = sch_scope_index(&bp, bp.n - 1);
-  if (scope_i < 0) {
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, b->name);
-    goto done;
-  }
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
   sch_scope_blocks(bp.s[scope_i], &sibs);
   if (!sch_check_stage_pipeline(s, prim, 0, &sibs, b)) goto done;
   /* The other end of the copy: the writer of a read buffer, the first
@@ -777,9 +766,7 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
   sch_commit(s, nm, func, root);
   nm = NULL;
   res = sch_block_rv(s, func, copy_realize);
-  SchVal args[4] = {sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope), sch_val_none()};
-  args[3].kind = SV_CODE;
-  args[3].s = xstrdup(index_map);
+  SchVal args[4] = {sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope), sch_val_code(index_map)};
   sch_record(s, prim, args, 4, &res, 1);
 done:
   if (a) arith_free(a);

@@ -37,6 +37,10 @@ SchVal sch_val_rv(SchRV rv);
 SchVal sch_val_none(void);
 /* A list of n handles. */
 SchVal sch_val_rv_list(const SchRV *rvs, int n);
+/* Script text printed verbatim in traces (a lambda index map). */
+SchVal sch_val_code(const char *text);
+/* TVM's ("read", i) / ("write", i) buffer argument. */
+SchVal sch_val_buffer_pair(bool is_write, int64_t index);
 
 /* Annotation values: script/trace value <-> IR attribute value (in h). */
 IrValue *sch_val_to_irv(IrHeap *h, const SchVal *v);
@@ -202,6 +206,10 @@ bool sch_path_to_realize(TirStmt *root, const TirStmt *block, SchPath *path);
 
 /* The index in path of the innermost BLOCK above position depth (-1 if none). */
 int sch_scope_index(const SchPath *p, int depth);
+/* The index in p of the scope block of the block realize p ends at; for the
+ * root block (no scope above it) reports "<prim>: block 'root' is the root
+ * block" and returns -1. */
+int sch_block_scope_index(Schedule *s, const char *prim, const SchPath *p);
 
 /* The child block realizes of a scope (a BLOCK stmt), in program order, not
  * descending into nested blocks. */

@@ -224,12 +224,7 @@ static bool convert_buffer(Eval *ev, Schedule *s, const SchParam *p, const SchVa
     if (which >= 0) {
       *v = sch_val_int(ix);
     } else {
-      SchVal pair[2] = {sch_val_str(w ? "write" : "read"), sch_val_int(ix)};
-      *v = sch_val_none();
-      v->kind = SV_LIST;
-      v->n = 2;
-      v->items = xmalloc(2 * sizeof *v->items);
-      memcpy(v->items, pair, sizeof pair);
+      *v = sch_val_buffer_pair(w, ix);
     }
     return true;
   }

@@ -41,6 +41,22 @@ SchVal sch_val_str(const char *s) {
   return v;
 }
 
+SchVal sch_val_code(const char *text) {
+  SchVal v = sch_val_str(text);
+  v.kind = SV_CODE;
+  return v;
+}
+
+SchVal sch_val_buffer_pair(bool is_write, int64_t index) {
+  SchVal v = sch_val_none();
+  v.kind = SV_LIST;
+  v.n = 2;
+  v.items = xmalloc(2 * sizeof *v.items);
+  v.items[0] = sch_val_str(is_write ? "write" : "read");
+  v.items[1] = sch_val_int(index);
+  return v;
+}
+
 SchVal sch_val_rv_list(const SchRV *rvs, int n) {
   SchVal v = sch_val_none();
   v.kind = SV_LIST;
@@ -448,6 +464,13 @@ int sch_scope_index(const SchPath *p, int depth) {
   for (int d = depth - 1; d >= 0; d--)
     if (p->s[d]->kind == TIR_S_BLOCK) return d;
   return -1;
+}
+
+int sch_block_scope_index(Schedule *s, const char *prim, const SchPath *p) {
+  int i = sch_scope_index(p, p->n - 1);
+  if (i < 0)
+    sch_error(s, 0, "%s: block '%s' is the root block", prim, tir_realize_block(p->s[p->n - 1])->name);
+  return i;
 }
 
 static void scope_rec(TirStmt *st, PtrVec *out) {
