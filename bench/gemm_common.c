@@ -173,3 +173,15 @@ double gemm_rel_diff(const float *x, const float *y, size_t n) {
   }
   return m > 0 ? d / m : d;
 }
+
+int gemm_parse_threads(const char *list, int *thr, int max) {
+  int n = 0;
+  for (const char *p = list; *p && n < max;) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p || v < 1 || v > 256) return -1;
+    thr[n++] = (int)v;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return n;
+}

@@ -35,6 +35,9 @@ typedef struct GemmProblem {
 } GemmProblem;
 
 void gemm_set_threads(int lib, int n);
+/* Parses a --threads list "1,2,4" into thr (at most max entries, each 1..256);
+ * returns the count, or -1 if the list is malformed. */
+int gemm_parse_threads(const char *list, int *thr, int max);
 int gemm_run_lib(GemmProblem *p, int lib);
 
 /* One library at one thread count: medians over the timed runs. */

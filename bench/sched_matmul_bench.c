@@ -205,16 +205,10 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--no-fast-math")) {
       fast_math = false;
     } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-      nthr = 0;
-      for (char *p = argv[++i]; *p && nthr < MAX_THREADS;) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 1 || v > 256) {
-          usage();
-          return 2;
-        }
-        thr[nthr++] = (int)v;
-        p = *end == ',' ? end + 1 : end;
+      nthr = gemm_parse_threads(argv[++i], thr, MAX_THREADS);
+      if (nthr < 0) {
+        usage();
+        return 2;
       }
     } else {
       usage();
