@@ -110,43 +110,54 @@ static bool elab_lambda(ElabCtx *c, const Ast *lam, DType index_dtype, const Lam
   return true;
 }
 
+void sch_lambda_text_parse(SchLambdaText *lt, const char *name, const char *text) {
+  /* Parsed as the right-hand side of an assignment: a lambda is an expression. */
+  char *src_text = xasprintf("_ = %s\n", text ? text : "");
+  lt->src = src_from_string(name, src_text, strlen(src_text));
+  free(src_text);
+  diag_init(&lt->diag, NULL);
+  lt->file = parse_file(lt->src, &lt->diag);
+  lt->lambda = NULL;
+  if (lt->diag.nerr == 0 && lt->file->module->body.len == 1) {
+    const Ast *st = lt->file->module->body.items[0];
+    if (st->kind == AST_ASSIGN && st->a && st->a->kind == AST_LAMBDA) lt->lambda = st->a;
+  }
+}
+
+void sch_lambda_text_free(SchLambdaText *lt) {
+  ast_file_free(lt->file);
+  diag_free(&lt->diag);
+  src_free(lt->src);
+}
+
 static int parse_lambda(Schedule *s, IrHeap *h, const char *text, DType index_dtype,
                         const LambdaKind *k, const char *prim, int argi, SchIndexMap *out) {
   memset(out, 0, sizeof *out);
   if (!text) text = "";
-  char *src_text = xasprintf("_ = %s\n", text);
-  SourceFile *src = src_from_string("<index_map>", src_text, strlen(src_text));
-  free(src_text);
-  DiagCtx d;
-  diag_init(&d, NULL);
-  AstFile *f = parse_file(src, &d);
-  const Ast *lam = NULL;
-  if (d.nerr == 0 && f->module->body.len == 1) {
-    const Ast *st = f->module->body.items[0];
-    if (st->kind == AST_ASSIGN && st->a && st->a->kind == AST_LAMBDA) lam = st->a;
-  }
+  SchLambdaText lt;
+  sch_lambda_text_parse(&lt, "<index_map>", text);
+  DiagCtx *d = &lt.diag;
+  const Ast *lam = lt.lambda;
   bool ok = false;
   if (lam) {
     ElabCtx c;
     memset(&c, 0, sizeof c);
-    c.diag = &d;
+    c.diag = d;
     c.h = h;
     arena_init(&c.scratch);
-    ok = elab_lambda(&c, lam, index_dtype, k, out) && d.nerr == 0;
+    ok = elab_lambda(&c, lam, index_dtype, k, out) && d->nerr == 0;
     arena_free(&c.scratch);
     pv_free(&c.poisoned);
   }
   if (!ok) {
-    if (!lam && d.nerr == 0)
+    if (!lam && d->nerr == 0)
       sch_error(s, argi, "%s: the %s '%s' is not a lambda", prim, k->value ? "pad_value" : "index map", text);
     else
       sch_error(s, argi, "%s: invalid %s '%s': %s", prim, k->value ? "pad_value" : "index map", text,
-                first_error(&d));
+                first_error(d));
     memset(out, 0, sizeof *out);
   }
-  ast_file_free(f);
-  diag_free(&d);
-  src_free(src);
+  sch_lambda_text_free(&lt);
   return ok ? 0 : -1;
 }
 

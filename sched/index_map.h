@@ -23,6 +23,19 @@ typedef struct SchIndexMap {
   int nseps;
 } SchIndexMap;
 
+/* Script text parsed as one lambda expression (`lambda i, j: (j, i)`):
+ * lambda is NULL when the text does not parse or is not a lambda (diag then
+ * holds the parse errors, if any).  The AST points into src and file; free
+ * all with sch_lambda_text_free. */
+typedef struct SchLambdaText {
+  SourceFile *src;
+  AstFile *file;
+  DiagCtx diag;
+  const Ast *lambda;
+} SchLambdaText;
+void sch_lambda_text_parse(SchLambdaText *lt, const char *name, const char *text);
+void sch_lambda_text_free(SchLambdaText *lt);
+
 /* Parses "lambda i, j: (i // 16, j)" (SV_CODE text) into fresh int vars of
  * index_dtype and TIR expressions over them, allocated in h; returns 0, or
  * -1 after sch_error(s, argi, "<prim>: ...") on a bad lambda. */

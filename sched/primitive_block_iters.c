@@ -237,17 +237,10 @@ static void append_expr_text(StrBuf *sb, const SourceFile *src, const Ast *e) {
  * `lambda vi, vj: (b0, e0, x1, x1 + 1)`; NULL (and *why) when the text is
  * not such a lambda.  The result is malloc'd. */
 static char *flatten_ranges(const char *text, const char **why) {
-  char *src_text = xasprintf("_ = %s\n", text ? text : "");
-  SourceFile *src = src_from_string("<gen_new_ranges>", src_text, strlen(src_text));
-  free(src_text);
-  DiagCtx d;
-  diag_init(&d, NULL);
-  AstFile *f = parse_file(src, &d);
-  const Ast *lam = NULL;
-  if (d.nerr == 0 && f->module->body.len == 1) {
-    const Ast *st = f->module->body.items[0];
-    if (st->kind == AST_ASSIGN && st->a && st->a->kind == AST_LAMBDA) lam = st->a;
-  }
+  SchLambdaText lt;
+  sch_lambda_text_parse(&lt, "<gen_new_ranges>", text);
+  const SourceFile *src = lt.src;
+  const Ast *lam = lt.lambda;
   char *out = NULL;
   *why = "it is not a lambda";
   if (lam) {
@@ -289,9 +282,7 @@ static char *flatten_ranges(const char *text, const char **why) {
     sb_free(&sb);
     if (!ok && n == 0) *why = "it gives no ranges";
   }
-  ast_file_free(f);
-  diag_free(&d);
-  src_free(src);
+  sch_lambda_text_free(&lt);
   return out;
 }
 
