@@ -288,12 +288,7 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
     sch_error(s, 1, "%s: block '%s' both reads and writes buffer '%s'", prim, b->name, buf->name);
     goto done;
   }
-  if (kind == CACHE_WRITE && b->init && sch_reduce_loop_above(&bp, scope_i)) {
-    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the "
-                    "cache would be allocated anew for each step of the reduction",
-              prim, b->name, sch_loop_name(sch_reduce_loop_above(&bp, scope_i)));
-    goto done;
-  }
+  if (kind == CACHE_WRITE && !sch_check_reduce_below_scope(s, prim, &bp, scope_i, "cache")) goto done;
   if (kind == CACHE_WRITE && !b->init && sch_block_reads(b, buf)) {
     /* (A reduction's init writes the cache before the update reads it.) */
     sch_error(s, 1, "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "

@@ -292,12 +292,7 @@ SchRV sch_reindex(Schedule *s, SchRV block_rv, bool is_write, int index) {
       goto done;
     }
   }
-  if (is_write && b->init && sch_reduce_loop_above(&bp, scope_i)) {
-    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the "
-                    "new buffer would be allocated anew for each step of the reduction",
-              prim, b->name, sch_loop_name(sch_reduce_loop_above(&bp, scope_i)));
-    goto done;
-  }
+  if (is_write && !sch_check_reduce_below_scope(s, prim, &bp, scope_i, "new buffer")) goto done;
   if (!b->init && sch_block_reads(b, buf) && sch_block_writes(b, buf)) {
     sch_error(s, 1, "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
                     "copy would not carry its old contents, or its new ones, over",
@@ -557,12 +552,7 @@ static SchRV reindex_cache(Schedule *s, SchRV block_rv, int index, const char *s
     sch_error(s, 1, "%s: block '%s' both reads and writes buffer '%s'", prim, b->name, buf->name);
     goto done;
   }
-  if (is_write && b->init && sch_reduce_loop_above(&bp, scope_i)) {
-    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the "
-                    "cache would be allocated anew for each step of the reduction",
-              prim, b->name, sch_loop_name(sch_reduce_loop_above(&bp, scope_i)));
-    goto done;
-  }
+  if (is_write && !sch_check_reduce_below_scope(s, prim, &bp, scope_i, "cache")) goto done;
   if (is_write && !b->init && sch_block_reads(b, buf)) {
     sch_error(s, 1, "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
                     "cache would not hold its old contents",

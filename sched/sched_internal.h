@@ -286,5 +286,11 @@ static inline const TirStmt *sch_reduce_loop_above(const SchPath *path, int from
   }
   return NULL;
 }
+/* The check built on it: a reduction block (one with an init) whose reduce
+ * loops are not all below scope index scope_i is refused, naming what would
+ * be allocated anew for each step ("cache", "new buffer").  path ends at the
+ * block's realize; false when refused. */
+bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *path, int scope_i,
+                                  const char *what);
 
 #endif

@@ -473,6 +473,17 @@ int sch_block_scope_index(Schedule *s, const char *prim, const SchPath *p) {
   return i;
 }
 
+bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *path, int scope_i,
+                                  const char *what) {
+  const TirBlock *b = tir_realize_block(path->s[path->n - 1]);
+  const TirStmt *loop = b->init ? sch_reduce_loop_above(path, scope_i) : NULL;
+  if (loop)
+    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the %s would be "
+                    "allocated anew for each step of the reduction",
+              prim, b->name, sch_loop_name(loop), what);
+  return !loop;
+}
+
 static void scope_rec(TirStmt *st, PtrVec *out) {
   if (st->kind == TIR_S_BLOCK_REALIZE) {
     pv_push(out, st);
