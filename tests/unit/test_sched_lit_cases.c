@@ -35,16 +35,10 @@ static bool runnable(const TirFunc *f) {
 
 static int ncases, nfuncs, nskipped, nexempt;
 
-static char *read_text(const char *path) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  StrBuf sb;
-  sb_init(&sb);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, fp)) > 0) sb_putn(&sb, buf, n);
-  fclose(fp);
-  return sb_take(&sb);
+/* The text of a file (owned by the returned SourceFile), or NULL. */
+static SourceFile *open_text(const char *path) {
+  const char *why = NULL;
+  return src_from_path(path, &why);
 }
 
 /* One case: the module in input (with its own schedule statements applied,
@@ -64,7 +58,8 @@ static void check_lit_case(const char *test, const char *input, const char *scri
   IrModule *orig = tvs_load_module(src, &d);
   CHECK(orig != NULL);
   if (orig && sch_apply_schedules(&orig, src, NULL, &d, NULL)) ir_module_free(orig), orig = NULL;
-  char *body = read_text(script_path);
+  SourceFile *script_file = open_text(script_path);
+  const char *body = script_file ? script_file->text : NULL;
   CHECK(orig && body);
   if (!orig || !body) {
     fprintf(stderr, "%s: cannot load %s or %s\n", test, input, script_path);
@@ -128,7 +123,7 @@ static void check_lit_case(const char *test, const char *input, const char *scri
   ir_module_free(m);
   src_free(ss);
 done:
-  free(body);
+  src_free(script_file);
   ir_module_free(orig);
   diag_free(&d);
   src_free(src);
@@ -146,9 +141,10 @@ static char *subst_word(const char *w, const char *dir) {
 
 static void scan_test(const char *dir, const char *name) {
   char *path = xasprintf("%s/%s", dir, name);
-  char *text = read_text(path);
+  SourceFile *file = open_text(path);
   free(path);
-  if (!text) return;
+  if (!file) return;
+  char *text = file->text; /* split into lines in place below */
   const char *key = "# RUN: %tvs show ";
   /* A case whose primitive changes what the function computes on purpose (a
    * parameter's layout, TVM's documented numerics of a non-linear epilogue)
@@ -169,7 +165,7 @@ static void scan_test(const char *dir, const char *name) {
     }
     line = nl ? nl + 1 : NULL;
   }
-  free(text);
+  src_free(file);
 }
 
 static int cmp_names(const void *a, const void *b) {
