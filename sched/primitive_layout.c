@@ -496,6 +496,19 @@ static TirStmt *pad_stores(IrHeap *h, TirStmt *st, PadStore *ps) {
   return o;
 }
 
+/* Copies of n regions with sub applied to their bounds (allocated in h). */
+static TirBufferRegion *subst_regions(IrHeap *h, const TirBufferRegion *regs, int n, const IrPtrMap *sub) {
+  TirBufferRegion *rs = ir_alloc(h, (size_t)(n ? n : 1) * sizeof *rs);
+  for (int i = 0; i < n; i++) {
+    rs[i] = regs[i];
+    rs[i].ranges = ir_alloc(h, (size_t)(rs[i].n ? rs[i].n : 1) * sizeof(TirRange));
+    for (int d = 0; d < rs[i].n; d++)
+      rs[i].ranges[d] = (TirRange){tir_substitute_expr(h, regs[i].ranges[d].min, sub),
+                                   tir_substitute_expr(h, regs[i].ranges[d].extent, sub)};
+  }
+  return rs;
+}
+
 /* The rewritten loop nest of the writer at the end of path p, or NULL when
  * it is not a row-major traversal; *at receives the path index of the
  * outermost loop it replaces. */
@@ -570,20 +583,8 @@ static TirStmt *replace_writer(IrHeap *h, const SchPath *p, const TirBuffer *buf
   nbk.niters = ni;
   nbk.init = pad_stores(h, b->init ? tir_substitute_stmt(h, b->init, &sub) : NULL, &ps);
   nbk.body = pad_stores(h, tir_substitute_stmt(h, b->body, &sub), &ps);
-  TirBufferRegion *regs[2] = {b->reads, b->writes};
-  int nregs[2] = {b->nreads, b->nwrites};
-  for (int r = 0; r < 2; r++) {
-    TirBufferRegion *rs = ir_alloc(h, (size_t)(nregs[r] ? nregs[r] : 1) * sizeof *rs);
-    for (int i = 0; i < nregs[r]; i++) {
-      rs[i] = regs[r][i];
-      rs[i].ranges = ir_alloc(h, (size_t)(rs[i].n ? rs[i].n : 1) * sizeof(TirRange));
-      for (int d = 0; d < rs[i].n; d++)
-        rs[i].ranges[d] = (TirRange){tir_substitute_expr(h, regs[r][i].ranges[d].min, &sub),
-                                     tir_substitute_expr(h, regs[r][i].ranges[d].extent, &sub)};
-    }
-    if (r == 0) nbk.reads = rs;
-    else nbk.writes = rs;
-  }
+  nbk.reads = subst_regions(h, b->reads, b->nreads, &sub);
+  nbk.writes = subst_regions(h, b->writes, b->nwrites, &sub);
   ir_ptrmap_free(&to_v);
   ir_ptrmap_free(&sub);
   TirStmt *blk = tir_block(h, &nbk);
@@ -967,21 +968,10 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
   if (nb.init) nb.init = tir_mutate_stmt(&m, tir_substitute_stmt(h, nb.init, &sub));
   nb.body = tir_mutate_stmt(&m, tir_substitute_stmt(h, nb.body, &sub));
   tir_mutator_free(&m);
-  TirBufferRegion *regs[2] = {nb.reads, nb.writes};
-  int nregs[2] = {nb.nreads, nb.nwrites};
-  for (int w = 0; w < 2; w++) {
-    TirBufferRegion *rs = ir_alloc(h, (size_t)(nregs[w] ? nregs[w] : 1) * sizeof *rs);
-    for (int i = 0; i < nregs[w]; i++) {
-      rs[i] = regs[w][i];
-      rs[i].ranges = ir_alloc(h, (size_t)(rs[i].n ? rs[i].n : 1) * sizeof(TirRange));
-      for (int d = 0; d < rs[i].n; d++)
-        rs[i].ranges[d] = (TirRange){tir_substitute_expr(h, regs[w][i].ranges[d].min, &sub),
-                                     tir_substitute_expr(h, regs[w][i].ranges[d].extent, &sub)};
-    }
-    simp_regions(a, h, &rs, nregs[w]);
-    if (w == 0) nb.reads = rs;
-    else nb.writes = rs;
-  }
+  nb.reads = subst_regions(h, nb.reads, nb.nreads, &sub);
+  simp_regions(a, h, &nb.reads, nb.nreads);
+  nb.writes = subst_regions(h, nb.writes, nb.nwrites, &sub);
+  simp_regions(a, h, &nb.writes, nb.nwrites);
   arith_free(a);
   ir_ptrmap_free(&sub);
   TirStmt *nblk = tir_block(h, &nb);
