@@ -11,7 +11,7 @@
 
 #include "ir/printer.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/parser.h"
 
 static double now_ms(void) {

@@ -16,7 +16,7 @@
 #include "codegen/codegen.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #ifndef TVS_SOURCE_DIR
 #define TVS_SOURCE_DIR "."

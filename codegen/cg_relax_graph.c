@@ -27,7 +27,7 @@
 
 #include "ir/structural_equal.h"
 #include "ir/visit.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 /* ------------------------------------------------------------ signature */
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "ir/module.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 #include "runtime/tvs_runtime.h"
 
 /* How to compile.  Zero-initialized fields mean "the default". */

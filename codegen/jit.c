@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ir/transform.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 /* One JIT session: what tvs_module_from_symbols' lookup callback reads. */
 typedef struct CgJit {

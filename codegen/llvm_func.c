@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/util.h"
+#include "base/util.h"
 
 static const TirBuffer *param_buffer(const TirFunc *f, int i) {
   return f->buffer_map ? f->buffer_map[i] : NULL;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/util.h"
+#include "base/util.h"
 
 #define CG_MAX_STACK_ALLOC (64 * 1024) /* bytes: larger allocations use the workspace */
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lang/util.h"
+#include "base/util.h"
 
 CgOptions cg_options_default(void) {
   CgOptions o;

@@ -15,7 +15,7 @@
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "sched/schedule.h"
 
 /* --------------------------------------------------------------- options */

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "codegen/codegen.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 
 /* What an output path's suffix asks for. */
 typedef enum DrvProduct {

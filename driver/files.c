@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "driver/drv_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 char *drv_temp_path(const char *final, const char *suffix) {
   static int counter;

@@ -14,7 +14,7 @@
 #include "driver/drv_internal.h"
 #include "ir/printer.h"
 #include "ir/visit.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 static const char *const c_keywords[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",

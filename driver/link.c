@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "driver/drv_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 extern char **environ;
 

@@ -14,7 +14,7 @@
 #include <llvm-c/TargetMachine.h>
 
 #include "driver/drv_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 static char *normalized(const char *triple) {
   char *n = LLVMNormalizeTargetTriple(triple);

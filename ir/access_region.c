@@ -6,7 +6,7 @@
  * ranges by a small interval evaluator over affine forms; block iter vars stay
  * symbolic.  Nested blocks contribute their declared regions. */
 #include "ir/access_region.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -144,4 +144,12 @@ ArithIterMap arith_detect_iter_map(ArithCtx *ctx, TirExpr *const *bindings, cons
                                    ArithIterCheck check);
 void arith_iter_map_free(ArithIterMap *m);
 
+/* ------------------------------------------------------------ int math
+ * TIR's integer division semantics on constants, the one copy every layer
+ * uses (shape evaluation, FLOP counts, elaboration, the interpreter). */
+
+int64_t arith_floordiv64(int64_t a, int64_t b); /* b != 0, not (MIN, -1) */
+int64_t arith_floormod64(int64_t a, int64_t b);
+int64_t arith_ceildiv64(int64_t a, int64_t b);  /* b > 0 */
+
 #endif

@@ -1,6 +1,6 @@
 /* heap.c - reference-counted IR arenas. */
 #include "ir/heap.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 

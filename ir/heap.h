@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "lang/arena.h"
+#include "base/arena.h"
 
 typedef struct IrHeap IrHeap;
 

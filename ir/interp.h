@@ -11,7 +11,7 @@
 #include <dlpack/dlpack.h>
 
 #include "ir/module.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 
 /* One argument of a call: a tensor (for buffer/handle params and Relax tensor
  * params) or a scalar (for scalar params and symbolic dims). */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/util.h"
+#include "base/util.h"
 
 typedef enum RValKind { RV_TENSOR, RV_TUPLE, RV_SHAPE, RV_PRIM } RValKind;
 

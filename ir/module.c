@@ -1,6 +1,6 @@
 /* module.c - IRModule versions. */
 #include "ir/module.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "ir/module.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 typedef struct PrintOptions {
   bool color;          /* ANSI syntax colouring (terminal only) */

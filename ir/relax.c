@@ -1,6 +1,6 @@
 /* relax.c - graph IR constructors and the operator table. */
 #include "ir/relax.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <string.h>
 

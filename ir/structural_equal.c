@@ -7,7 +7,7 @@
 #include "ir/structural_equal.h"
 #include "ir/printer.h"
 #include "ir/visit.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* tir.c - loop IR constructors and small queries. */
 #include "ir/tir.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <string.h>
 

@@ -25,7 +25,7 @@
 #include "ir/attrs.h"
 #include "ir/dtype.h"
 #include "ir/heap.h"
-#include "lang/source.h"
+#include "base/source.h"
 
 typedef struct TirExpr TirExpr;
 typedef struct TirStmt TirStmt;

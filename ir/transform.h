@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "ir/module.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 
 /* What every pass gets besides the function. */
 typedef struct TirPassCtx {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "ir/tir.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 /* ------------------------------------------------------------ pointer map */
 

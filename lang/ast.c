@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "lang/ast.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 Ast *ast_new(Arena *a, AstKind kind, Span span) {
   Ast *n = arena_alloc(a, sizeof *n);

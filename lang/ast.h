@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "lang/arena.h"
-#include "lang/source.h"
+#include "base/arena.h"
+#include "base/source.h"
 
 /* Kinds.  Fields used (see struct Ast):
  *   expressions                                 statements

@@ -5,7 +5,7 @@
  * Intrinsics and Relax operators come from their .def tables; dtype
  * constructors (T.float32, T.int8x4, ...) are recognised by parsing. */
 #include "lang/elab_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * function to its dialect (TIR, Relax, TE).  Also the name scopes and the
  * small argument helpers every elaboration file shares. */
 #include "lang/elab_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/parser.h"
 
 #include <stdint.h>

@@ -9,7 +9,7 @@
 
 #include "ir/module.h"
 #include "lang/ast.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 
 /* Elaborates a parsed file.  Returns a new module (free with ir_module_free)
  * or NULL when errors were reported.  Schedule-script statements at top level

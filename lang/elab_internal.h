@@ -10,9 +10,9 @@
 
 #include "ir/module.h"
 #include "lang/ast.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 typedef enum SymKind {
   SYM_TIR_VAR,     /* ptr = TirVar* (loop var, block iter var, let var, scalar param, size var) */

@@ -5,7 +5,7 @@
  * with R.output, if/else, match_cast, call_tir/call_dps_packed and the
  * high-level operators with numpy-style shape and dtype inference. */
 #include "lang/elab_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <string.h>

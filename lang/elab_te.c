@@ -31,7 +31,7 @@
  *  - buffer dtype = the formula's dtype unless dtype= overrides it. */
 #include "lang/elab_internal.h"
 #include "ir/access_region.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <float.h>
 #include <math.h>

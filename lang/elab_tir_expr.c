@@ -4,7 +4,7 @@
  * BinaryOpMatchTypes does, and literal-only arithmetic is folded the way
  * Python itself would evaluate it before TVM ever saw it. */
 #include "lang/elab_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <float.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  * meaning [start, stop), and the checks that give errors in user terms. */
 #include "ir/access_region.h"
 #include "lang/elab_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/grammar.h"
 #include "parser/parse_internal.h"
 #include "parser/parser.h"

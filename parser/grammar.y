@@ -18,7 +18,7 @@
 %include {
 #include <string.h>
 
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/parse_internal.h"
 
 #define P_SPAN(a, b) span_join((a), (b))

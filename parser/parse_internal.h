@@ -11,10 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lang/arena.h"
+#include "base/arena.h"
 #include "lang/ast.h"
-#include "lang/diag.h"
-#include "lang/source.h"
+#include "base/diag.h"
+#include "base/source.h"
 
 #define LEX_MAX_INDENT 100 /* nested indentation levels (Python's limit too) */
 #define LEX_MAX_DEPTH 200  /* nested (), [], {} */

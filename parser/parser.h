@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "lang/ast.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 
 /* Parses a whole file.  Always returns an AstFile (possibly with a partial
  * module) to free with ast_file_free; check diag->nerr for errors. */

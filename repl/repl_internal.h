@@ -6,8 +6,8 @@
 
 #include "ir/module.h"
 #include "lang/ast.h"
-#include "lang/diag.h"
-#include "lang/util.h"
+#include "base/diag.h"
+#include "base/util.h"
 #include "repl/repl.h"
 #include "sched/schedule.h"
 

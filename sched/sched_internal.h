@@ -155,9 +155,15 @@ struct Schedule {
   int nargspans;
   uint64_t rand_state;  /* the sampling RNG's state (primitive_sampling.c) */
   int debug_mask;       /* nonzero: verify the IR after every primitive (verify.c) */
+  SchErrorKind last_error; /* kind of the latest error; a recorded primitive clears it */
 };
 
-/* Reports an error at argument argi's span (the call's when unknown). */
+/* Reports an error of the given kind at argument argi's span (the call's
+ * when unknown). */
+void sch_fail(Schedule *s, SchErrorKind kind, int argi, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Transitional: an error not yet given a kind (reported as SCH_ERR_INVALID_ARGUMENT).
+ * Being replaced by sch_fail call by call. */
 void sch_error(Schedule *s, int argi, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The prim_func being worked on (NULL + error when absent). */
 TirFunc *sch_cur_func(Schedule *s, const char *func);

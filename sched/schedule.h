@@ -22,8 +22,8 @@
 
 #include "ir/module.h"
 #include "lang/ast.h"
-#include "lang/diag.h"
-#include "lang/util.h"
+#include "base/diag.h"
+#include "base/util.h"
 
 typedef struct Schedule Schedule;
 
@@ -31,6 +31,34 @@ typedef struct Schedule Schedule;
 typedef int SchRV;
 
 typedef enum SchRVKind { SCH_RV_BLOCK, SCH_RV_LOOP, SCH_RV_EXPR } SchRVKind;
+
+/* What kind of rule a failed primitive broke, after TVM's typed
+ * ScheduleError classes (NotAffineBindingError, LoopsNotAChainError, ...),
+ * grouped by the fact they check.  Tests, the REPL and the language server
+ * match on the kind; the message stays for people.  The JSON form of a
+ * schedule diagnostic carries the kind's name as "code". */
+typedef enum SchErrorKind {
+  SCH_ERR_NONE,             /* no error since the last primitive began */
+  SCH_ERR_INVALID_ARGUMENT, /* a value the primitive cannot take: factor, index, dtype, scope, index map */
+  SCH_ERR_INVALID_HANDLE,   /* a stale handle, or one of the wrong kind (BlockRV for LoopRV) */
+  SCH_ERR_NOT_FOUND,        /* no function, block, buffer or intrinsic of that name */
+  SCH_ERR_LOOP_STRUCTURE,   /* loops not a chain, not the only child, repeated, dependent, not from 0 */
+  SCH_ERR_LOOP_KIND,        /* an annotation, thread binding or non-serial loop forbids it */
+  SCH_ERR_NOT_AFFINE,       /* block bindings are not (quasi-)affine in the loops */
+  SCH_ERR_DATAFLOW,         /* producer/consumer facts: not compact dataflow, not a stage pipeline,
+                               not in one scope, no legal location */
+  SCH_ERR_REDUCTION,        /* not a reduction block, or a reduction pattern it cannot use */
+  SCH_ERR_BODY_PATTERN,     /* the block body lacks the form required (inline, tensorize, epilogue) */
+  SCH_ERR_BUFFER_ACCESS,    /* several writers, opaque or in-place access, regions that do not fit */
+  SCH_ERR_UNSUPPORTED,      /* a case TVS refuses on purpose (docs/schedules.md lists them) */
+  SCH_ERR_INTERNAL,         /* a primitive produced ill-formed IR: a TVS bug */
+} SchErrorKind;
+
+/* The kind's stable name ("LoopStructureError"), the diagnostic's code. */
+const char *sch_error_kind_name(SchErrorKind kind);
+/* The kind of the latest error reported (SCH_ERR_NONE once a primitive has
+ * succeeded since). */
+SchErrorKind sch_last_error_kind(const Schedule *s);
 
 /* ------------------------------------------------------------ state */
 

@@ -149,14 +149,48 @@ void sch_set_call_spans(Schedule *s, Span call, const Span *args, int nargs) {
   for (int i = 0; i < s->nargspans; i++) s->arg_spans[i] = args[i];
 }
 
-void sch_error(Schedule *s, int argi, const char *fmt, ...) {
+static void sch_report(Schedule *s, SchErrorKind kind, int argi, const char *fmt, va_list ap) {
   Span sp = s->call_span;
   if (argi >= 0 && argi < s->nargspans && s->arg_spans[argi].file) sp = s->arg_spans[argi];
+  s->last_error = kind;
+  diag_report(s->diag, DIAG_ERROR, sp, fmt, ap);
+  diag_set_code(s->diag, sch_error_kind_name(kind));
+}
+
+void sch_fail(Schedule *s, SchErrorKind kind, int argi, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  diag_report(s->diag, DIAG_ERROR, sp, fmt, ap);
+  sch_report(s, kind, argi, fmt, ap);
   va_end(ap);
 }
+
+void sch_error(Schedule *s, int argi, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sch_report(s, SCH_ERR_INVALID_ARGUMENT, argi, fmt, ap);
+  va_end(ap);
+}
+
+const char *sch_error_kind_name(SchErrorKind kind) {
+  static const char *const names[] = {
+      [SCH_ERR_NONE] = "NoError",
+      [SCH_ERR_INVALID_ARGUMENT] = "InvalidArgumentError",
+      [SCH_ERR_INVALID_HANDLE] = "InvalidHandleError",
+      [SCH_ERR_NOT_FOUND] = "NotFoundError",
+      [SCH_ERR_LOOP_STRUCTURE] = "LoopStructureError",
+      [SCH_ERR_LOOP_KIND] = "LoopKindError",
+      [SCH_ERR_NOT_AFFINE] = "NotAffineBindingError",
+      [SCH_ERR_DATAFLOW] = "DataflowError",
+      [SCH_ERR_REDUCTION] = "ReductionError",
+      [SCH_ERR_BODY_PATTERN] = "BodyPatternError",
+      [SCH_ERR_BUFFER_ACCESS] = "BufferAccessError",
+      [SCH_ERR_UNSUPPORTED] = "UnsupportedError",
+      [SCH_ERR_INTERNAL] = "InternalError",
+  };
+  return (unsigned)kind < sizeof names / sizeof *names && names[kind] ? names[kind] : "UnknownError";
+}
+
+SchErrorKind sch_last_error_kind(const Schedule *s) { return s->last_error; }
 
 TirFunc *sch_cur_func(Schedule *s, const char *func) {
   if (!func) func = s->func;
@@ -207,6 +241,7 @@ void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const 
                 int nouts) {
   const SchMethod *m = sch_method_lookup(method);
   TVS_ASSERT(m);
+  s->last_error = SCH_ERR_NONE;
   if (s->ntrace == s->captrace) {
     s->captrace = s->captrace ? s->captrace * 2 : 16;
     s->trace = xrealloc(s->trace, (size_t)s->captrace * sizeof *s->trace);

@@ -6,7 +6,7 @@
 
 #include "ir/structural_equal.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/parser.h"
 #include "sched/tensor_intrin.h"
 

@@ -23,7 +23,7 @@
 
 #include "ir/module.h"
 #include "lang/ast.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 
 typedef struct TensorIntrin {
   char *name;       /* registered name (malloc'd) */

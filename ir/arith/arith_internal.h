@@ -138,9 +138,6 @@ bool arith_prove_poly_cmp(ArithCtx *ctx, TirExprKind k, const APoly *d);
 
 /* ------------------------------------------------------------ int math */
 
-int64_t arith_floordiv64(int64_t a, int64_t b); /* b != 0, not (MIN, -1) */
-int64_t arith_floormod64(int64_t a, int64_t b);
-int64_t arith_ceildiv64(int64_t a, int64_t b);  /* b > 0 */
 uint64_t arith_ugcd(uint64_t a, uint64_t b);
 uint64_t arith_uabs(int64_t v);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/util.h"
+#include "base/util.h"
 
 ArithCtx *arith_new(IrHeap *h) {
   ArithCtx *ctx = xcalloc(1, sizeof *ctx);

@@ -8,7 +8,7 @@
 
 #include "ir/arith/arith_internal.h"
 #include "ir/structural_equal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #define MAX_PRODUCT_TERMS 64
 

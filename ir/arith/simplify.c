@@ -11,7 +11,7 @@
 
 #include "ir/arith/arith_internal.h"
 #include "ir/structural_equal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 static TirExpr *simp(ArithCtx *ctx, const TirExpr *e);
 

@@ -27,7 +27,7 @@
 
 #include "ir/access_region.h"
 #include "ir/structural_equal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 typedef enum { LG_BINARY, LG_MATMUL, LG_RELU } LgKind;
 

@@ -11,7 +11,7 @@
 
 #include "ir/printer.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
  * init exclusion, relaxation over inner loops, nested blocks, if_then_else,
  * alloc_buffer exclusion and match_buffer redirection. */
 #include "ir/access_region.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "check.h"
 
 static IrHeap *H;

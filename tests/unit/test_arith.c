@@ -10,7 +10,7 @@
 
 #include "ir/arith.h"
 #include "ir/printer.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "tests/unit/check.h"
 
 static IrHeap *H;

@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 static DiagCtx D;
 

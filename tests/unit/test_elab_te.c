@@ -9,7 +9,7 @@
 #include "check.h"
 #include "ir/structural_equal.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 static DiagCtx D;
 

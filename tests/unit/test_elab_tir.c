@@ -6,7 +6,7 @@
 #include "check.h"
 #include "lang/elab.h"
 #include "lang/elab_internal.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

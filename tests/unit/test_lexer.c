@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/grammar.h"
 #include "parser/parser.h"
 

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/parser.h"
 
 /* Parses text; returns the module dump and the error count. */

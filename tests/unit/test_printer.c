@@ -14,11 +14,11 @@
 #include "check.h"
 #include "ir/module.h"
 #include "ir/printer.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 #ifndef TVS_PRINTER_NO_ROUNDTRIP
 #include "ir/structural_equal.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 #include "lang/elab.h"
 #endif
 

@@ -21,7 +21,7 @@
 #include "ir/interp.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "runtime/ndarray.h"
 
 static const char *mix_src =

@@ -17,7 +17,7 @@
 #include "codegen/codegen.h"
 #include "ir/flops.h"
 #include "ir/interp.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "runtime/npy.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"

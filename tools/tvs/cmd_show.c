@@ -7,7 +7,7 @@
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "parser/parser.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "lang/elab.h"
-#include "lang/util.h"
+#include "base/util.h"
 #include "tools/tvs/tvs.h"
 
 int tool_usage_error(const char *cmd, const char *fmt, ...) {
@@ -56,7 +56,7 @@ IrModule *tool_load(const char *path, DiagCtx *d, SourceFile **src_out) {
   *src_out = src;
   if (!src) {
     if (d->format == DIAG_FORMAT_JSON) {
-      Diag rec = {DIAG_ERROR, span_none, NULL, NULL};
+      Diag rec = {.sev = DIAG_ERROR, .span = span_none};
       rec.msg = xasprintf("cannot open '%s': %s", path, err);
       diag_render(&rec, stderr, DIAG_FORMAT_JSON, false);
       free(rec.msg);

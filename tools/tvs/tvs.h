@@ -5,7 +5,7 @@
 #define TVS_TOOLS_TVS_H
 
 #include "ir/module.h"
-#include "lang/diag.h"
+#include "base/diag.h"
 
 #define TVS_VERSION_STRING "tvs 0.1.0 (TVMScript surface of TVM v0.23)"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "driver/driver.h"
-#include "lang/util.h"
+#include "base/util.h"
 
 static const char usage[] =
     "usage: tvsc FILE.tvs [FILE.tvs ...] -o OUT [options]\n"

@@ -1,5 +1,5 @@
 /* util.c - allocation wrappers, string builder, small helpers. */
-#include "lang/util.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,11 +66,7 @@ void sb_free(StrBuf *sb) {
 }
 
 static void sb_reserve(StrBuf *sb, size_t extra) {
-  if (sb->len + extra + 1 <= sb->cap) return;
-  size_t cap = sb->cap ? sb->cap : 64;
-  while (sb->len + extra + 1 > cap) cap *= 2;
-  sb->data = xrealloc(sb->data, cap);
-  sb->cap = cap;
+  VEC_RESERVE(sb->data, sb->cap, sb->len + extra + 1);
 }
 
 void sb_putc(StrBuf *sb, char c) {
@@ -114,11 +110,7 @@ char *sb_take(StrBuf *sb) {
 }
 
 void pv_push(PtrVec *v, void *p) {
-  if (v->len == v->cap) {
-    v->cap = v->cap ? v->cap * 2 : 8;
-    v->items = xrealloc(v->items, (size_t)v->cap * sizeof *v->items);
-  }
-  v->items[v->len++] = p;
+  VEC_PUSH(v->items, v->len, v->cap, p);
 }
 
 void pv_free(PtrVec *v) {

@@ -1,6 +1,6 @@
 /* source.c - loading source text and mapping byte offsets to lines/columns. */
-#include "lang/source.h"
-#include "lang/util.h"
+#include "base/source.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,18 +16,11 @@ SourceFile *src_from_string(const char *name, const char *text, size_t len) {
   memcpy(f->text, text, len);
   f->text[len] = '\0';
   f->len = len;
-  uint32_t cap = 64, n = 0;
-  f->lines = xmalloc(cap * sizeof *f->lines);
-  f->lines[n++] = 0;
-  for (size_t i = 0; i < len; i++) {
-    if (text[i] == '\n') {
-      if (n == cap) {
-        cap *= 2;
-        f->lines = xrealloc(f->lines, cap * sizeof *f->lines);
-      }
-      f->lines[n++] = (uint32_t)(i + 1);
-    }
-  }
+  uint32_t cap = 0, n = 0;
+  f->lines = NULL;
+  VEC_PUSH(f->lines, n, cap, 0);
+  for (size_t i = 0; i < len; i++)
+    if (text[i] == '\n') VEC_PUSH(f->lines, n, cap, (uint32_t)(i + 1));
   f->nlines = n;
   return f;
 }
@@ -44,10 +37,7 @@ SourceFile *src_from_path(const char *path, const char **err) {
     size_t got = fread(buf + len, 1, cap - len, fp);
     len += got;
     if (got == 0) break;
-    if (len == cap) {
-      cap *= 2;
-      buf = xrealloc(buf, cap);
-    }
+    VEC_RESERVE(buf, cap, len + 1);
   }
   int bad = ferror(fp);
   fclose(fp);

@@ -1,6 +1,6 @@
 /* diag.c - recording and rendering diagnostics (clang-style text, JSON lines). */
-#include "lang/diag.h"
-#include "lang/util.h"
+#include "base/diag.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +35,14 @@ void diag_report(DiagCtx *ctx, DiagSeverity sev, Span span, const char *fmt, va_
   if (sev == DIAG_ERROR) {
     if (ctx->max_errors && ctx->nerr >= ctx->max_errors) {
       ctx->nerr++;
+      ctx->last_dropped = true;
       return;
     }
     ctx->nerr++;
   } else if (sev == DIAG_WARNING) {
     ctx->nwarn++;
   }
-  if (ctx->len == ctx->cap) {
-    ctx->cap = ctx->cap ? ctx->cap * 2 : 8;
-    ctx->items = xrealloc(ctx->items, (size_t)ctx->cap * sizeof *ctx->items);
-  }
+  VEC_RESERVE(ctx->items, ctx->cap, (size_t)ctx->len + 1);
   StrBuf sb;
   sb_init(&sb);
   sb_vprintf(&sb, fmt, ap);
@@ -53,6 +51,8 @@ void diag_report(DiagCtx *ctx, DiagSeverity sev, Span span, const char *fmt, va_
   d->span = span;
   d->msg = sb.data;
   d->fixit = NULL;
+  d->code = NULL;
+  ctx->last_dropped = false;
 }
 
 #define DIAG_VARIANT(fn, sev)                                   \
@@ -66,8 +66,13 @@ DIAG_VARIANT(diag_error, DIAG_ERROR)
 DIAG_VARIANT(diag_warning, DIAG_WARNING)
 DIAG_VARIANT(diag_note, DIAG_NOTE)
 
+void diag_set_code(DiagCtx *ctx, const char *code) {
+  if (ctx->len == 0 || ctx->last_dropped) return;
+  ctx->items[ctx->len - 1].code = code;
+}
+
 void diag_fixit(DiagCtx *ctx, const char *replacement) {
-  if (ctx->len == 0) return;
+  if (ctx->len == 0 || ctx->last_dropped) return;
   Diag *d = &ctx->items[ctx->len - 1];
   free(d->fixit);
   d->fixit = xstrdup(replacement);
@@ -108,6 +113,10 @@ static void render_json(const Diag *d, FILE *out) {
   if (d->fixit) {
     fputs(",\"fixit\":", out);
     json_string(out, d->fixit);
+  }
+  if (d->code) {
+    fputs(",\"code\":", out);
+    json_string(out, d->code);
   }
   fputs("}\n", out);
 }

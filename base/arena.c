@@ -1,6 +1,6 @@
 /* arena.c - chunked bump allocator. */
-#include "lang/arena.h"
-#include "lang/util.h"
+#include "base/arena.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,12 +3,14 @@
  * Out-of-memory is treated as fatal (like an internal error): every allocation
  * goes through these wrappers so the rest of the code never checks for NULL.
  * TVS_ASSERT marks compiler bugs, never user errors (those go through diag). */
-#ifndef TVS_LANG_UTIL_H
-#define TVS_LANG_UTIL_H
+#ifndef TVS_BASE_UTIL_H
+#define TVS_BASE_UTIL_H
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "base/vec.h"
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t sz);
@@ -39,7 +41,7 @@ void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
  * holds no memory (sb_free is a no-op; appending reallocates). */
 char *sb_take(StrBuf *sb);
 
-/* Generic vector of pointers. */
+/* Generic vector of pointers (grown with VEC_PUSH). */
 typedef struct PtrVec {
   void **items;  /* elements */
   int len;       /* number of elements */

@@ -4,14 +4,14 @@
  * nothing exits.  A phase checks ctx->nerr to decide whether to go on.  The
  * context renders records as clang does (file:line:col: error: msg, source line,
  * caret/tilde underline) or as JSON lines for editors and the language server. */
-#ifndef TVS_LANG_DIAG_H
-#define TVS_LANG_DIAG_H
+#ifndef TVS_BASE_DIAG_H
+#define TVS_BASE_DIAG_H
 
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lang/source.h"
+#include "base/source.h"
 
 typedef enum DiagSeverity { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagSeverity;
 
@@ -22,6 +22,7 @@ typedef struct Diag {
   Span span;         /* where; span.file == NULL for location-less messages */
   char *msg;         /* the message, without "error: " */
   char *fixit;       /* optional replacement text suggested for span, or NULL */
+  const char *code;  /* optional static machine-readable kind ("LoopStructureError"), or NULL */
 } Diag;
 
 typedef struct DiagCtx {
@@ -34,6 +35,7 @@ typedef struct DiagCtx {
   bool color;        /* ANSI colours in text form */
   int flushed;       /* records already rendered by diag_flush */
   int max_errors;    /* stop recording errors after this many (0 = unlimited) */
+  bool last_dropped; /* the last report was over max_errors: fix-its and codes skip it */
 } DiagCtx;
 
 /* Initializes ctx to render to `out` in text form; colour is chosen
@@ -49,6 +51,8 @@ void diag_note(DiagCtx *ctx, Span span, const char *fmt, ...) __attribute__((for
 void diag_report(DiagCtx *ctx, DiagSeverity sev, Span span, const char *fmt, va_list ap);
 /* Attaches a fix-it (replacement text for the last record's span). */
 void diag_fixit(DiagCtx *ctx, const char *replacement);
+/* Attaches a kind code (a static string) to the last record; JSON shows it. */
+void diag_set_code(DiagCtx *ctx, const char *code);
 
 /* Renders records not yet rendered to ctx->out. */
 void diag_flush(DiagCtx *ctx);

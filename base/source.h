@@ -4,8 +4,8 @@
  * a diagnostic at the user's text.  A SourceFile owns its text and a table of
  * line starts; spans refer to it by pointer, so files must outlive the IR built
  * from them (the driver keeps them in a SourceManager). */
-#ifndef TVS_LANG_SOURCE_H
-#define TVS_LANG_SOURCE_H
+#ifndef TVS_BASE_SOURCE_H
+#define TVS_BASE_SOURCE_H
 
 #include <stddef.h>
 #include <stdint.h>

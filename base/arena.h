@@ -3,8 +3,8 @@
  * The AST of one parse, the scratch data of one pass, and every IR node of one
  * module version live in arenas and are freed in one call.  Allocations are
  * 16-byte aligned and zero-filled. */
-#ifndef TVS_LANG_ARENA_H
-#define TVS_LANG_ARENA_H
+#ifndef TVS_BASE_ARENA_H
+#define TVS_BASE_ARENA_H
 
 #include <stddef.h>
 
