@@ -152,4 +152,12 @@ int64_t arith_floordiv64(int64_t a, int64_t b); /* b != 0, not (MIN, -1) */
 int64_t arith_floormod64(int64_t a, int64_t b);
 int64_t arith_ceildiv64(int64_t a, int64_t b);  /* b > 0 */
 
+/* Looks up a variable's value: true and *out set when known. */
+typedef bool (*ArithVarLookup)(void *ctx, const TirVar *v, int64_t *out);
+/* Evaluates an integer expression (constants, variables known to lookup, + - *
+ * min max, truncated and floor division/modulo, casts).  False when a
+ * variable is unknown, a node is of another kind, a division is by zero or a
+ * result overflows int64. */
+bool arith_eval_int(const TirExpr *e, ArithVarLookup lookup, void *ctx, int64_t *out);
+
 #endif
