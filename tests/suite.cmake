@@ -54,3 +54,5 @@ endif()
 add_test(NAME structure/layering COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/structure/test_layering.sh)
 set_tests_properties(structure/layering PROPERTIES LABELS structure
   ENVIRONMENT "TVS_SOURCE_DIR=${CMAKE_SOURCE_DIR};PYTHON3=${PYTHON3}")
+add_test(NAME structure/internals_doc COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/structure/check_internals_doc.py)
+set_tests_properties(structure/internals_doc PROPERTIES LABELS structure)
