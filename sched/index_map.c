@@ -151,10 +151,11 @@ static int parse_lambda(Schedule *s, IrHeap *h, const char *text, DType index_dt
   }
   if (!ok) {
     if (!lam && d->nerr == 0)
-      sch_error(s, argi, "%s: the %s '%s' is not a lambda", prim, k->value ? "pad_value" : "index map", text);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, argi, "%s: the %s '%s' is not a lambda", prim,
+               k->value ? "pad_value" : "index map", text);
     else
-      sch_error(s, argi, "%s: invalid %s '%s': %s", prim, k->value ? "pad_value" : "index map", text,
-                first_error(d));
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, argi, "%s: invalid %s '%s': %s", prim,
+               k->value ? "pad_value" : "index map", text, first_error(d));
     memset(out, 0, sizeof *out);
   }
   sch_lambda_text_free(&lt);

@@ -64,8 +64,9 @@ static bool check_realize(TirVisitor *v, const TirStmt *st) {
     if (!tir_expr_uses_var(st->realize.values[k], kc->loop->loop.var)) continue;
     const char *what = t == TIR_ITER_REDUCE ? "a reduction dependency" : "an ordered dependency";
     const char *tn = t == TIR_ITER_REDUCE ? "reduce" : t == TIR_ITER_SCAN ? "scan" : "opaque";
-    sch_error(kc->s, 0, "%s: loop '%s' carries %s (block '%s' iter '%s' is a %s iter)", kc->prim,
-              sch_loop_name(kc->loop), what, b->name, b->iters[k].var->name, tn);
+    sch_fail(kc->s, SCH_ERR_LOOP_KIND, 0,
+             "%s: loop '%s' carries %s (block '%s' iter '%s' is a %s iter)", kc->prim,
+             sch_loop_name(kc->loop), what, b->name, b->iters[k].var->name, tn);
     kc->failed = true;
     v->stop = true;
     return false;
@@ -112,10 +113,10 @@ int sch_bind(Schedule *s, SchRV loop, const char *axis) {
   bool ok = false;
   for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++) ok |= !strcmp(axes[i], axis);
   if (!ok) {
-    sch_error(s, 1,
-              "bind: unknown thread axis '%s' (expected blockIdx.x/y/z, threadIdx.x/y/z or "
-              "vthread.x/y/z)",
-              axis);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "bind: unknown thread axis '%s' (expected blockIdx.x/y/z, threadIdx.x/y/z or "
+             "vthread.x/y/z)",
+             axis);
     return -1;
   }
   return set_kind(s, loop, "bind", TIR_FOR_THREAD_BINDING, axis);

@@ -204,27 +204,28 @@ static TirExpr *fold_zero_add(IrHeap *h, TirExpr *e) {
 
 /* ------------------------------------------------------------ the primitive */
 
-int sch_fuse_reduction_epilogue(Schedule *s, SchRV red_rv, SchRV epi_rv) {
-  SchPath rp = {0}, ep = {0}, p2 = {0};
-  PtrVec sibs = {0};
-  int rc = -1;
-  TirStmt *rr = sch_find_block(s, red_rv, PRIM, 0, &rp);
-  if (!rr) goto done;
-  TirStmt *er = sch_find_block(s, epi_rv, PRIM, 1, &ep);
-  if (!er) goto done;
-  const TirBlock *rb = tir_realize_block(rr), *eb = tir_realize_block(er);
-  int escope = sch_scope_index(&ep, ep.n - 1), rscope = sch_scope_index(&rp, rp.n - 1);
-  if (escope < 0 || rscope < 0 || ep.s[escope] != rp.s[rscope]) {
-    sch_error(s, 1, PRIM ": blocks '%s' and '%s' are not under the same block scope", rb->name,
-              eb->name);
-    goto done;
-  }
-  sch_scope_blocks(ep.s[escope], &sibs);
-  if (!sch_check_stage_pipeline(s, PRIM, 1, &sibs, eb)) goto done;
+/* What the checks find and the rewrite uses. */
+typedef struct EpiState {
+  Schedule *s;
+  const char *func;        /* the function worked on */
+  SchPath rp, ep;          /* paths to the reduction's and the epilogue's realizes */
+  PtrVec sibs;             /* the blocks of their scope */
+  TirStmt *rr, *er;        /* the two realizes */
+  const TirBlock *rb, *eb; /* and their blocks */
+  int escope;              /* index of the scope block in ep */
+  TirBuffer *temp;         /* the reduction's buffer */
+  const TirStmt *est;      /* the epilogue's store */
+} EpiState;
+
+/* The reduction block: one written buffer, a reduction with a zero init. */
+static bool check_reduction_block(EpiState *st) {
+  Schedule *s = st->s;
+  const TirBlock *rb = st->rb;
   if (rb->nwrites != 1) {
-    sch_error(s, 0, PRIM ": the reduction block '%s' must write exactly one buffer, it writes %d",
-              rb->name, rb->nwrites);
-    goto done;
+    sch_fail(s, SCH_ERR_REDUCTION, 0,
+             PRIM ": the reduction block '%s' must write exactly one buffer, it writes %d", rb->name,
+             rb->nwrites);
+    return false;
   }
   TirBuffer *temp = rb->writes[0].buffer;
   bool has_reduce = false, other = false;
@@ -233,218 +234,296 @@ int sch_fuse_reduction_epilogue(Schedule *s, SchRV red_rv, SchRV epi_rv) {
     other |= rb->iters[i].type != TIR_ITER_SPATIAL && rb->iters[i].type != TIR_ITER_REDUCE;
   }
   if (!rb->init || !has_reduce || other || rb->body->kind != TIR_S_STORE || rb->body->store.buf != temp) {
-    sch_error(s, 0, PRIM ": block '%s' is not a reduction block", rb->name);
-    goto done;
+    sch_fail(s, SCH_ERR_REDUCTION, 0, PRIM ": block '%s' is not a reduction block", rb->name);
+    return false;
   }
-  {
-    const TirStmt *init = rb->init;
-    bool zero = init->kind == TIR_S_STORE && init->store.buf == temp && is_zero_lit(init->store.value);
-    if (!zero) {
-      sch_error(s, 0,
-                PRIM ": the init of reduction block '%s' must store zero, the value the fused "
-                     "init replaces the result by",
-                rb->name);
-      goto done;
-    }
+  const TirStmt *init = rb->init;
+  bool zero = init->kind == TIR_S_STORE && init->store.buf == temp && is_zero_lit(init->store.value);
+  if (!zero) {
+    sch_fail(s, SCH_ERR_UNSUPPORTED, 0,
+             PRIM ": the init of reduction block '%s' must store zero, the value the fused "
+                  "init replaces the result by",
+             rb->name);
+    return false;
   }
+  st->temp = temp;
+  return true;
+}
+
+/* The epilogue block: complete, the reduction's buffer not a parameter, a
+ * single unpredicated store reading the result once, unscaled. */
+static bool check_epilogue_block(EpiState *st) {
+  Schedule *s = st->s;
+  const TirBlock *rb = st->rb, *eb = st->eb;
+  TirBuffer *temp = st->temp;
   for (int i = 0; i < eb->niters; i++)
     if (eb->iters[i].type != TIR_ITER_SPATIAL || eb->init) {
-      sch_error(s, 1, PRIM ": the epilogue block '%s' is not a complete block", eb->name);
-      goto done;
+      sch_fail(s, SCH_ERR_DATAFLOW, 1, PRIM ": the epilogue block '%s' is not a complete block",
+               eb->name);
+      return false;
     }
-  {
-    const TirFunc *f = sch_cur_func(s, s->rvs[red_rv].func);
-    if (!f) goto done;
-    if (sch_is_param_buffer(f, temp)) {
-      sch_error(s, 0,
-                PRIM ": block '%s' is an output block: the buffer '%s' it writes is a function "
-                     "parameter",
-                rb->name, temp->name);
-      goto done;
-    }
+  const TirFunc *f = sch_cur_func(s, st->func);
+  if (!f) return false;
+  if (sch_is_param_buffer(f, temp)) {
+    sch_fail(s, SCH_ERR_DATAFLOW, 0,
+             PRIM ": block '%s' is an output block: the buffer '%s' it writes is a function "
+                  "parameter",
+             rb->name, temp->name);
+    return false;
   }
   const TirStmt *est = eb->body;
-  if (!sch_is_trivial_pred(er->realize.pred) || est->kind != TIR_S_STORE) {
-    sch_error(s, 1,
-              PRIM ": the body of epilogue block '%s' must be a single store without a predicate",
-              eb->name);
-    goto done;
+  if (!sch_is_trivial_pred(st->er->realize.pred) || est->kind != TIR_S_STORE) {
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 1,
+             PRIM ": the body of epilogue block '%s' must be a single store without a predicate",
+             eb->name);
+    return false;
   }
   LoadCount lc = count_loads(est->store.value, temp);
   if (lc.n != 1) {
-    sch_error(s, 1, PRIM ": the epilogue block '%s' must read the reduction result '%s' exactly "
-                         "once, it reads it %d times",
-              eb->name, temp->name, lc.n);
-    goto done;
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 1,
+             PRIM ": the epilogue block '%s' must read the reduction result '%s' exactly "
+                  "once, it reads it %d times",
+             eb->name, temp->name, lc.n);
+    return false;
   }
   if (lc.scaled) {
-    sch_error(s, 1,
-              PRIM ": the epilogue block '%s' scales the reduction result '%s' (by a multiply, "
-                   "divide or modulo); only additive epilogues and min/max shells can be fused",
-              eb->name, temp->name);
-    goto done;
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 1,
+             PRIM ": the epilogue block '%s' scales the reduction result '%s' (by a multiply, "
+                  "divide or modulo); only additive epilogues and min/max shells can be fused",
+             eb->name, temp->name);
+    return false;
   }
+  st->est = est;
+  return true;
+}
+
+/* The blocks of the scope around the pair: none between them writes what the
+ * epilogue reads, and no other reads the reduction's result. */
+static bool check_epilogue_neighbours(EpiState *st) {
+  Schedule *s = st->s;
+  const TirBlock *rb = st->rb, *eb = st->eb;
+  TirBuffer *temp = st->temp;
+  const PtrVec *sibs = &st->sibs;
   /* The fused block reads the epilogue's other inputs where the reduction
    * runs: no block between the two may write them (e.g. a read_at copy of
    * the bias placed in the epilogue's loops). */
-  {
-    int ri = -1, ei = -1;
-    for (int i = 0; i < sibs.len; i++) {
-      if (sibs.items[i] == rr) ri = i;
-      if (sibs.items[i] == er) ei = i;
-    }
-    for (int i = ri + 1; ri >= 0 && i < ei; i++) {
-      const TirBlock *x = tir_realize_block(sibs.items[i]);
-      for (int k = 0; k < eb->nreads; k++)
-        if (eb->reads[k].buffer != temp && sch_block_writes(x, eb->reads[k].buffer)) {
-          sch_error(s, 1,
-                    PRIM ": block '%s' writes buffer '%s', which the epilogue block '%s' reads, "
-                         "between the reduction '%s' and the epilogue",
-                    x->name, eb->reads[k].buffer->name, eb->name, rb->name);
-          goto done;
-        }
-    }
+  int ri = -1, ei = -1;
+  for (int i = 0; i < sibs->len; i++) {
+    if (sibs->items[i] == st->rr) ri = i;
+    if (sibs->items[i] == st->er) ei = i;
   }
-  for (int i = 0; i < sibs.len; i++) {
-    const TirBlock *x = tir_realize_block(sibs.items[i]);
+  for (int i = ri + 1; ri >= 0 && i < ei; i++) {
+    const TirBlock *x = tir_realize_block(sibs->items[i]);
+    for (int k = 0; k < eb->nreads; k++)
+      if (eb->reads[k].buffer != temp && sch_block_writes(x, eb->reads[k].buffer)) {
+        sch_fail(s, SCH_ERR_DATAFLOW, 1,
+                 PRIM ": block '%s' writes buffer '%s', which the epilogue block '%s' reads, "
+                      "between the reduction '%s' and the epilogue",
+                 x->name, eb->reads[k].buffer->name, eb->name, rb->name);
+        return false;
+      }
+  }
+  for (int i = 0; i < sibs->len; i++) {
+    const TirBlock *x = tir_realize_block(sibs->items[i]);
     if (x != rb && x != eb && sch_block_reads(x, temp)) {
-      sch_error(s, 1,
-                PRIM ": the epilogue block '%s' must be the only reader of '%s', but block '%s' "
-                     "reads it too",
-                eb->name, temp->name, x->name);
-      goto done;
+      sch_fail(s, SCH_ERR_UNSUPPORTED, 1,
+               PRIM ": the epilogue block '%s' must be the only reader of '%s', but block '%s' "
+                    "reads it too",
+               eb->name, temp->name, x->name);
+      return false;
     }
   }
+  return true;
+}
+
+/* The epilogue's iters against the reduction's data-parallel ones. */
+static bool check_epilogue_domain(EpiState *st) {
+  Schedule *s = st->s;
+  const TirBlock *rb = st->rb, *eb = st->eb;
   int nrd = 0, ned = 0;
   for (int i = 0; i < rb->niters; i++) nrd += rb->iters[i].type == TIR_ITER_SPATIAL;
   ned = eb->niters;
   if (nrd != ned) {
-    sch_error(s, 1,
-              PRIM ": blocks '%s' and '%s' must have the same number of data-parallel iters (%d "
-                   "and %d)",
-              rb->name, eb->name, nrd, ned);
-    goto done;
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 1,
+             PRIM ": blocks '%s' and '%s' must have the same number of data-parallel iters (%d "
+                  "and %d)",
+             rb->name, eb->name, nrd, ned);
+    return false;
   }
-  {
-    /* The epilogue must run over the reduction's data-parallel space and
-     * read the result where the reduction writes it, else the positional
-     * iter mapping below would compute something else. */
-    IrHeap *th = ir_heap_new();
-    ArithCtx *tc = arith_new(th);
-    IrPtrMap tm;
-    ir_ptrmap_init(&tm);
-    const char *why = NULL;
-    for (int i = 0, k = 0; i < rb->niters && !why; i++) {
-      if (rb->iters[i].type != TIR_ITER_SPATIAL) continue;
-      if (!arith_can_prove_equal(tc, rb->iters[i].dom.extent, eb->iters[k].dom.extent))
-        why = "its iter domains differ from the reduction's data-parallel ones";
-      ir_ptrmap_put(&tm, eb->iters[k++].var, tir_var_ref(th, rb->iters[i].var));
-    }
-    const TirExpr *ld = find_load(est->store.value, temp);
-    for (int d = 0; d < ld->load.n && !why; d++)
-      if (!arith_can_prove_equal(tc, tir_substitute_expr(th, ld->load.idx[d], &tm),
-                                 rb->body->store.idx[d]))
-        why = "it does not read the result at the point the reduction writes";
-    ir_ptrmap_free(&tm);
-    arith_free(tc);
-    ir_heap_release(th);
-    if (why) {
-      sch_error(s, 1, PRIM ": the epilogue block '%s' cannot be fused: %s", eb->name, why);
-      goto done;
-    }
+  /* The epilogue must run over the reduction's data-parallel space and
+   * read the result where the reduction writes it, else the positional
+   * iter mapping below would compute something else. */
+  IrHeap *th = ir_heap_new();
+  ArithCtx *tc = arith_new(th);
+  IrPtrMap tm;
+  ir_ptrmap_init(&tm);
+  const char *why = NULL;
+  for (int i = 0, k = 0; i < rb->niters && !why; i++) {
+    if (rb->iters[i].type != TIR_ITER_SPATIAL) continue;
+    if (!arith_can_prove_equal(tc, rb->iters[i].dom.extent, eb->iters[k].dom.extent))
+      why = "its iter domains differ from the reduction's data-parallel ones";
+    ir_ptrmap_put(&tm, eb->iters[k++].var, tir_var_ref(th, rb->iters[i].var));
   }
-  {
+  const TirExpr *ld = find_load(st->est->store.value, st->temp);
+  for (int d = 0; d < ld->load.n && !why; d++)
+    if (!arith_can_prove_equal(tc, tir_substitute_expr(th, ld->load.idx[d], &tm),
+                               rb->body->store.idx[d]))
+      why = "it does not read the result at the point the reduction writes";
+  ir_ptrmap_free(&tm);
+  arith_free(tc);
+  ir_heap_release(th);
+  if (why) {
+    sch_fail(s, SCH_ERR_UNSUPPORTED, 1, PRIM ": the epilogue block '%s' cannot be fused: %s",
+             eb->name, why);
+    return false;
+  }
+  return true;
+}
+
+/* The fused block's reads: the epilogue's (its iters renamed by vmap) but
+ * the result, then the reduction's not yet listed. */
+static void build_fused_reads(IrHeap *h, const EpiState *st, IrPtrMap *vmap, TirBlock *nb) {
+  const TirBlock *rb = st->rb, *eb = st->eb;
+  TirBufferRegion *reads = ir_alloc(h, (size_t)(eb->nreads + rb->nreads + 1) * sizeof *reads);
+  int nr = 0;
+  for (int i = 0; i < eb->nreads; i++) {
+    if (eb->reads[i].buffer == st->temp) continue;
+    TirBufferRegion r = eb->reads[i];
+    r.ranges = ir_alloc(h, (size_t)(r.n ? r.n : 1) * sizeof *r.ranges);
+    for (int d = 0; d < r.n; d++) {
+      r.ranges[d].min = tir_substitute_expr(h, eb->reads[i].ranges[d].min, vmap);
+      r.ranges[d].extent = tir_substitute_expr(h, eb->reads[i].ranges[d].extent, vmap);
+    }
+    reads[nr++] = r;
+  }
+  for (int i = 0; i < rb->nreads; i++) {
+    bool dup = rb->reads[i].buffer == st->temp;
+    for (int k = 0; k < nr && !dup; k++) dup = reads[k].buffer == rb->reads[i].buffer;
+    if (!dup) reads[nr++] = rb->reads[i];
+  }
+  nb->reads = reads;
+  nb->nreads = nr;
+}
+
+/* The reduction block writing the epilogue's output: init and update are
+ * the epilogue applied to 0 and to the update. */
+static TirBlock build_fused_block(IrHeap *h, const EpiState *st) {
+  const TirBlock *rb = st->rb, *eb = st->eb;
+  const TirStmt *est = st->est;
+  TirBuffer *temp = st->temp;
+  ArithCtx *ctx = arith_new(h);
+  TirBuffer *out = est->store.buf;
+  IrPtrMap vmap;
+  ir_ptrmap_init(&vmap);
+  for (int i = 0, k = 0; i < rb->niters; i++)
+    if (rb->iters[i].type == TIR_ITER_SPATIAL)
+      ir_ptrmap_put(&vmap, eb->iters[k++].var, tir_var_ref(h, rb->iters[i].var));
+  TirExpr *epi = tir_substitute_expr(h, est->store.value, &vmap);
+  /* init: D[idx] = epilogue(0) */
+  TirExpr *zero = dt_is_float(out->dtype) ? tir_float(h, out->dtype, 0) : tir_int(h, out->dtype, 0);
+  TirExpr *init_v = arith_simplify(ctx, fold_zero_add(h, replace_loads(h, epi, temp, NULL, zero)));
+  TirExpr **iidx = ir_alloc(h, (size_t)(est->store.n ? est->store.n : 1) * sizeof *iidx);
+  for (int d = 0; d < est->store.n; d++) iidx[d] = tir_substitute_expr(h, est->store.idx[d], &vmap);
+  TirStmt *init = tir_store(h, out, init_v, iidx, est->store.n);
+  init->span = rb->init->span;
+  /* update: D[idx] = epilogue(update with temp -> D), bias dropped.  D is
+   * indexed as the epilogue stores it (temp's layout may differ, e.g.
+   * after transform_layout of temp). */
+  const TirStmt *ust = rb->body;
+  TirExpr *upd = replace_loads(h, ust->store.value, temp, NULL, tir_load(h, out, iidx, est->store.n));
+  bool found = false;
+  TirExpr *nv = apply_epilogue(h, epi, temp, upd, &found);
+  TirStmt *body = tir_store(h, out, nv, iidx, est->store.n);
+  body->span = ust->span;
+  TirBlock nb = *rb;
+  nb.init = init;
+  nb.body = body;
+  nb.writes = ir_alloc(h, sizeof *nb.writes);
+  nb.writes[0].buffer = out;
+  nb.writes[0].n = est->store.n;
+  nb.writes[0].ranges = ir_alloc(h, (size_t)(est->store.n ? est->store.n : 1) * sizeof(TirRange));
+  for (int d = 0; d < est->store.n; d++)
+    nb.writes[0].ranges[d] = (TirRange){iidx[d], tir_int(h, iidx[d]->dtype, 1)};
+  build_fused_reads(h, st, &vmap, &nb);
+  ir_ptrmap_free(&vmap);
+  arith_free(ctx);
+  return nb;
+}
+
+/* The new root: within the scope block, the epilogue dropped and the fused
+ * block in the reduction's place. */
+static TirStmt *replace_epilogue_scope(IrHeap *h, EpiState *st, const TirBlock *nb) {
+  SchPath p2 = {0};
+  TirBuffer *temp = st->temp;
+  /* Within the scope block: drop the epilogue, then put the fused block in
+   * the reduction's place (its block node is shared, so it is found again
+   * after the first edit); the reduction buffer goes when nothing uses it. */
+  SchPath ev = {st->ep.s + st->escope, st->ep.n - st->escope, 0};
+  TirStmt *scope = sch_replace_at(h, &ev, ev.n - 1, NULL);
+  if (!sch_path_to_realize(scope, st->rr->realize.block, &p2)) tvs_unreachable();
+  scope = sch_replace_at(h, &p2, p2.n - 1, sch_realize_with(h, st->rr, nb, NULL, NULL));
+  sch_path_free(&p2);
+  PtrVec bl = {0};
+  sch_scope_blocks(scope, &bl);
+  bool used = false;
+  for (int i = 0; i < bl.len && !used; i++) {
+    const TirBlock *x = tir_realize_block(bl.items[i]);
+    used = sch_block_reads(x, temp) || sch_block_writes(x, temp);
+  }
+  pv_free(&bl);
+  if (!used) {
+    TirStmt *nbk = ir_memdup(h, scope, sizeof *scope);
+    int na = 0;
+    TirBuffer **al = ir_alloc(h, (size_t)(scope->block.nallocs + 1) * sizeof *al);
+    for (int i = 0; i < scope->block.nallocs; i++)
+      if (scope->block.allocs[i] != temp) al[na++] = scope->block.allocs[i];
+    nbk->block.allocs = al;
+    nbk->block.nallocs = na;
+    scope = nbk;
+  }
+  return sch_replace_at(h, &st->ep, st->escope, scope);
+}
+
+/* The checks, in order: handles, one scope, a stage pipeline, then the
+ * reduction, the epilogue, their neighbours and their domains. */
+static bool check_fuse_epilogue(EpiState *st, SchRV red_rv, SchRV epi_rv) {
+  Schedule *s = st->s;
+  st->rr = sch_find_block(s, red_rv, PRIM, 0, &st->rp);
+  if (!st->rr) return false;
+  st->func = s->rvs[red_rv].func;
+  st->er = sch_find_block(s, epi_rv, PRIM, 1, &st->ep);
+  if (!st->er) return false;
+  st->rb = tir_realize_block(st->rr);
+  st->eb = tir_realize_block(st->er);
+  SchPath *rp = &st->rp, *ep = &st->ep;
+  int escope = sch_scope_index(ep, ep->n - 1), rscope = sch_scope_index(rp, rp->n - 1);
+  if (escope < 0 || rscope < 0 || ep->s[escope] != rp->s[rscope]) {
+    sch_fail(s, SCH_ERR_DATAFLOW, 1, PRIM ": blocks '%s' and '%s' are not under the same block scope",
+             st->rb->name, st->eb->name);
+    return false;
+  }
+  st->escope = escope;
+  sch_scope_blocks(ep->s[escope], &st->sibs);
+  if (!sch_check_stage_pipeline(s, PRIM, 1, &st->sibs, st->eb)) return false;
+  return check_reduction_block(st) && check_epilogue_block(st) && check_epilogue_neighbours(st) &&
+         check_epilogue_domain(st);
+}
+
+int sch_fuse_reduction_epilogue(Schedule *s, SchRV red_rv, SchRV epi_rv) {
+  EpiState st = {0};
+  st.s = s;
+  int rc = -1;
+  if (check_fuse_epilogue(&st, red_rv, epi_rv)) {
     IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    ArithCtx *ctx = arith_new(h);
-    TirBuffer *out = est->store.buf;
-    IrPtrMap vmap;
-    ir_ptrmap_init(&vmap);
-    for (int i = 0, k = 0; i < rb->niters; i++)
-      if (rb->iters[i].type == TIR_ITER_SPATIAL)
-        ir_ptrmap_put(&vmap, eb->iters[k++].var, tir_var_ref(h, rb->iters[i].var));
-    TirExpr *epi = tir_substitute_expr(h, est->store.value, &vmap);
-    /* init: D[idx] = epilogue(0) */
-    TirExpr *zero = dt_is_float(out->dtype) ? tir_float(h, out->dtype, 0) : tir_int(h, out->dtype, 0);
-    TirExpr *init_v = arith_simplify(ctx, fold_zero_add(h, replace_loads(h, epi, temp, NULL, zero)));
-    TirExpr **iidx = ir_alloc(h, (size_t)(est->store.n ? est->store.n : 1) * sizeof *iidx);
-    for (int d = 0; d < est->store.n; d++) iidx[d] = tir_substitute_expr(h, est->store.idx[d], &vmap);
-    TirStmt *init = tir_store(h, out, init_v, iidx, est->store.n);
-    init->span = rb->init->span;
-    /* update: D[idx] = epilogue(update with temp -> D), bias dropped.  D is
-     * indexed as the epilogue stores it (temp's layout may differ, e.g.
-     * after transform_layout of temp). */
-    const TirStmt *ust = rb->body;
-    TirExpr *upd = replace_loads(h, ust->store.value, temp, NULL, tir_load(h, out, iidx, est->store.n));
-    bool found = false;
-    TirExpr *nv = apply_epilogue(h, epi, temp, upd, &found);
-    TirStmt *body = tir_store(h, out, nv, iidx, est->store.n);
-    body->span = ust->span;
-    TirBlock nb = *rb;
-    nb.init = init;
-    nb.body = body;
-    nb.writes = ir_alloc(h, sizeof *nb.writes);
-    nb.writes[0].buffer = out;
-    nb.writes[0].n = est->store.n;
-    nb.writes[0].ranges = ir_alloc(h, (size_t)(est->store.n ? est->store.n : 1) * sizeof(TirRange));
-    for (int d = 0; d < est->store.n; d++)
-      nb.writes[0].ranges[d] = (TirRange){iidx[d], tir_int(h, iidx[d]->dtype, 1)};
-    TirBufferRegion *reads = ir_alloc(h, (size_t)(eb->nreads + rb->nreads + 1) * sizeof *reads);
-    int nr = 0;
-    for (int i = 0; i < eb->nreads; i++) {
-      if (eb->reads[i].buffer == temp) continue;
-      TirBufferRegion r = eb->reads[i];
-      r.ranges = ir_alloc(h, (size_t)(r.n ? r.n : 1) * sizeof *r.ranges);
-      for (int d = 0; d < r.n; d++) {
-        r.ranges[d].min = tir_substitute_expr(h, eb->reads[i].ranges[d].min, &vmap);
-        r.ranges[d].extent = tir_substitute_expr(h, eb->reads[i].ranges[d].extent, &vmap);
-      }
-      reads[nr++] = r;
-    }
-    for (int i = 0; i < rb->nreads; i++) {
-      bool dup = rb->reads[i].buffer == temp;
-      for (int k = 0; k < nr && !dup; k++) dup = reads[k].buffer == rb->reads[i].buffer;
-      if (!dup) reads[nr++] = rb->reads[i];
-    }
-    nb.reads = reads;
-    nb.nreads = nr;
-    ir_ptrmap_free(&vmap);
-    arith_free(ctx);
-    /* Within the scope block: drop the epilogue, then put the fused block in
-     * the reduction's place (its block node is shared, so it is found again
-     * after the first edit); the reduction buffer goes when nothing uses it. */
-    SchPath ev = {ep.s + escope, ep.n - escope, 0};
-    TirStmt *scope = sch_replace_at(h, &ev, ev.n - 1, NULL);
-    if (!sch_path_to_realize(scope, rr->realize.block, &p2)) tvs_unreachable();
-    scope = sch_replace_at(h, &p2, p2.n - 1, sch_realize_with(h, rr, &nb, NULL, NULL));
-    PtrVec bl = {0};
-    sch_scope_blocks(scope, &bl);
-    bool used = false;
-    for (int i = 0; i < bl.len && !used; i++) {
-      const TirBlock *x = tir_realize_block(bl.items[i]);
-      used = sch_block_reads(x, temp) || sch_block_writes(x, temp);
-    }
-    pv_free(&bl);
-    if (!used) {
-      TirStmt *nbk = ir_memdup(h, scope, sizeof *scope);
-      int na = 0;
-      TirBuffer **al = ir_alloc(h, (size_t)(scope->block.nallocs + 1) * sizeof *al);
-      for (int i = 0; i < scope->block.nallocs; i++)
-        if (scope->block.allocs[i] != temp) al[na++] = scope->block.allocs[i];
-      nbk->block.allocs = al;
-      nbk->block.nallocs = na;
-      scope = nbk;
-    }
-    TirStmt *root = sch_replace_at(h, &ep, escope, scope);
+    TirBlock nb = build_fused_block(nm->heap, &st);
+    TirStmt *root = replace_epilogue_scope(nm->heap, &st, &nb);
     sch_commit(s, nm, s->rvs[red_rv].func, root);
     SchVal args[2] = {sch_val_rv(red_rv), sch_val_rv(epi_rv)};
     sch_record(s, PRIM, args, 2, NULL, 0);
     rc = 0;
   }
-done:
-  pv_free(&sibs);
-  sch_path_free(&rp);
-  sch_path_free(&ep);
-  sch_path_free(&p2);
+  pv_free(&st.sibs);
+  sch_path_free(&st.rp);
+  sch_path_free(&st.ep);
   return rc;
 }

@@ -81,23 +81,26 @@ static bool find_allocator(TirStmt *st, const TirBuffer *buf, SchPath *path) {
 static TirBuffer *allocated_write_buffer(Schedule *s, const char *prim, const TirBlock *b,
                                          int index, const char *func) {
   if (index < 0 || index >= b->nwrites) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
-              index, b->nwrites, b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim, index,
+             b->nwrites, b->name);
     return NULL;
   }
   TirBuffer *buf = b->writes[index].buffer;
   TirFunc *f = sch_cur_func(s, func);
   if (!f) return NULL;
   if (sch_is_param_buffer(f, buf)) {
-    sch_error(s, 1, "%s: buffer '%s' is a function parameter", prim, buf->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer '%s' is a function parameter", prim,
+             buf->name);
     return NULL;
   }
   SchPath ap = {0};
   bool found = find_allocator(f->body, buf, &ap);
   sch_path_free(&ap);
   if (!found) {
-    sch_error(s, 1, "%s: buffer '%s' written by block '%s' is not allocated by a block", prim,
-              buf->name, b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer '%s' written by block '%s' is not allocated by a block", prim, buf->name,
+             b->name);
     return NULL;
   }
   return buf;
@@ -126,7 +129,8 @@ int sch_set_scope(Schedule *s, SchRV block, int buffer_index, const char *storag
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block].func;
   if (!sch_valid_storage_scope(storage_scope)) {
-    sch_error(s, 2, "%s: the storage scope \"%s\" is invalid", prim, storage_scope);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the storage scope \"%s\" is invalid", prim,
+             storage_scope);
     return -1;
   }
   TirBuffer *buf = allocated_write_buffer(s, prim, b, buffer_index, func);
@@ -174,13 +178,14 @@ int sch_storage_align(Schedule *s, SchRV block, int buffer_index, int axis, int 
   TirBuffer *buf = allocated_write_buffer(s, prim, b, buffer_index, func);
   if (!buf) return sch_path_free(&bp), -1;
   if (factor <= 0) {
-    sch_error(s, 3, "%s: factor %d of buffer '%s' must be positive", prim, factor, buf->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: factor %d of buffer '%s' must be positive", prim,
+             factor, buf->name);
     return sch_path_free(&bp), -1;
   }
   int ndim = buf->ndim;
   if (axis < -ndim || axis >= ndim) {
-    sch_error(s, 2, "%s: axis %d is out of range [%d, %d) of buffer '%s'", prim, axis, -ndim, ndim,
-              buf->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: axis %d is out of range [%d, %d) of buffer '%s'",
+             prim, axis, -ndim, ndim, buf->name);
     return sch_path_free(&bp), -1;
   }
   int ax = axis < 0 ? axis + ndim : axis;
@@ -189,9 +194,10 @@ int sch_storage_align(Schedule *s, SchRV block, int buffer_index, int axis, int 
     bool ok = old->kind == IRV_ARRAY;
     for (int i = 0; ok && i < old->n; i++) ok = is_int_quad(old->items[i]);
     if (!ok) {
-      sch_error(s, 0, "%s: the \"buffer_dim_align\" annotation of block '%s' is malformed (expected "
-                      "a list of [buffer_index, axis, factor, offset])",
-                prim, b->name);
+      sch_fail(s, SCH_ERR_LOOP_KIND, 0,
+               "%s: the \"buffer_dim_align\" annotation of block '%s' is malformed (expected "
+               "a list of [buffer_index, axis, factor, offset])",
+               prim, b->name);
       return sch_path_free(&bp), -1;
     }
   }
