@@ -634,31 +634,24 @@ static const TirStmt *other_realize(TirStmt *st, const TirStmt *realize) {
   return NULL;
 }
 
-int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
-  SchPath bp = {0};
-  PtrVec sibs = {0};
-  int rc = -1;
-  TirStmt *realize = sch_find_block(s, block_rv, "pad_einsum", 0, &bp);
-  if (!realize) goto done;
-  const TirBlock *b = tir_realize_block(realize);
-  int si = sch_block_scope_index(s, "pad_einsum", &bp);
-  if (si < 0) goto done;
-  TirStmt *scope = bp.s[si];
-  sch_scope_blocks(scope, &sibs);
-  if (!sch_check_stage_pipeline(s, "pad_einsum", 0, &sibs, b)) goto done;
+/* The padding is one positive integer per block iter. */
+static bool check_padding_factors(Schedule *s, const TirBlock *b, const int64_t *padding, int n) {
   bool ok = n == b->niters;
   for (int i = 0; i < n && ok; i++) ok = padding[i] > 0;
-  if (!ok) {
-    StrBuf ps;
-    sb_init(&ps);
-    for (int i = 0; i < n; i++) sb_printf(&ps, "%s%lld", i ? ", " : "", (long long)padding[i]);
-    sch_error(s, 1,
-              "pad_einsum: the padding of block '%s' must be a list of %d positive integers (one "
-              "per block iter), got [%s]",
-              b->name, b->niters, ps.data ? ps.data : "");
-    sb_free(&ps);
-    goto done;
-  }
+  if (ok) return true;
+  StrBuf ps;
+  sb_init(&ps);
+  for (int i = 0; i < n; i++) sb_printf(&ps, "%s%lld", i ? ", " : "", (long long)padding[i]);
+  sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+           "pad_einsum: the padding of block '%s' must be a list of %d positive integers (one "
+           "per block iter), got [%s]",
+           b->name, b->niters, ps.data ? ps.data : "");
+  sb_free(&ps);
+  return false;
+}
+
+/* Each buffer is accessed once, at a point of block vars or constants. */
+static bool check_einsum_pattern(Schedule *s, const TirBlock *b) {
   for (int w = 0; w < 2; w++) {
     const TirBufferRegion *rs = w ? b->writes : b->reads;
     int nr = w ? b->nwrites : b->nreads;
@@ -668,24 +661,28 @@ int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
       for (int k = 0; k < b->nreads; k++) dup |= (w || k < i) && b->reads[k].buffer == rs[i].buffer;
       for (int k = 0; k < i && w; k++) dup |= b->writes[k].buffer == rs[i].buffer;
       if (dup) {
-        sch_error(s, 0,
-                  "pad_einsum: block '%s' is not a computation of Einsum pattern: buffer '%s' is "
-                  "accessed more than once",
-                  b->name, rs[i].buffer->name);
-        goto done;
+        sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+                 "pad_einsum: block '%s' is not a computation of Einsum pattern: buffer '%s' is "
+                 "accessed more than once",
+                 b->name, rs[i].buffer->name);
+        return false;
       }
       if (rs[i].n > 16 || !einsum_point(&rs[i], vars)) {
-        sch_error(s, 0,
-                  "pad_einsum: block '%s' is not a computation of Einsum pattern: the region of "
-                  "'%s' is not a single point at block vars or constants",
-                  b->name, rs[i].buffer->name);
-        goto done;
+        sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+                 "pad_einsum: block '%s' is not a computation of Einsum pattern: the region of "
+                 "'%s' is not a single point at block vars or constants",
+                 b->name, rs[i].buffer->name);
+        return false;
       }
     }
   }
-  /* The padded outputs are copied back whole: the block must write all of
-   * each output (its iters over the whole dimensions they index; not, e.g.,
-   * a loop_partition piece writing rows 13..15). */
+  return true;
+}
+
+/* The padded outputs are copied back whole: the block must write all of
+ * each output (its iters over the whole dimensions they index; not, e.g.,
+ * a loop_partition piece writing rows 13..15). */
+static bool check_writes_whole_outputs(Schedule *s, const TirBlock *b) {
   for (int i = 0; i < b->nwrites; i++) {
     TirVar *vars[16];
     einsum_point(&b->writes[i], vars);
@@ -698,131 +695,178 @@ int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
                            tir_is_const_int(b->writes[i].buffer->shape[d], &shp) && mn == 0 && ext == shp
                      : !vars[d] && tir_is_one(b->writes[i].buffer->shape[d]);
       if (!full) {
-        sch_error(s, 0,
-                  "pad_einsum: block '%s' does not write all of buffer '%s' (dimension %d), which "
-                  "the copy back of its padded buffer would overwrite",
-                  b->name, b->writes[i].buffer->name, d);
-        goto done;
+        sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
+                 "pad_einsum: block '%s' does not write all of buffer '%s' (dimension %d), which "
+                 "the copy back of its padded buffer would overwrite",
+                 b->name, b->writes[i].buffer->name, d);
+        return false;
       }
     }
   }
-  /* The block's loop nest is rewritten (its loops padded, its buffers
-   * replaced): it must hold no other block. */
-  {
-    TirStmt *body = scope->block.body;
-    int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
-    TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
-    for (int i = 0; i < nitems; i++) {
-      if (!sch_contains(items[i], realize)) continue;
-      const TirStmt *o = other_realize(items[i], realize);
-      if (o) {
-        sch_error(s, 0,
-                  "pad_einsum: the loop nest of block '%s' also holds block '%s'; only a block "
-                  "alone in its loop nest can be padded",
-                  b->name, tir_realize_block(o)->name);
-        goto done;
-      }
+  return true;
+}
+
+/* The block's loop nest is rewritten (its loops padded, its buffers
+ * replaced): it must hold no other block. */
+static bool check_alone_in_nest(Schedule *s, const TirStmt *scope, const TirStmt *realize) {
+  TirStmt *body = scope->block.body;
+  int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+  for (int i = 0; i < nitems; i++) {
+    if (!sch_contains(items[i], realize)) continue;
+    const TirStmt *o = other_realize(items[i], realize);
+    if (o) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "pad_einsum: the loop nest of block '%s' also holds block '%s'; only a block "
+               "alone in its loop nest can be padded",
+               tir_realize_block(realize)->name, tir_realize_block(o)->name);
+      return false;
     }
   }
-  {
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    ArithCtx *ctx = arith_new(h);
-    PadCtx pc;
-    ir_ptrmap_init(&pc.iter_ext);
-    ir_ptrmap_init(&pc.loop_ext);
-    ir_ptrmap_init(&pc.bufs);
-    for (int i = 0; i < n; i++) {
-      TirExpr *dom = b->iters[i].dom.extent;
-      TirExpr *p = tir_int(h, dom->dtype, padding[i]);
-      TirExpr *num = tir_binary(h, TIR_ADD, dom, tir_int(h, dom->dtype, padding[i] - 1));
-      TirExpr *nd = arith_simplify(ctx, tir_binary(h, TIR_MUL, tir_binary(h, TIR_FLOORDIV, num, p), p));
-      if (arith_can_prove_equal(ctx, nd, dom)) continue;
-      ir_ptrmap_put(&pc.iter_ext, b->iters[i].var, nd);
-      TirExpr *v = realize->realize.values[i];
-      if (v->kind == TIR_VAR) {
-        ir_ptrmap_put(&pc.iter_ext, v->var, nd);
-        ir_ptrmap_put(&pc.loop_ext, v->var, nd);
-      }
+  return true;
+}
+
+/* The padded extent of each iter that padding changes (pc->iter_ext), and
+ * of the loop bound to it directly (pc->loop_ext). */
+static void compute_padded_extents(IrHeap *h, ArithCtx *ctx, const TirStmt *realize,
+                                   const int64_t *padding, int n, PadCtx *pc) {
+  const TirBlock *b = tir_realize_block(realize);
+  for (int i = 0; i < n; i++) {
+    TirExpr *dom = b->iters[i].dom.extent;
+    TirExpr *p = tir_int(h, dom->dtype, padding[i]);
+    TirExpr *num = tir_binary(h, TIR_ADD, dom, tir_int(h, dom->dtype, padding[i] - 1));
+    TirExpr *nd = arith_simplify(ctx, tir_binary(h, TIR_MUL, tir_binary(h, TIR_FLOORDIV, num, p), p));
+    if (arith_can_prove_equal(ctx, nd, dom)) continue;
+    ir_ptrmap_put(&pc->iter_ext, b->iters[i].var, nd);
+    TirExpr *v = realize->realize.values[i];
+    if (v->kind == TIR_VAR) {
+      ir_ptrmap_put(&pc->iter_ext, v->var, nd);
+      ir_ptrmap_put(&pc->loop_ext, v->var, nd);
     }
-    /* Padded buffers and their copy nests: reads before the block's
-     * statement, write-backs after it. */
-    PtrVec before = {0}, after = {0}, allocs = {0};
-    for (int w = 0; w < 2; w++) {
-      const TirBufferRegion *rs = w ? b->writes : b->reads;
-      int nr = w ? b->nwrites : b->nreads;
-      for (int i = 0; i < nr; i++) {
-        TirVar *vars[16];
-        einsum_point(&rs[i], vars);
-        bool needs = false;
-        for (int d = 0; d < rs[i].n; d++) needs |= vars[d] && ir_ptrmap_has(&pc.iter_ext, vars[d]);
-        if (!needs) continue;
-        TirBuffer *buf = rs[i].buffer;
-        TirExpr **shape = ir_alloc(h, (size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
-        for (int d = 0; d < buf->ndim; d++) {
-          TirExpr *ext = vars[d] ? ir_ptrmap_get(&pc.iter_ext, vars[d]) : NULL;
-          shape[d] = !vars[d] ? tir_int(h, rs[i].ranges[d].min->dtype, 1) : ext ? ext : buf->shape[d];
-        }
-        char *pn = xasprintf("%s_pad", buf->name);
-        TirBuffer *pb = tir_buffer(h, ir_strdup(h, pn), buf->dtype, shape, buf->ndim, buf->scope);
-        free(pn);
-        ir_ptrmap_put(&pc.bufs, buf, pb);
-        pv_push(&allocs, pb);
-        if (w == 0) pv_push(&before, pad_copy_nest(h, ctx, buf, pb, pb, pb->name, true));
-        else pv_push(&after, pad_copy_nest(h, ctx, pb, buf, buf, pb->name, false));
-      }
-    }
-    TirStmt *body = scope->block.body;
-    int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
-    TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
-    int pos = -1;
-    for (int i = 0; i < nitems && pos < 0; i++)
-      if (sch_contains(items[i], realize)) pos = i;
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    m.ctx = &pc;
-    m.buffer = pad_buffer_hook;
-    m.stmt[TIR_S_FOR] = pad_for;
-    m.stmt[TIR_S_BLOCK] = pad_block;
-    TirStmt *mid = tir_mutate_stmt(&m, items[pos]);
-    tir_mutator_free(&m);
-    int total = nitems + before.len + after.len;
-    TirStmt **ns = ir_alloc(h, (size_t)total * sizeof *ns);
-    int k = 0;
-    for (int i = 0; i < nitems; i++) {
-      if (i != pos) {
-        ns[k++] = items[i];
-        continue;
-      }
-      for (int j = 0; j < before.len; j++) ns[k++] = before.items[j];
-      ns[k++] = mid;
-      for (int j = 0; j < after.len; j++) ns[k++] = after.items[j];
-    }
-    TirStmt *nsc = ir_memdup(h, scope, sizeof *scope);
-    nsc->block.body = tir_seq(h, ns, k);
-    nsc->block.allocs = ir_alloc(h, (size_t)(scope->block.nallocs + allocs.len) * sizeof(TirBuffer *));
-    if (scope->block.nallocs)
-      memcpy(nsc->block.allocs, scope->block.allocs, (size_t)scope->block.nallocs * sizeof(TirBuffer *));
-    for (int j = 0; j < allocs.len; j++) nsc->block.allocs[scope->block.nallocs + j] = allocs.items[j];
-    nsc->block.nallocs = scope->block.nallocs + allocs.len;
-    TirStmt *root = sch_replace_at(h, &bp, si, nsc);
-    pv_free(&before);
-    pv_free(&after);
-    pv_free(&allocs);
-    ir_ptrmap_free(&pc.iter_ext);
-    ir_ptrmap_free(&pc.loop_ext);
-    ir_ptrmap_free(&pc.bufs);
-    arith_free(ctx);
-    sch_commit(s, nm, s->rvs[block_rv].func, root);
-    SchVal pv = sch_val_none();
-    pv.kind = SV_LIST;
-    pv.n = n;
-    pv.items = xmalloc((size_t)(n ? n : 1) * sizeof *pv.items);
-    for (int i = 0; i < n; i++) pv.items[i] = sch_val_int(padding[i]);
-    SchVal args[2] = {sch_val_rv(block_rv), pv};
-    sch_record(s, "pad_einsum", args, 2, NULL, 0);
-    rc = 0;
   }
+}
+
+/* Padded buffers (pc->bufs, allocs) and their copy nests: reads before the
+ * block's statement, write-backs after it. */
+static void build_padded_buffers(IrHeap *h, ArithCtx *ctx, const TirBlock *b, PadCtx *pc,
+                                 PtrVec *before, PtrVec *after, PtrVec *allocs) {
+  for (int w = 0; w < 2; w++) {
+    const TirBufferRegion *rs = w ? b->writes : b->reads;
+    int nr = w ? b->nwrites : b->nreads;
+    for (int i = 0; i < nr; i++) {
+      TirVar *vars[16];
+      einsum_point(&rs[i], vars);
+      bool needs = false;
+      for (int d = 0; d < rs[i].n; d++) needs |= vars[d] && ir_ptrmap_has(&pc->iter_ext, vars[d]);
+      if (!needs) continue;
+      TirBuffer *buf = rs[i].buffer;
+      TirExpr **shape = ir_alloc(h, (size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
+      for (int d = 0; d < buf->ndim; d++) {
+        TirExpr *ext = vars[d] ? ir_ptrmap_get(&pc->iter_ext, vars[d]) : NULL;
+        shape[d] = !vars[d] ? tir_int(h, rs[i].ranges[d].min->dtype, 1) : ext ? ext : buf->shape[d];
+      }
+      char *pn = xasprintf("%s_pad", buf->name);
+      TirBuffer *pb = tir_buffer(h, ir_strdup(h, pn), buf->dtype, shape, buf->ndim, buf->scope);
+      free(pn);
+      ir_ptrmap_put(&pc->bufs, buf, pb);
+      pv_push(allocs, pb);
+      if (w == 0) pv_push(before, pad_copy_nest(h, ctx, buf, pb, pb, pb->name, true));
+      else pv_push(after, pad_copy_nest(h, ctx, pb, buf, buf, pb->name, false));
+    }
+  }
+}
+
+/* The scope block with the block's nest padded (loops, iters, buffers) and
+ * the copy nests around it, allocating the padded buffers. */
+static TirStmt *build_padded_scope(IrHeap *h, const TirStmt *scope, const TirStmt *realize,
+                                   PadCtx *pc, const PtrVec *before, const PtrVec *after,
+                                   const PtrVec *allocs) {
+  TirStmt *body = scope->block.body;
+  int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+  int pos = -1;
+  for (int i = 0; i < nitems && pos < 0; i++)
+    if (sch_contains(items[i], realize)) pos = i;
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.ctx = pc;
+  m.buffer = pad_buffer_hook;
+  m.stmt[TIR_S_FOR] = pad_for;
+  m.stmt[TIR_S_BLOCK] = pad_block;
+  TirStmt *mid = tir_mutate_stmt(&m, items[pos]);
+  tir_mutator_free(&m);
+  int total = nitems + before->len + after->len;
+  TirStmt **ns = ir_alloc(h, (size_t)total * sizeof *ns);
+  int k = 0;
+  for (int i = 0; i < nitems; i++) {
+    if (i != pos) {
+      ns[k++] = items[i];
+      continue;
+    }
+    for (int j = 0; j < before->len; j++) ns[k++] = before->items[j];
+    ns[k++] = mid;
+    for (int j = 0; j < after->len; j++) ns[k++] = after->items[j];
+  }
+  TirStmt *nsc = ir_memdup(h, scope, sizeof *scope);
+  nsc->block.body = tir_seq(h, ns, k);
+  nsc->block.allocs = ir_alloc(h, (size_t)(scope->block.nallocs + allocs->len) * sizeof(TirBuffer *));
+  if (scope->block.nallocs)
+    memcpy(nsc->block.allocs, scope->block.allocs, (size_t)scope->block.nallocs * sizeof(TirBuffer *));
+  for (int j = 0; j < allocs->len; j++) nsc->block.allocs[scope->block.nallocs + j] = allocs->items[j];
+  nsc->block.nallocs = scope->block.nallocs + allocs->len;
+  return nsc;
+}
+
+/* The scope with the block padded; returns the new root. */
+static TirStmt *replace_scope_padded(IrHeap *h, const SchPath *bp, int si, const TirStmt *realize,
+                                     const int64_t *padding, int n) {
+  const TirStmt *scope = bp->s[si];
+  ArithCtx *ctx = arith_new(h);
+  PadCtx pc;
+  ir_ptrmap_init(&pc.iter_ext);
+  ir_ptrmap_init(&pc.loop_ext);
+  ir_ptrmap_init(&pc.bufs);
+  compute_padded_extents(h, ctx, realize, padding, n, &pc);
+  PtrVec before = {0}, after = {0}, allocs = {0};
+  build_padded_buffers(h, ctx, tir_realize_block(realize), &pc, &before, &after, &allocs);
+  TirStmt *nsc = build_padded_scope(h, scope, realize, &pc, &before, &after, &allocs);
+  TirStmt *root = sch_replace_at(h, bp, si, nsc);
+  pv_free(&before);
+  pv_free(&after);
+  pv_free(&allocs);
+  ir_ptrmap_free(&pc.iter_ext);
+  ir_ptrmap_free(&pc.loop_ext);
+  ir_ptrmap_free(&pc.bufs);
+  arith_free(ctx);
+  return root;
+}
+
+int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
+  SchPath bp = {0};
+  PtrVec sibs = {0};
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, block_rv, "pad_einsum", 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  int si = sch_block_scope_index(s, "pad_einsum", &bp);
+  if (si < 0) goto done;
+  TirStmt *scope = bp.s[si];
+  sch_scope_blocks(scope, &sibs);
+  if (!sch_check_stage_pipeline(s, "pad_einsum", 0, &sibs, b)) goto done;
+  if (!check_padding_factors(s, b, padding, n) || !check_einsum_pattern(s, b) ||
+      !check_writes_whole_outputs(s, b) || !check_alone_in_nest(s, scope, realize))
+    goto done;
+  IrModule *nm = sch_begin(s);
+  TirStmt *root = replace_scope_padded(nm->heap, &bp, si, realize, padding, n);
+  sch_commit(s, nm, s->rvs[block_rv].func, root);
+  SchVal pv = sch_val_none();
+  pv.kind = SV_LIST;
+  pv.n = n;
+  pv.items = xmalloc((size_t)(n ? n : 1) * sizeof *pv.items);
+  for (int i = 0; i < n; i++) pv.items[i] = sch_val_int(padding[i]);
+  SchVal args[2] = {sch_val_rv(block_rv), pv};
+  sch_record(s, "pad_einsum", args, 2, NULL, 0);
+  rc = 0;
 done:
   pv_free(&sibs);
   sch_path_free(&bp);
