@@ -212,15 +212,16 @@ static bool check_scope_and_block(ComputeAt *ca) {
     return false;
   }
   if (bscope < 0 || lscope < 0 || ca->bp->s[bscope] != ca->lp->s[lscope]) {
-    sch_fail(s, SCH_ERR_DATAFLOW, 1, "%s: block '%s' and loop '%s' are not under the same block scope",
-             prim, b->name, ca->lname);
+    sch_fail(s, SCH_ERR_DATAFLOW, 1,
+             "%s: block '%s' and loop '%s' are not under the same block scope", prim, b->name,
+             ca->lname);
     return false;
   }
   sch_scope_blocks(ca->bp->s[bscope], ca->sibs);
   if (!sch_check_stage_pipeline(s, prim, 0, ca->sibs, b)) return false;
   if (!block_is_complete_or_reduction(b)) {
-    sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: block '%s' is neither a complete block nor a reduction block",
-             prim, b->name);
+    sch_fail(s, SCH_ERR_DATAFLOW, 0,
+             "%s: block '%s' is neither a complete block nor a reduction block", prim, b->name);
     return false;
   }
   return true;
@@ -371,7 +372,8 @@ static bool compute_buffer_hull(const ComputeAt *ca, ArithCtx *ctx, ArithCtx *rc
 }
 
 /* Whether hull d covers the whole dimension d of buf. */
-static bool hull_covers_dim(ArithCtx *ctx, IrHeap *h, const Hull *hull, const TirBuffer *buf, int d) {
+static bool hull_covers_dim(ArithCtx *ctx, IrHeap *h, const Hull *hull, const TirBuffer *buf,
+                            int d) {
   return hull->set && !hull->full &&
          arith_prove(ctx, tir_binary(h, TIR_LE, hull->lo, tir_int(h, hull->lo->dtype, 0))) &&
          arith_prove(ctx, tir_binary(h, TIR_GE, hull->hi,
@@ -466,8 +468,9 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
     }
     if (ca->reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax)) {
       /* Splitting a reduction over iterations would re-run its init. */
-      sch_fail(ca->s, SCH_ERR_REDUCTION, 1, "%s: reduce iter '%s' of block '%s' would be split over loop '%s'",
-               ca->prim, iv->var->name, b->name, ca->lname);
+      sch_fail(ca->s, SCH_ERR_REDUCTION, 1,
+               "%s: reduce iter '%s' of block '%s' would be split over loop '%s'", ca->prim,
+               iv->var->name, b->name, ca->lname);
       return NULL;
     }
     TirExpr *ext = arith_simplify(ctx, tir_binary(h, TIR_ADD, tir_binary(h, TIR_SUB, hi, lo), tir_int(h, dt, 1)));

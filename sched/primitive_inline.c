@@ -277,7 +277,8 @@ static TirStmt *check_single_producer(Schedule *s, const char *prim, const TirFu
     return NULL;
   }
   if (sch_is_param_buffer(f, buf)) {
-    sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: the producer block '%s' is an output block", prim, pb->name);
+    sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: the producer block '%s' is an output block", prim,
+             pb->name);
     return NULL;
   }
   if (!sch_is_trivial_pred(producer->realize.pred)) {

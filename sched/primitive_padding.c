@@ -106,7 +106,8 @@ static bool check_padding_block(DecompPad *dp) {
     if (dp->bp->s[d] == dp->loop) dp->at = d;
   dp->scope = sch_scope_index(dp->bp, dp->bp->n - 1);
   if (dp->at < 0 || dp->at < dp->scope) {
-    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 1, "decompose_padding: loop '%s' is not an ancestor of block '%s'",
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 1,
+             "decompose_padding: loop '%s' is not an ancestor of block '%s'",
              sch_loop_name(dp->loop), b->name);
     return false;
   }
@@ -119,7 +120,8 @@ static bool check_padding_block(DecompPad *dp) {
       return false;
     }
   if (b->init || b->nwrites != 1) {
-    sch_fail(s, SCH_ERR_DATAFLOW, 0, "decompose_padding: block '%s' is not a complete block", b->name);
+    sch_fail(s, SCH_ERR_DATAFLOW, 0, "decompose_padding: block '%s' is not a complete block",
+             b->name);
     return false;
   }
   const TirStmt *store = dp->store = b->body;
