@@ -183,6 +183,351 @@ static bool exact_write(IrHeap *h, TirStmt *loop, TirStmt *r, const TirBuffer *b
   return ok;
 }
 
+/* What compute_at / reverse_compute_at work on. */
+typedef struct ComputeAt {
+  Schedule *s;
+  const char *prim;
+  bool reverse;
+  SchPath *bp, *lp;
+  TirStmt *realize, *loop;
+  const TirBlock *b;
+  const char *lname;
+  TirFunc *f;
+  PtrVec *sibs;   /* the block realizes of the block's scope */
+  int bscope;     /* index of the scope block in bp */
+} ComputeAt;
+
+/* The block and the loop share a scope, the loop is not above the block,
+ * and the block is a complete or reduction block of a stage pipeline; fills
+ * ca->sibs. */
+static bool check_scope_and_block(ComputeAt *ca) {
+  Schedule *s = ca->s;
+  const char *prim = ca->prim;
+  const TirBlock *b = ca->b;
+  int bscope = ca->bscope;
+  int lscope = sch_scope_index(ca->lp, ca->lp->n - 1);
+  if (sch_contains(ca->loop, ca->realize)) {
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 1, "%s: loop '%s' is an ancestor of block '%s'", prim,
+             ca->lname, b->name);
+    return false;
+  }
+  if (bscope < 0 || lscope < 0 || ca->bp->s[bscope] != ca->lp->s[lscope]) {
+    sch_fail(s, SCH_ERR_DATAFLOW, 1,
+             "%s: block '%s' and loop '%s' are not under the same block scope", prim, b->name,
+             ca->lname);
+    return false;
+  }
+  sch_scope_blocks(ca->bp->s[bscope], ca->sibs);
+  if (!sch_check_stage_pipeline(s, prim, 0, ca->sibs, b)) return false;
+  if (!block_is_complete_or_reduction(b)) {
+    sch_fail(s, SCH_ERR_DATAFLOW, 0,
+             "%s: block '%s' is neither a complete block nor a reduction block", prim, b->name);
+    return false;
+  }
+  return true;
+}
+
+/* The block can leave its place: its own loops are not used directly, it
+ * writes no parameter (compute_at), and it is not alone in its scope. */
+static bool check_block_movable(const ComputeAt *ca) {
+  Schedule *s = ca->s;
+  const char *prim = ca->prim;
+  const TirBlock *b = ca->b;
+  const SchPath *bp = ca->bp;
+  /* The block's own loops are regenerated from its iters: a block using
+   * one of them directly (an opaque block, e.g. loop_partition's, holding
+   * blocks bound to the loop) would be left with an undefined var. */
+  PtrVec fv = {0};
+  tir_stmt_free_vars(ca->realize->realize.block, &fv);
+  const TirStmt *used = NULL;
+  for (int d = ca->bscope + 1; d < bp->n - 1 && !used; d++)
+    for (int q = 0; q < fv.len && !used; q++)
+      if (bp->s[d]->kind == TIR_S_FOR && bp->s[d]->loop.var == fv.items[q]) used = bp->s[d];
+  pv_free(&fv);
+  if (used) {
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "%s: block '%s' uses the var of its loop '%s' directly, not through a block "
+             "iter; it cannot be moved",
+             prim, b->name, sch_loop_name(used));
+    return false;
+  }
+  if (!ca->reverse) {
+    for (int k = 0; k < b->nwrites; k++)
+      if (sch_is_param_buffer(ca->f, b->writes[k].buffer)) {
+        sch_fail(s, SCH_ERR_DATAFLOW, 0,
+                 "%s: block '%s' is an output block (it writes the function's buffer '%s')", prim,
+                 b->name, b->writes[k].buffer->name);
+        return false;
+      }
+  }
+  if (ca->sibs->len == 1) {
+    sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
+    return false;
+  }
+  return true;
+}
+
+/* Every block on the other side (consumers for compute_at, producers for
+ * reverse_compute_at) is under the loop, and those outside it keep their
+ * order. */
+static bool check_other_side(const ComputeAt *ca) {
+  Schedule *s = ca->s;
+  const char *prim = ca->prim;
+  const TirBlock *b = ca->b;
+  const PtrVec *sibs = ca->sibs;
+  bool reverse = ca->reverse;
+  for (int i = 0; i < sibs->len; i++) {
+    const TirBlock *o = tir_realize_block(sibs->items[i]);
+    if (o == b) continue;
+    bool need = reverse ? is_producer(o, b) : is_consumer(o, b);
+    if (need && !sch_contains(ca->loop, sibs->items[i])) {
+      sch_fail(s, SCH_ERR_DATAFLOW, 1,
+               "%s: not all %s of block '%s' are under loop '%s' (block '%s' is not)", prim,
+               reverse ? "producers" : "consumers", b->name, ca->lname, o->name);
+      return false;
+    }
+  }
+  /* The other side's blocks outside the loop must keep their order: for
+   * compute_at its producers before the loop, for reverse_compute_at its
+   * consumers after it (TVM does not check this and can produce wrong code). */
+  int first_in = -1, last_in = -1;
+  for (int i = 0; i < sibs->len; i++)
+    if (tir_realize_block(sibs->items[i]) != b && sch_contains(ca->loop, sibs->items[i])) {
+      if (first_in < 0) first_in = i;
+      last_in = i;
+    }
+  for (int i = 0; first_in >= 0 && i < sibs->len; i++) {
+    const TirBlock *o = tir_realize_block(sibs->items[i]);
+    if (o == b || sch_contains(ca->loop, sibs->items[i])) continue;
+    bool bad = reverse ? is_consumer(o, b) && i < last_in : is_producer(o, b) && i > first_in;
+    if (bad) {
+      sch_fail(s, SCH_ERR_DATAFLOW, 1, "%s: block '%s' %s block '%s' but is %s loop '%s'", prim,
+               o->name, reverse ? "consumes" : "produces for", b->name,
+               reverse ? "before" : "after", ca->lname);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Insertion point: after the last child holding a producer, before the
+ * first child holding a consumer.  Returns the position among the loop
+ * body's nkids children (-1 + error when there is none, or index is out
+ * of range). */
+static int compute_insertion_point(const ComputeAt *ca, int index, TirStmt ***kids, int *nkids) {
+  const TirBlock *b = ca->b;
+  TirStmt **body = &ca->loop->loop.body;
+  *kids = (*body)->kind == TIR_S_SEQ ? (*body)->seq.stmts : body;
+  *nkids = (*body)->kind == TIR_S_SEQ ? (*body)->seq.n : 1;
+  int lower = 0, upper = *nkids;
+  for (int i = 0; i < *nkids; i++)
+    if (child_has((*kids)[i], b, true)) lower = i + 1;
+  for (int i = *nkids - 1; i >= 0; i--)
+    if (child_has((*kids)[i], b, false)) upper = i;
+  if (lower > upper) {
+    sch_fail(ca->s, SCH_ERR_DATAFLOW, 1,
+             "%s: cannot find an insertion point under loop '%s' that satisfies the "
+             "producer-consumer constraint of block '%s'",
+             ca->prim, ca->lname, b->name);
+    return -1;
+  }
+  int pos = index == -1 ? upper : index == -2 ? lower : index;
+  if (pos < lower || pos > upper) {
+    sch_fail(ca->s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: index %d is outside the legal insertion range [%d, %d]", ca->prim, index, lower,
+             upper);
+    return -1;
+  }
+  return pos;
+}
+
+/* Joins into hull[] the region of buf that the other side's blocks under
+ * the loop access; *any tells whether one does.  For reverse_compute_at,
+ * false + error when a producer's write there cannot be told exactly. */
+static bool compute_buffer_hull(const ComputeAt *ca, ArithCtx *ctx, ArithCtx *rctx, IrHeap *h,
+                                const TirBuffer *buf, Hull *hull, bool *any) {
+  const TirBlock *b = ca->b;
+  const PtrVec *sibs = ca->sibs;
+  bool reverse = ca->reverse;
+  for (int j = 0; j < sibs->len; j++) {
+    const TirBlock *o = tir_realize_block(sibs->items[j]);
+    if (o == b || !sch_contains(ca->loop, sibs->items[j])) continue;
+    if (reverse ? !sch_block_writes(o, buf) : !sch_block_reads(o, buf)) continue;
+    relax_access(ctx, rctx, ca->f->body, ca->loop, sibs->items[j], buf, reverse, hull);
+    *any = true;
+    /* The consumer reads what the hull says is produced under the loop:
+     * the hull must be exact, each dimension of the producer's write an
+     * affine image without gaps of its own loops inside the loop (`v // 12`,
+     * `v % 12` of a fused loop are not: the hull's whole rows would be
+     * read before the later iterations produce them). */
+    if (reverse && !exact_write(h, ca->loop, sibs->items[j], buf)) {
+      sch_fail(ca->s, SCH_ERR_NOT_AFFINE, 1,
+               "%s: the region of buffer '%s' that block '%s' writes under loop '%s' "
+               "cannot be told exactly (its indices are not affine in the loops there)",
+               ca->prim, buf->name, o->name, ca->lname);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Whether hull d covers the whole dimension d of buf. */
+static bool hull_covers_dim(ArithCtx *ctx, IrHeap *h, const Hull *hull, const TirBuffer *buf,
+                            int d) {
+  return hull->set && !hull->full &&
+         arith_prove(ctx, tir_binary(h, TIR_LE, hull->lo, tir_int(h, hull->lo->dtype, 0))) &&
+         arith_prove(ctx, tir_binary(h, TIR_GE, hull->hi,
+                                     tir_binary(h, TIR_SUB, buf->shape[d],
+                                                tir_int(h, buf->shape[d]->dtype, 1))));
+}
+
+/* Maps the hull of each dimension of the block's own access `mine` back to
+ * the iter it is indexed by (`v + rest`), joining into iter[]. */
+static bool compute_iters_from_hull(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h,
+                                    const TirBufferRegion *mine, const Hull *hull,
+                                    const TirVar **ivars, Hull *iter) {
+  const TirBlock *b = ca->b;
+  const TirBuffer *buf = mine->buffer;
+  for (int d = 0; d < mine->n; d++) {
+    int64_t coeffs[64];
+    TirExpr *rest = NULL;
+    int which = -1, nz = 0;
+    bool mapped = b->niters <= 64 && tir_is_one(mine->ranges[d].extent) &&
+                  arith_affine(ctx, mine->ranges[d].min, ivars, b->niters, coeffs, &rest);
+    for (int k = 0; mapped && k < b->niters; k++)
+      if (coeffs[k]) nz++, which = k;
+    mapped = mapped && nz == 1 && coeffs[which] == 1;
+    /* A consumer whose read of dimension d cannot be narrowed would read
+     * elements not produced yet unless the loop produces the whole dim. */
+    if (ca->reverse && !mapped && !hull_covers_dim(ctx, h, &hull[d], buf, d)) {
+      sch_fail(ca->s, SCH_ERR_BUFFER_ACCESS, 1,
+               "%s: cannot narrow the region of buffer '%s' that block '%s' reads under "
+               "loop '%s' to what is produced there (dimension %d)",
+               ca->prim, buf->name, b->name, ca->lname, d);
+      return false;
+    }
+    if (!mapped) continue;
+    if (hull[d].full || !hull[d].set) {
+      iter[which].full = true;
+      continue;
+    }
+    TirExpr *lo = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].lo, rest));
+    TirExpr *hi = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].hi, rest));
+    hull_join(ctx, &iter[which], lo, hi);
+  }
+  return true;
+}
+
+/* Per-iter ranges of the moved block (iter[], one per iter): what the
+ * other side accesses under the loop, through the block's own accesses. */
+static bool compute_iter_ranges(const ComputeAt *ca, ArithCtx *ctx, ArithCtx *rctx, IrHeap *h,
+                                Hull *iter) {
+  const TirBlock *b = ca->b;
+  const TirVar **ivars = xmalloc((size_t)(b->niters ? b->niters : 1) * sizeof *ivars);
+  for (int k = 0; k < b->niters; k++) ivars[k] = b->iters[k].var;
+  const TirBufferRegion *mine = ca->reverse ? b->reads : b->writes;
+  int nmine = ca->reverse ? b->nreads : b->nwrites;
+  bool ok = true;
+  for (int i = 0; i < nmine && ok; i++) {
+    const TirBuffer *buf = mine[i].buffer;
+    Hull *hull = xcalloc((size_t)(buf->ndim ? buf->ndim : 1), sizeof *hull);
+    bool any = false;
+    ok = compute_buffer_hull(ca, ctx, rctx, h, buf, hull, &any);
+    if (ok && any) ok = compute_iters_from_hull(ca, ctx, h, &mine[i], hull, ivars, iter);
+    free(hull);
+  }
+  free(ivars);
+  return ok;
+}
+
+/* The moved block under fresh loops `ax0, ax1, ...` covering iter[] (a
+ * unit range binds directly unless preserve), with a predicate where a
+ * range may pass the iter's domain.  NULL + error when a reduction would
+ * be split. */
+static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, const Hull *iter,
+                                 bool preserve) {
+  const TirBlock *b = ca->b;
+  TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
+  TirVar **lvars = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *lvars);
+  TirExpr **lext = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *lext);
+  int nloops = 0;
+  TirExpr *pred = NULL;
+  for (int k = 0; k < b->niters; k++) {
+    const TirIterVar *iv = &b->iters[k];
+    DType dt = iv->var->dtype;
+    TirExpr *dmax = arith_simplify(ctx, tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, iv->dom.min, iv->dom.extent),
+                                                   tir_int(h, dt, 1)));
+    TirExpr *lo = iv->dom.min, *hi = dmax;
+    bool clip_lo = false, clip_hi = false;
+    if (iter[k].set && !iter[k].full) {
+      lo = iter[k].lo, hi = iter[k].hi;
+      if (arith_prove(ctx, tir_binary(h, TIR_LE, lo, iv->dom.min))) lo = iv->dom.min;
+      else if (!arith_prove(ctx, tir_binary(h, TIR_GE, lo, iv->dom.min))) clip_lo = true;
+      if (arith_prove(ctx, tir_binary(h, TIR_GE, hi, dmax))) hi = dmax;
+      else if (!arith_prove(ctx, tir_binary(h, TIR_LE, hi, dmax))) clip_hi = true;
+    }
+    if (ca->reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax)) {
+      /* Splitting a reduction over iterations would re-run its init. */
+      sch_fail(ca->s, SCH_ERR_REDUCTION, 1,
+               "%s: reduce iter '%s' of block '%s' would be split over loop '%s'", ca->prim,
+               iv->var->name, b->name, ca->lname);
+      return NULL;
+    }
+    TirExpr *ext = arith_simplify(ctx, tir_binary(h, TIR_ADD, tir_binary(h, TIR_SUB, hi, lo), tir_int(h, dt, 1)));
+    TirExpr *val;
+    if (!preserve && tir_is_one(ext)) {
+      val = lo;
+    } else {
+      char nbuf[32];
+      snprintf(nbuf, sizeof nbuf, "ax%d", nloops);
+      lvars[nloops] = tir_var(h, nbuf, dt);
+      lext[nloops] = ext;
+      arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
+      val = arith_simplify(ctx, tir_binary(h, TIR_ADD, lo, tir_var_ref(h, lvars[nloops])));
+      nloops++;
+    }
+    vals[k] = val;
+    TirExpr *terms[2] = {clip_lo ? tir_binary(h, TIR_GE, val, iv->dom.min) : NULL,
+                         clip_hi ? tir_binary(h, TIR_LE, val, dmax) : NULL};
+    for (int t = 0; t < 2; t++)
+      if (terms[t]) pred = pred ? tir_binary(h, TIR_AND, pred, terms[t]) : terms[t];
+  }
+  if (pred) pred = arith_simplify(ctx, pred);
+  else pred = tir_bool(h, true);
+  TirStmt *nest = sch_realize_with(h, ca->realize, NULL, vals, pred);
+  for (int k = nloops - 1; k >= 0; k--)
+    nest = tir_for(h, lvars[k], tir_int(h, lvars[k]->dtype, 0), lext[k], TIR_FOR_SERIAL, NULL, NULL, nest);
+  return nest;
+}
+
+/* The moved nest, computed under the loop's context (NULL + error). */
+static TirStmt *build_nest_under_loop(const ComputeAt *ca, IrHeap *h, bool preserve) {
+  const TirBlock *b = ca->b;
+  ArithCtx *ctx = arith_new(h), *rctx = arith_new(h);
+  for (int d = 0; d < ca->lp->n; d++)
+    if (ca->lp->s[d]->kind == TIR_S_FOR)
+      arith_bind_range(ctx, ca->lp->s[d]->loop.var, ca->lp->s[d]->loop.min, ca->lp->s[d]->loop.extent);
+  Hull *iter = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *iter);
+  TirStmt *nest = NULL;
+  if (compute_iter_ranges(ca, ctx, rctx, h, iter)) nest = build_moved_nest(ca, ctx, h, iter, preserve);
+  free(iter);
+  arith_free(ctx);
+  arith_free(rctx);
+  return nest;
+}
+
+/* Remove the block from where it was, then insert the nest under the loop
+ * at pos among its nkids children.  Returns the new root. */
+static TirStmt *replace_block_under_loop(const ComputeAt *ca, IrHeap *h, TirStmt *nest,
+                                         TirStmt **kids, int nkids, int pos, SchPath *np) {
+  TirStmt *root = sch_replace_at(h, ca->bp, ca->bp->n - 1, NULL);
+  if (!sch_path_to_loop(root, ca->loop->loop.var, np)) tvs_unreachable();
+  TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
+  for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? nest : kids[j++];
+  TirStmt *nl = sch_for_with_body(h, np->s[np->n - 1], tir_seq(h, items, nkids + 1));
+  return sch_replace_at(h, np, np->n - 1, nl);
+}
+
 static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool preserve, int index,
                            bool reverse) {
   const char *prim = reverse ? "reverse_compute_at" : "compute_at";
@@ -192,262 +537,26 @@ static int compute_at_impl(Schedule *s, SchRV block_rv, SchRV loop_rv, bool pres
   TirStmt *realize = sch_find_block(s, block_rv, prim, 0, &bp);
   TirStmt *loop = realize ? sch_find_loop(s, loop_rv, prim, 1, &lp) : NULL;
   if (!loop) goto done;
-  const TirBlock *b = tir_realize_block(realize);
-  const char *lname = sch_loop_name(loop);
-  TirFunc *f = sch_cur_func(s, s->rvs[block_rv].func);
-  int bscope = sch_scope_index(&bp, bp.n - 1);
-  int lscope = sch_scope_index(&lp, lp.n - 1);
-  if (sch_contains(loop, realize)) {
-    sch_error(s, 1, "%s: loop '%s' is an ancestor of block '%s'", prim, lname, b->name);
+  ComputeAt ca = {s, prim, reverse, &bp, &lp, realize, loop, tir_realize_block(realize),
+                  sch_loop_name(loop), sch_cur_func(s, s->rvs[block_rv].func), &sibs,
+                  sch_scope_index(&bp, bp.n - 1)};
+  if (!check_scope_and_block(&ca) || !check_block_movable(&ca) || !check_other_side(&ca)) goto done;
+  TirStmt **kids;
+  int nkids;
+  int pos = compute_insertion_point(&ca, index, &kids, &nkids);
+  if (pos < 0) goto done;
+  IrModule *nm = sch_begin(s);
+  TirStmt *nest = build_nest_under_loop(&ca, nm->heap, preserve);
+  if (!nest) {
+    ir_module_free(nm);
     goto done;
   }
-  if (bscope < 0 || lscope < 0 || bp.s[bscope] != lp.s[lscope]) {
-    sch_error(s, 1, "%s: block '%s' and loop '%s' are not under the same block scope", prim,
-              b->name, lname);
-    goto done;
-  }
-  sch_scope_blocks(bp.s[bscope], &sibs);
-  if (!sch_check_stage_pipeline(s, prim, 0, &sibs, b)) goto done;
-  if (!block_is_complete_or_reduction(b)) {
-    sch_error(s, 0, "%s: block '%s' is neither a complete block nor a reduction block", prim,
-              b->name);
-    goto done;
-  }
-  /* The block's own loops are regenerated from its iters: a block using
-   * one of them directly (an opaque block, e.g. loop_partition's, holding
-   * blocks bound to the loop) would be left with an undefined var. */
-  {
-    PtrVec fv = {0};
-    tir_stmt_free_vars(realize->realize.block, &fv);
-    const TirStmt *used = NULL;
-    for (int d = bscope + 1; d < bp.n - 1 && !used; d++)
-      for (int q = 0; q < fv.len && !used; q++)
-        if (bp.s[d]->kind == TIR_S_FOR && bp.s[d]->loop.var == fv.items[q]) used = bp.s[d];
-    pv_free(&fv);
-    if (used) {
-      sch_error(s, 0, "%s: block '%s' uses the var of its loop '%s' directly, not through a block "
-                      "iter; it cannot be moved",
-                prim, b->name, sch_loop_name(used));
-      goto done;
-    }
-  }
-  if (!reverse) {
-    for (int k = 0; k < b->nwrites; k++)
-      if (sch_is_param_buffer(f, b->writes[k].buffer)) {
-        sch_error(s, 0, "%s: block '%s' is an output block (it writes the function's buffer '%s')",
-                  prim, b->name, b->writes[k].buffer->name);
-        goto done;
-      }
-  }
-  if (sibs.len == 1) {
-    sch_error(s, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
-    goto done;
-  }
-  for (int i = 0; i < sibs.len; i++) {
-    const TirBlock *o = tir_realize_block(sibs.items[i]);
-    if (o == b) continue;
-    bool need = reverse ? is_producer(o, b) : is_consumer(o, b);
-    if (need && !sch_contains(loop, sibs.items[i])) {
-      sch_error(s, 1, "%s: not all %s of block '%s' are under loop '%s' (block '%s' is not)", prim,
-                reverse ? "producers" : "consumers", b->name, lname, o->name);
-      goto done;
-    }
-  }
-  /* The other side's blocks outside the loop must keep their order: for
-   * compute_at its producers before the loop, for reverse_compute_at its
-   * consumers after it (TVM does not check this and can produce wrong code). */
-  {
-    int first_in = -1, last_in = -1;
-    for (int i = 0; i < sibs.len; i++)
-      if (tir_realize_block(sibs.items[i]) != b && sch_contains(loop, sibs.items[i])) {
-        if (first_in < 0) first_in = i;
-        last_in = i;
-      }
-    for (int i = 0; first_in >= 0 && i < sibs.len; i++) {
-      const TirBlock *o = tir_realize_block(sibs.items[i]);
-      if (o == b || sch_contains(loop, sibs.items[i])) continue;
-      bool bad = reverse ? is_consumer(o, b) && i < last_in : is_producer(o, b) && i > first_in;
-      if (bad) {
-        sch_error(s, 1, "%s: block '%s' %s block '%s' but is %s loop '%s'", prim, o->name,
-                  reverse ? "consumes" : "produces for", b->name, reverse ? "before" : "after", lname);
-        goto done;
-      }
-    }
-  }
-  /* Insertion point: after the last child holding a producer, before the
-   * first child holding a consumer. */
-  TirStmt *body = loop->loop.body;
-  TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
-  int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
-  int lower = 0, upper = nkids;
-  for (int i = 0; i < nkids; i++)
-    if (child_has(kids[i], b, true)) lower = i + 1;
-  for (int i = nkids - 1; i >= 0; i--)
-    if (child_has(kids[i], b, false)) upper = i;
-  if (lower > upper) {
-    sch_error(s, 1, "%s: cannot find an insertion point under loop '%s' that satisfies the "
-                    "producer-consumer constraint of block '%s'",
-              prim, lname, b->name);
-    goto done;
-  }
-  int pos = index == -1 ? upper : index == -2 ? lower : index;
-  if (pos < lower || pos > upper) {
-    sch_error(s, 3, "%s: index %d is outside the legal insertion range [%d, %d]", prim, index, lower,
-              upper);
-    goto done;
-  }
-  {
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    ArithCtx *ctx = arith_new(h), *rctx = arith_new(h);
-    for (int d = 0; d < lp.n; d++)
-      if (lp.s[d]->kind == TIR_S_FOR)
-        arith_bind_range(ctx, lp.s[d]->loop.var, lp.s[d]->loop.min, lp.s[d]->loop.extent);
-    /* Per-iter ranges of the moved block. */
-    Hull *iter = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *iter);
-    const TirVar **ivars = xmalloc((size_t)(b->niters ? b->niters : 1) * sizeof *ivars);
-    for (int k = 0; k < b->niters; k++) ivars[k] = b->iters[k].var;
-    const TirBufferRegion *mine = reverse ? b->reads : b->writes;
-    int nmine = reverse ? b->nreads : b->nwrites;
-    for (int i = 0; i < nmine; i++) {
-      const TirBuffer *buf = mine[i].buffer;
-      Hull *hull = xcalloc((size_t)(buf->ndim ? buf->ndim : 1), sizeof *hull);
-      bool any = false;
-      for (int j = 0; j < sibs.len; j++) {
-        const TirBlock *o = tir_realize_block(sibs.items[j]);
-        if (o == b || !sch_contains(loop, sibs.items[j])) continue;
-        if (reverse ? !sch_block_writes(o, buf) : !sch_block_reads(o, buf)) continue;
-        relax_access(ctx, rctx, sch_cur_func(s, s->rvs[block_rv].func)->body, loop, sibs.items[j], buf,
-                     reverse, hull);
-        any = true;
-        /* The consumer reads what the hull says is produced under the loop:
-         * the hull must be exact, each dimension of the producer's write an
-         * affine image without gaps of its own loops inside the loop (`v // 12`,
-         * `v % 12` of a fused loop are not: the hull's whole rows would be
-         * read before the later iterations produce them). */
-        if (reverse && !exact_write(h, loop, sibs.items[j], buf)) {
-          sch_error(s, 1, "%s: the region of buffer '%s' that block '%s' writes under loop '%s' "
-                          "cannot be told exactly (its indices are not affine in the loops there)",
-                    prim, buf->name, o->name, lname);
-          free(hull);
-          free(iter);
-          free(ivars);
-          arith_free(ctx);
-          arith_free(rctx);
-          ir_module_free(nm);
-          goto done;
-        }
-      }
-      for (int d = 0; any && d < mine[i].n; d++) {
-        int64_t coeffs[64];
-        TirExpr *rest = NULL;
-        int which = -1, nz = 0;
-        bool mapped = b->niters <= 64 && tir_is_one(mine[i].ranges[d].extent) &&
-                      arith_affine(ctx, mine[i].ranges[d].min, ivars, b->niters, coeffs, &rest);
-        for (int k = 0; mapped && k < b->niters; k++)
-          if (coeffs[k]) nz++, which = k;
-        mapped = mapped && nz == 1 && coeffs[which] == 1;
-        /* A consumer whose read of dimension d cannot be narrowed would read
-         * elements not produced yet unless the loop produces the whole dim. */
-        if (reverse && !mapped &&
-            !(hull[d].set && !hull[d].full &&
-              arith_prove(ctx, tir_binary(h, TIR_LE, hull[d].lo, tir_int(h, hull[d].lo->dtype, 0))) &&
-              arith_prove(ctx, tir_binary(h, TIR_GE, hull[d].hi,
-                                          tir_binary(h, TIR_SUB, buf->shape[d], tir_int(h, buf->shape[d]->dtype, 1)))))) {
-          sch_error(s, 1, "%s: cannot narrow the region of buffer '%s' that block '%s' reads under "
-                          "loop '%s' to what is produced there (dimension %d)",
-                    prim, buf->name, b->name, lname, d);
-          free(hull);
-          free(iter);
-          free(ivars);
-          arith_free(ctx);
-          arith_free(rctx);
-          ir_module_free(nm);
-          goto done;
-        }
-        if (!mapped) continue;
-        if (hull[d].full || !hull[d].set) {
-          iter[which].full = true;
-          continue;
-        }
-        TirExpr *lo = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].lo, rest));
-        TirExpr *hi = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].hi, rest));
-        hull_join(ctx, &iter[which], lo, hi);
-      }
-      free(hull);
-    }
-    /* Loops and bindings. */
-    TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
-    TirVar **lvars = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *lvars);
-    TirExpr **lext = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *lext);
-    int nloops = 0;
-    TirExpr *pred = NULL;
-    for (int k = 0; k < b->niters; k++) {
-      const TirIterVar *iv = &b->iters[k];
-      DType dt = iv->var->dtype;
-      TirExpr *dmax = arith_simplify(ctx, tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, iv->dom.min, iv->dom.extent),
-                                                     tir_int(h, dt, 1)));
-      TirExpr *lo = iv->dom.min, *hi = dmax;
-      bool clip_lo = false, clip_hi = false;
-      if (iter[k].set && !iter[k].full) {
-        lo = iter[k].lo, hi = iter[k].hi;
-        if (arith_prove(ctx, tir_binary(h, TIR_LE, lo, iv->dom.min))) lo = iv->dom.min;
-        else if (!arith_prove(ctx, tir_binary(h, TIR_GE, lo, iv->dom.min))) clip_lo = true;
-        if (arith_prove(ctx, tir_binary(h, TIR_GE, hi, dmax))) hi = dmax;
-        else if (!arith_prove(ctx, tir_binary(h, TIR_LE, hi, dmax))) clip_hi = true;
-      }
-      if (reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax)) {
-        /* Splitting a reduction over iterations would re-run its init. */
-        sch_error(s, 1, "%s: reduce iter '%s' of block '%s' would be split over loop '%s'", prim,
-                  iv->var->name, b->name, lname);
-        free(iter);
-        free(ivars);
-        arith_free(ctx);
-        arith_free(rctx);
-        ir_module_free(nm);
-        goto done;
-      }
-      TirExpr *ext = arith_simplify(ctx, tir_binary(h, TIR_ADD, tir_binary(h, TIR_SUB, hi, lo), tir_int(h, dt, 1)));
-      TirExpr *val;
-      if (!preserve && tir_is_one(ext)) {
-        val = lo;
-      } else {
-        char nbuf[32];
-        snprintf(nbuf, sizeof nbuf, "ax%d", nloops);
-        lvars[nloops] = tir_var(h, nbuf, dt);
-        lext[nloops] = ext;
-        arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
-        val = arith_simplify(ctx, tir_binary(h, TIR_ADD, lo, tir_var_ref(h, lvars[nloops])));
-        nloops++;
-      }
-      vals[k] = val;
-      TirExpr *terms[2] = {clip_lo ? tir_binary(h, TIR_GE, val, iv->dom.min) : NULL,
-                           clip_hi ? tir_binary(h, TIR_LE, val, dmax) : NULL};
-      for (int t = 0; t < 2; t++)
-        if (terms[t]) pred = pred ? tir_binary(h, TIR_AND, pred, terms[t]) : terms[t];
-    }
-    if (pred) pred = arith_simplify(ctx, pred);
-    else pred = tir_bool(h, true);
-    free(iter);
-    free(ivars);
-    TirStmt *nest = sch_realize_with(h, realize, NULL, vals, pred);
-    for (int k = nloops - 1; k >= 0; k--)
-      nest = tir_for(h, lvars[k], tir_int(h, lvars[k]->dtype, 0), lext[k], TIR_FOR_SERIAL, NULL, NULL, nest);
-    arith_free(ctx);
-    arith_free(rctx);
-    /* Remove the block from where it was, then insert under the loop. */
-    TirStmt *root = sch_replace_at(h, &bp, bp.n - 1, NULL);
-    if (!sch_path_to_loop(root, loop->loop.var, &np)) tvs_unreachable();
-    TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
-    for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? nest : kids[j++];
-    TirStmt *nl = sch_for_with_body(h, np.s[np.n - 1], tir_seq(h, items, nkids + 1));
-    root = sch_replace_at(h, &np, np.n - 1, nl);
-    sch_commit(s, nm, s->rvs[block_rv].func, root);
-    SchVal args[4] = {sch_val_rv(block_rv), sch_val_rv(loop_rv), sch_val_bool(preserve),
-                      sch_val_int(index)};
-    sch_record(s, prim, args, 4, NULL, 0);
-    rc = 0;
-  }
+  TirStmt *root = replace_block_under_loop(&ca, nm->heap, nest, kids, nkids, pos, &np);
+  sch_commit(s, nm, s->rvs[block_rv].func, root);
+  SchVal args[4] = {sch_val_rv(block_rv), sch_val_rv(loop_rv), sch_val_bool(preserve),
+                    sch_val_int(index)};
+  sch_record(s, prim, args, 4, NULL, 0);
+  rc = 0;
 done:
   pv_free(&sibs);
   sch_path_free(&bp);

@@ -104,7 +104,7 @@ static TirStmt *rewrite(IrHeap *h, TirStmt *root, InlineState *st) {
 static bool common_checks(Schedule *s, const char *prim, const SchPath *bp, const TirBlock *b,
                           PtrVec *sibs) {
   if (b->init) {
-    sch_error(s, 0, "%s: block '%s' has an init statement", prim, b->name);
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: block '%s' has an init statement", prim, b->name);
     return false;
   }
   int scope = sch_block_scope_index(s, prim, bp);
@@ -112,7 +112,7 @@ static bool common_checks(Schedule *s, const char *prim, const SchPath *bp, cons
   sch_scope_blocks(bp->s[scope], sibs);
   if (!sch_check_stage_pipeline(s, prim, 0, sibs, b)) return false;
   if (!block_is_complete(b)) {
-    sch_error(s, 0, "%s: block '%s' is not a complete block", prim, b->name);
+    sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: block '%s' is not a complete block", prim, b->name);
     return false;
   }
   return true;
@@ -157,19 +157,21 @@ int sch_compute_inline(Schedule *s, SchRV rv) {
   const TirBlock *b = tir_realize_block(realize);
   TirFunc *f = sch_cur_func(s, s->rvs[rv].func);
   if (b->nwrites != 1) {
-    sch_error(s, 0, "%s: block '%s' writes %d buffers; only a block writing a single buffer can be inlined",
-              prim, b->name, b->nwrites);
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
+             "%s: block '%s' writes %d buffers; only a block writing a single buffer can be inlined",
+             prim, b->name, b->nwrites);
     goto done;
   }
   if (!common_checks(s, prim, &bp, b, &sibs)) goto done;
   const TirBuffer *buf = b->writes[0].buffer;
   if (sch_is_param_buffer(f, buf)) {
-    sch_error(s, 0, "%s: block '%s' is an output block (it writes the function's buffer '%s')", prim,
-              b->name, buf->name);
+    sch_fail(s, SCH_ERR_DATAFLOW, 0,
+             "%s: block '%s' is an output block (it writes the function's buffer '%s')", prim,
+             b->name, buf->name);
     goto done;
   }
   if (sibs.len == 1) {
-    sch_error(s, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
+    sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: block '%s' is the only leaf in its scope", prim, b->name);
     goto done;
   }
   {
@@ -181,9 +183,10 @@ int sch_compute_inline(Schedule *s, SchRV rv) {
     const TirBlock *o = outside_user(f->body, realize, bp.s[sch_scope_index(&bp, bp.n - 1)], buf,
                                      false, &w);
     if (o) {
-      sch_error(s, 0, w ? "%s: block '%s' is not the only writer of buffer '%s' (block '%s' writes it)"
-                        : "%s: block '%s' writes buffer '%s', which block '%s' reads outside its scope",
-                prim, b->name, buf->name, o->name);
+      sch_fail(s, w ? SCH_ERR_BUFFER_ACCESS : SCH_ERR_DATAFLOW, 0,
+               w ? "%s: block '%s' is not the only writer of buffer '%s' (block '%s' writes it)"
+                 : "%s: block '%s' writes buffer '%s', which block '%s' reads outside its scope",
+               prim, b->name, buf->name, o->name);
       goto done;
     }
   }
@@ -192,10 +195,10 @@ int sch_compute_inline(Schedule *s, SchRV rv) {
   if (body->kind != TIR_S_STORE || body->store.buf != buf || body->store.n > 64 ||
       !plain_iter_indices(b, body->store.idx, body->store.n, vars) ||
       uses_other_iter(body->store.value, b, vars, body->store.n)) {
-    sch_error(s, 0,
-              "%s: the body of block '%s' is not a single store '%s[v0, v1, ...] = expr' over "
-              "distinct block iters, so it cannot be inlined",
-              prim, b->name, buf->name);
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+             "%s: the body of block '%s' is not a single store '%s[v0, v1, ...] = expr' over "
+             "distinct block iters, so it cannot be inlined",
+             prim, b->name, buf->name);
     goto done;
   }
   {
@@ -227,81 +230,77 @@ static TirExpr *subst_load(TirMutator *m, TirExpr *e) {
   return r->load.buf == ls->buf ? (TirExpr *)ls->value : r;
 }
 
-int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
-  const char *prim = "reverse_compute_inline";
-  SchPath bp = {0}, pp = {0}, cp = {0};
-  PtrVec sibs = {0};
-  int rc = -1;
-  TirStmt *realize = sch_find_block(s, rv, prim, 0, &bp);
-  if (!realize) goto done;
-  const TirBlock *b = tir_realize_block(realize);
-  TirFunc *f = sch_cur_func(s, s->rvs[rv].func);
-  if (b->init) {
-    sch_error(s, 0, "%s: block '%s' has an init statement", prim, b->name);
-    goto done;
+/* Collects the loads of buf in value into loads (an explicit walk); false on
+ * a vector or let expression, which reverse inlining does not handle. */
+static bool collect_buffer_loads(const TirExpr *value, const TirBuffer *buf, PtrVec *loads) {
+  bool ok = true;
+  PtrVec stack = {0};
+  pv_push(&stack, (void *)value);
+  while (stack.len) {
+    const TirExpr *e = stack.items[--stack.len];
+    if (e->kind == TIR_LOAD && e->load.buf == buf) pv_push(loads, (void *)e);
+    switch (e->kind) {
+      case TIR_LOAD: for (int i = 0; i < e->load.n; i++) pv_push(&stack, e->load.idx[i]); break;
+      case TIR_NOT: case TIR_CAST: pv_push(&stack, e->un.a); break;
+      case TIR_SELECT: pv_push(&stack, e->sel.cond); pv_push(&stack, e->sel.t); pv_push(&stack, e->sel.f); break;
+      case TIR_CALL: for (int i = 0; i < e->call.n; i++) pv_push(&stack, e->call.args[i]); break;
+      case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: break;
+      case TIR_RAMP: case TIR_BROADCAST: case TIR_LET: ok = false; break;
+      default: pv_push(&stack, e->bin.a); pv_push(&stack, e->bin.b); break;
+    }
   }
-  if (b->nreads != 1) {
-    sch_error(s, 0, "%s: block '%s' reads %d buffers; only a block reading a single buffer can be "
-                    "reverse-inlined",
-              prim, b->name, b->nreads);
-    goto done;
-  }
-  if (!common_checks(s, prim, &bp, b, &sibs)) goto done;
-  const TirBuffer *buf = b->reads[0].buffer;
+  pv_free(&stack);
+  return ok;
+}
+
+/* The consumer's only producer of buf, once it is a complete block whose
+ * only consumer is b, writes no parameter and has a trivial predicate
+ * (NULL + error otherwise). */
+static TirStmt *check_single_producer(Schedule *s, const char *prim, const TirFunc *f,
+                                      const TirBlock *b, const PtrVec *sibs, const TirBuffer *buf) {
   TirStmt *producer = NULL;
   int nprod = 0;
-  for (int i = 0; i < sibs.len; i++) {
-    const TirBlock *o = tir_realize_block(sibs.items[i]);
-    if (o != b && sch_block_writes(o, buf)) producer = sibs.items[i], nprod++;
+  for (int i = 0; i < sibs->len; i++) {
+    const TirBlock *o = tir_realize_block(sibs->items[i]);
+    if (o != b && sch_block_writes(o, buf)) producer = sibs->items[i], nprod++;
   }
   const TirBlock *pb = producer ? tir_realize_block(producer) : NULL;
   int nconsumers = 0;
-  for (int i = 0; pb && i < sibs.len; i++)
-    if (tir_realize_block(sibs.items[i]) != pb && sch_block_reads(tir_realize_block(sibs.items[i]), buf))
+  for (int i = 0; pb && i < sibs->len; i++)
+    if (tir_realize_block(sibs->items[i]) != pb && sch_block_reads(tir_realize_block(sibs->items[i]), buf))
       nconsumers++;
   if (nprod != 1 || !block_is_complete(pb) || nconsumers != 1) {
-    sch_error(s, 0,
-              "%s: block '%s' must have a single producer block, and that producer must be a "
-              "complete block whose only consumer is '%s'",
-              prim, b->name, b->name);
-    goto done;
+    sch_fail(s, SCH_ERR_DATAFLOW, 0,
+             "%s: block '%s' must have a single producer block, and that producer must be a "
+             "complete block whose only consumer is '%s'",
+             prim, b->name, b->name);
+    return NULL;
   }
   if (sch_is_param_buffer(f, buf)) {
-    sch_error(s, 0, "%s: the producer block '%s' is an output block", prim, pb->name);
-    goto done;
+    sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: the producer block '%s' is an output block", prim,
+             pb->name);
+    return NULL;
   }
   if (!sch_is_trivial_pred(producer->realize.pred)) {
-    sch_error(s, 0, "%s: the producer block '%s' has a non-trivial predicate", prim, pb->name);
-    goto done;
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: the producer block '%s' has a non-trivial predicate",
+             prim, pb->name);
+    return NULL;
   }
-  /* Consumer body: Z[...] = g(buf[u0, u1, ...]) with distinct iter vars u. */
+  return producer;
+}
+
+/* Consumer body: Z[...] = g(buf[u0, u1, ...]) with distinct iter vars u,
+ * the same in every load of buf, and no other iter used.  Returns the
+ * number of u (filled into uvars), or -1 when the body has another form. */
+static int compute_consumer_load_vars(const TirBlock *b, const TirStmt *pbody,
+                                      const TirBuffer *buf, const TirVar **uvars) {
   const TirStmt *cbody = b->body;
-  const TirStmt *pbody = pb->body;
-  const TirVar *uvars[64];
   int nu = -1;
   bool ok = cbody->kind == TIR_S_STORE && pbody->kind == TIR_S_STORE && pbody->store.buf == buf &&
             cbody->store.buf != buf;
   /* Find every load of buf and check its indices. */
   PtrVec loads = {0};
-  if (ok) {
-    /* An explicit walk collecting the loads of buf in the stored value. */
-    PtrVec stack = {0};
-    pv_push(&stack, cbody->store.value);
-    while (stack.len) {
-      const TirExpr *e = stack.items[--stack.len];
-      if (e->kind == TIR_LOAD && e->load.buf == buf) pv_push(&loads, (void *)e);
-      switch (e->kind) {
-        case TIR_LOAD: for (int i = 0; i < e->load.n; i++) pv_push(&stack, e->load.idx[i]); break;
-        case TIR_NOT: case TIR_CAST: pv_push(&stack, e->un.a); break;
-        case TIR_SELECT: pv_push(&stack, e->sel.cond); pv_push(&stack, e->sel.t); pv_push(&stack, e->sel.f); break;
-        case TIR_CALL: for (int i = 0; i < e->call.n; i++) pv_push(&stack, e->call.args[i]); break;
-        case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: break;
-        case TIR_RAMP: case TIR_BROADCAST: case TIR_LET: ok = false; break;
-        default: pv_push(&stack, e->bin.a); pv_push(&stack, e->bin.b); break;
-      }
-    }
-    pv_free(&stack);
-  }
+  if (ok) ok = collect_buffer_loads(cbody->store.value, buf, &loads);
   for (int i = 0; ok && i < loads.len; i++) {
     const TirExpr *ld = loads.items[i];
     const TirVar *vs[64];
@@ -316,79 +315,135 @@ int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
     for (int i = 0; i < cbody->store.n; i++) ok &= !uses_other_iter(cbody->store.idx[i], b, uvars, nu);
     ok &= !uses_other_iter(cbody->store.value, b, uvars, nu);
   }
-  if (!ok) {
-    sch_error(s, 0,
-              "%s: the body of block '%s' is not a single store whose loads of '%s' are indexed by "
-              "distinct block iters, so it cannot be reverse-inlined",
-              prim, b->name, buf->name);
+  return ok ? nu : -1;
+}
+
+/* The producer now runs the consumer's computation at each point it
+ * produces: where it produces more than the consumer reads (e.g. a
+ * padded buffer copied back by its consumer), the points outside the
+ * consumer's iter domains are skipped by a predicate (TVM's inlined
+ * consumer predicate), else they would be stored out of bounds.  Returns
+ * that predicate over the producer's loops (NULL when none is needed). */
+static TirExpr *compute_inlined_predicate(IrHeap *h, const TirStmt *producer, const TirBlock *b,
+                                          const TirVar *const *uvars, int nu) {
+  const TirBlock *pb = tir_realize_block(producer);
+  const TirStmt *pbody = pb->body;
+  TirExpr *ipred = NULL;
+  ArithCtx *pc = arith_new(h);
+  for (int i = 0; i < pb->niters; i++)
+    arith_bind_range(pc, pb->iters[i].var, pb->iters[i].dom.min, pb->iters[i].dom.extent);
+  IrPtrMap to_loops;
+  ir_ptrmap_init(&to_loops);
+  for (int i = 0; i < pb->niters && i < producer->realize.n; i++)
+    ir_ptrmap_put(&to_loops, pb->iters[i].var, producer->realize.values[i]);
+  for (int k = 0; k < nu; k++) {
+    const TirIterVar *cv = NULL;
+    for (int i = 0; i < b->niters; i++)
+      if (b->iters[i].var == uvars[k]) cv = &b->iters[i];
+    TirExpr *e = pbody->store.idx[k];
+    TirExpr *lo = tir_binary(h, TIR_GE, e, cv->dom.min);
+    TirExpr *hi = tir_binary(h, TIR_LT, e, tir_binary(h, TIR_ADD, cv->dom.min, cv->dom.extent));
+    TirExpr *conds[2] = {lo, hi};
+    for (int c = 0; c < 2; c++) {
+      if (arith_prove(pc, conds[c])) continue;
+      TirExpr *x = arith_simplify(pc, tir_substitute_expr(h, conds[c], &to_loops));
+      ipred = ipred ? tir_binary(h, TIR_AND, ipred, x) : x;
+    }
+  }
+  ir_ptrmap_free(&to_loops);
+  arith_free(pc);
+  return ipred;
+}
+
+/* The consumer's store at the producer's points: value' = g(pval) with
+ * u := the producer's store indices. */
+static TirStmt *build_inlined_store(IrHeap *h, const TirBlock *b, const TirStmt *pbody,
+                                    const TirBuffer *buf, const TirVar *const *uvars, int nu) {
+  const TirStmt *cbody = b->body;
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  LoadSubst ls = {buf, pbody->store.value};
+  m.ctx = &ls;
+  m.expr[TIR_LOAD] = subst_load;
+  IrPtrMap vmap;
+  ir_ptrmap_init(&vmap);
+  for (int k = 0; k < nu; k++) ir_ptrmap_put(&vmap, uvars[k], pbody->store.idx[k]);
+  TirExpr *val = tir_substitute_expr(h, cbody->store.value, &vmap);
+  val = tir_mutate_expr(&m, val);
+  tir_mutator_free(&m);
+  TirExpr **idx = ir_alloc(h, (size_t)(cbody->store.n ? cbody->store.n : 1) * sizeof *idx);
+  for (int i = 0; i < cbody->store.n; i++) idx[i] = tir_substitute_expr(h, cbody->store.idx[i], &vmap);
+  ir_ptrmap_free(&vmap);
+  TirStmt *store = tir_store(h, cbody->store.buf, val, idx, cbody->store.n);
+  store->span = pbody->span;
+  return store;
+}
+
+/* The producer, its body now the consumer's computation, replaces the
+ * producer; the consumer goes, and so does buf's allocation.  Returns the
+ * new root. */
+static TirStmt *replace_producer_and_consumer(IrHeap *h, TirStmt *fbody, TirStmt *producer,
+                                              TirStmt *realize, TirStmt *store, TirExpr *ipred,
+                                              const TirBuffer *buf, SchPath *pp, SchPath *cp) {
+  TirBlock nb = *tir_realize_block(producer);
+  nb.body = store;
+  tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
+  TirStmt *nr = sch_realize_with(h, producer, &nb, NULL, ipred);
+  if (!sch_path_to_realize(fbody, producer->realize.block, pp)) tvs_unreachable();
+  TirStmt *root = sch_replace_at(h, pp, pp->n - 1, nr);
+  if (!sch_path_to_realize(root, realize->realize.block, cp)) tvs_unreachable();
+  root = sch_replace_at(h, cp, cp->n - 1, NULL);
+  InlineState st = {buf, NULL, 0, NULL, true};
+  return rewrite(h, root, &st);
+}
+
+int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
+  const char *prim = "reverse_compute_inline";
+  SchPath bp = {0}, pp = {0}, cp = {0};
+  PtrVec sibs = {0};
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, rv, prim, 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  TirFunc *f = sch_cur_func(s, s->rvs[rv].func);
+  if (b->init) {
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: block '%s' has an init statement", prim, b->name);
+    goto done;
+  }
+  if (b->nreads != 1) {
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
+             "%s: block '%s' reads %d buffers; only a block reading a single buffer can be "
+             "reverse-inlined",
+             prim, b->name, b->nreads);
+    goto done;
+  }
+  if (!common_checks(s, prim, &bp, b, &sibs)) goto done;
+  const TirBuffer *buf = b->reads[0].buffer;
+  TirStmt *producer = check_single_producer(s, prim, f, b, &sibs, buf);
+  if (!producer) goto done;
+  const TirStmt *pbody = tir_realize_block(producer)->body;
+  const TirVar *uvars[64];
+  int nu = compute_consumer_load_vars(b, pbody, buf, uvars);
+  if (nu < 0) {
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+             "%s: the body of block '%s' is not a single store whose loads of '%s' are indexed by "
+             "distinct block iters, so it cannot be reverse-inlined",
+             prim, b->name, buf->name);
     goto done;
   }
   if (!sch_is_trivial_pred(realize->realize.pred)) {
-    sch_error(s, 0, "%s: the consumer block '%s' has a non-trivial predicate", prim, b->name);
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: the consumer block '%s' has a non-trivial predicate",
+             prim, b->name);
     goto done;
   }
   {
     IrModule *nm = sch_begin(s);
     IrHeap *h = nm->heap;
-    /* The producer now runs the consumer's computation at each point it
-     * produces: where it produces more than the consumer reads (e.g. a
-     * padded buffer copied back by its consumer), the points outside the
-     * consumer's iter domains are skipped by a predicate (TVM's inlined
-     * consumer predicate), else they would be stored out of bounds. */
-    TirExpr *ipred = NULL;
-    {
-      ArithCtx *pc = arith_new(h);
-      for (int i = 0; i < pb->niters; i++)
-        arith_bind_range(pc, pb->iters[i].var, pb->iters[i].dom.min, pb->iters[i].dom.extent);
-      IrPtrMap to_loops;
-      ir_ptrmap_init(&to_loops);
-      for (int i = 0; i < pb->niters && i < producer->realize.n; i++)
-        ir_ptrmap_put(&to_loops, pb->iters[i].var, producer->realize.values[i]);
-      for (int k = 0; k < nu; k++) {
-        const TirIterVar *cv = NULL;
-        for (int i = 0; i < b->niters; i++)
-          if (b->iters[i].var == uvars[k]) cv = &b->iters[i];
-        TirExpr *e = pbody->store.idx[k];
-        TirExpr *lo = tir_binary(h, TIR_GE, e, cv->dom.min);
-        TirExpr *hi = tir_binary(h, TIR_LT, e, tir_binary(h, TIR_ADD, cv->dom.min, cv->dom.extent));
-        TirExpr *conds[2] = {lo, hi};
-        for (int c = 0; c < 2; c++) {
-          if (arith_prove(pc, conds[c])) continue;
-          TirExpr *x = arith_simplify(pc, tir_substitute_expr(h, conds[c], &to_loops));
-          ipred = ipred ? tir_binary(h, TIR_AND, ipred, x) : x;
-        }
-      }
-      ir_ptrmap_free(&to_loops);
-      arith_free(pc);
-    }
-    /* value' = g(pval) with u := producer's store indices. */
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    LoadSubst ls = {buf, pbody->store.value};
-    m.ctx = &ls;
-    m.expr[TIR_LOAD] = subst_load;
-    IrPtrMap vmap;
-    ir_ptrmap_init(&vmap);
-    for (int k = 0; k < nu; k++) ir_ptrmap_put(&vmap, uvars[k], pbody->store.idx[k]);
-    TirExpr *val = tir_substitute_expr(h, cbody->store.value, &vmap);
-    val = tir_mutate_expr(&m, val);
-    tir_mutator_free(&m);
-    TirExpr **idx = ir_alloc(h, (size_t)(cbody->store.n ? cbody->store.n : 1) * sizeof *idx);
-    for (int i = 0; i < cbody->store.n; i++) idx[i] = tir_substitute_expr(h, cbody->store.idx[i], &vmap);
-    ir_ptrmap_free(&vmap);
-    TirStmt *store = tir_store(h, cbody->store.buf, val, idx, cbody->store.n);
-    store->span = pbody->span;
-    TirBlock nb = *pb;
-    nb.body = store;
-    tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
-    TirStmt *nr = sch_realize_with(h, producer, &nb, NULL, ipred);
+    TirExpr *ipred = compute_inlined_predicate(h, producer, b, uvars, nu);
+    TirStmt *store = build_inlined_store(h, b, pbody, buf, uvars, nu);
     TirFunc *fn = sch_cur_func(s, s->rvs[rv].func);
-    if (!sch_path_to_realize(fn->body, producer->realize.block, &pp)) tvs_unreachable();
-    TirStmt *root = sch_replace_at(h, &pp, pp.n - 1, nr);
-    if (!sch_path_to_realize(root, realize->realize.block, &cp)) tvs_unreachable();
-    root = sch_replace_at(h, &cp, cp.n - 1, NULL);
-    InlineState st = {buf, NULL, 0, NULL, true};
-    root = rewrite(h, root, &st);
+    TirStmt *root =
+        replace_producer_and_consumer(h, fn->body, producer, realize, store, ipred, buf, &pp, &cp);
     sch_commit(s, nm, s->rvs[rv].func, root);
     SchVal args[1] = {sch_val_rv(rv)};
     sch_record(s, prim, args, 1, NULL, 0);

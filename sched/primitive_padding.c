@@ -75,72 +75,95 @@ static bool is_const_number(const TirExpr *e) {
   return e->kind == TIR_INT || e->kind == TIR_FLOAT;
 }
 
-SchRV sch_decompose_padding(Schedule *s, SchRV block_rv, SchRV loop_rv) {
-  SchPath bp = {0}, lp = {0};
-  SchRV res = -1;
-  PtrVec conj = {0};
-  TirStmt **loops = NULL;
-  ArithCtx *ctx = NULL;
-  TirStmt *realize = sch_find_block(s, block_rv, "decompose_padding", 0, &bp);
-  if (!realize) goto done;
-  TirStmt *loop = sch_find_loop(s, loop_rv, "decompose_padding", 1, &lp);
-  if (!loop) goto done;
-  const TirBlock *b = tir_realize_block(realize);
-  int at = -1;
-  for (int d = 0; d < bp.n; d++)
-    if (bp.s[d] == loop) at = d;
-  int scope = sch_scope_index(&bp, bp.n - 1);
-  if (at < 0 || at < scope) {
-    sch_error(s, 1, "decompose_padding: loop '%s' is not an ancestor of block '%s'",
-              sch_loop_name(loop), b->name);
-    goto done;
+/* What decompose_padding works on, filled step by step. */
+typedef struct DecompPad {
+  Schedule *s;
+  SchPath *bp;
+  TirStmt *realize, *loop;
+  const TirBlock *b;
+  const TirStmt *store;  /* the block's body */
+  TirExpr *pad, *inb;    /* the pad value and the in-bound value */
+  int at;                /* index of `loop` in bp */
+  int scope;             /* index of the scope block in bp */
+  TirStmt **loops;       /* the loops from the block up to its scope, innermost first */
+  int nloops;
+  int const_k;           /* index in loops of `loop` */
+  int inb_k;             /* highest loop of the single-child chain above the block, up to `loop` */
+  ArithCtx *ctx;         /* binds the loops */
+  PtrVec conj;           /* the conjuncts of the padding predicate */
+  TirExpr *inb_pred;     /* their conjunction, simplified */
+  int64_t *rmin, *rext;  /* the in-bound region of each iter, as [min, min + extent) */
+} DecompPad;
+
+/* The loop is above the block in its scope and the block is a complete
+ * block `X[...] = T.if_then_else(in_bounds, value, pad)` with a constant
+ * pad; fills at, scope, store, pad and inb. */
+static bool check_padding_block(DecompPad *dp) {
+  Schedule *s = dp->s;
+  const TirBlock *b = dp->b;
+  dp->at = -1;
+  for (int d = 0; d < dp->bp->n; d++)
+    if (dp->bp->s[d] == dp->loop) dp->at = d;
+  dp->scope = sch_scope_index(dp->bp, dp->bp->n - 1);
+  if (dp->at < 0 || dp->at < dp->scope) {
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 1,
+             "decompose_padding: loop '%s' is not an ancestor of block '%s'",
+             sch_loop_name(dp->loop), b->name);
+    return false;
   }
   for (int i = 0; i < b->niters; i++)
     if (b->iters[i].type != TIR_ITER_SPATIAL) {
-      sch_error(s, 0,
-                "decompose_padding: block '%s' is not a complete block: iter '%s' is not "
-                "data-parallel",
-                b->name, b->iters[i].var->name);
-      goto done;
+      sch_fail(s, SCH_ERR_DATAFLOW, 0,
+               "decompose_padding: block '%s' is not a complete block: iter '%s' is not "
+               "data-parallel",
+               b->name, b->iters[i].var->name);
+      return false;
     }
   if (b->init || b->nwrites != 1) {
-    sch_error(s, 0, "decompose_padding: block '%s' is not a complete block", b->name);
-    goto done;
+    sch_fail(s, SCH_ERR_DATAFLOW, 0, "decompose_padding: block '%s' is not a complete block",
+             b->name);
+    return false;
   }
-  const TirStmt *store = b->body;
+  const TirStmt *store = dp->store = b->body;
   if (store->kind != TIR_S_STORE || store->store.buf != b->writes[0].buffer) {
-    sch_error(s, 0,
-              "decompose_padding: block '%s' does not match the padding pattern: its body must be "
-              "a store to the buffer it writes",
-              b->name);
-    goto done;
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+             "decompose_padding: block '%s' does not match the padding pattern: its body must be "
+             "a store to the buffer it writes",
+             b->name);
+    return false;
   }
   TirExpr *ite = store->store.value;
   if (ite->kind != TIR_CALL || ite->call.op->id != TIR_OP_IF_THEN_ELSE) {
-    sch_error(s, 0,
-              "decompose_padding: block '%s' does not match the padding pattern: the value stored "
-              "must be a T.if_then_else on the padding predicate",
-              b->name);
-    goto done;
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+             "decompose_padding: block '%s' does not match the padding pattern: the value stored "
+             "must be a T.if_then_else on the padding predicate",
+             b->name);
+    return false;
   }
-  TirExpr *pad = ite->call.args[2], *inb = ite->call.args[1];
-  if (!is_const_number(pad)) {
-    sch_error(s, 0,
-              "decompose_padding: block '%s' does not match the padding pattern: the pad value "
-              "must be a constant",
-              b->name);
-    goto done;
+  dp->pad = ite->call.args[2], dp->inb = ite->call.args[1];
+  if (!is_const_number(dp->pad)) {
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+             "decompose_padding: block '%s' does not match the padding pattern: the pad value "
+             "must be a constant",
+             b->name);
+    return false;
   }
-  /* The loops from the block up to its scope, innermost first. */
+  return true;
+}
+
+/* Collects the loops from the block up to its scope and finds `loop` and
+ * the single-child chain above the block among them. */
+static bool check_loop_chain(DecompPad *dp) {
+  const SchPath *bp = dp->bp;
+  TirStmt **loops = dp->loops = xmalloc((size_t)bp->n * sizeof *loops);
   int nloops = 0;
-  loops = xmalloc((size_t)bp.n * sizeof *loops);
-  for (int d = bp.n - 1; d > scope; d--)
-    if (bp.s[d]->kind == TIR_S_FOR) loops[nloops++] = bp.s[d];
-  int const_k = -1;  /* index in loops of `loop` */
-  int inb_k = -1;    /* highest loop of the single-child chain above the block, up to `loop` */
+  for (int d = bp->n - 1; d > dp->scope; d--)
+    if (bp->s[d]->kind == TIR_S_FOR) loops[nloops++] = bp->s[d];
+  dp->nloops = nloops;
+  int const_k = -1, inb_k = -1;
   for (int k = 0; k < nloops; k++) {
     TirStmtKind bk = loops[k]->loop.body->kind;
-    if (loops[k] == loop) {
+    if (loops[k] == dp->loop) {
       const_k = k;
       /* (only while the chain holds: a loop whose body is a sequence, e.g.
        * with a consumer moved in by reverse_compute_at, is not rebuilt) */
@@ -151,46 +174,101 @@ SchRV sch_decompose_padding(Schedule *s, SchRV block_rv, SchRV loop_rv) {
       if (bk == TIR_S_FOR || bk == TIR_S_BLOCK_REALIZE) inb_k = k;
     }
   }
+  dp->const_k = const_k;
+  dp->inb_k = inb_k;
   if (inb_k < 0) {
     /* (the innermost loop is rebuilt around the narrowed block: anything
      * beside the block in it, e.g. a write_at copy, would be lost) */
-    sch_error(s, 0, "decompose_padding: block '%s' is not alone in its innermost loop '%s'",
-              b->name, nloops ? sch_loop_name(loops[0]) : "?");
-    goto done;
+    sch_fail(dp->s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "decompose_padding: block '%s' is not alone in its innermost loop '%s'", dp->b->name,
+             nloops ? sch_loop_name(loops[0]) : "?");
+    return false;
   }
-  IrModule *nm = sch_begin(s);
-  IrHeap *h = nm->heap;
-  ctx = arith_new(h);
-  for (int k = 0; k < nloops; k++)
-    arith_bind_range(ctx, loops[k]->loop.var, loops[k]->loop.min, loops[k]->loop.extent);
+  return true;
+}
+
+/* The padding predicate in the loop vars (with the realize's own
+ * predicate), as conjuncts and as their non-trivial conjunction. */
+static bool compute_inbound_predicate(DecompPad *dp, IrHeap *h) {
+  const TirStmt *realize = dp->realize;
+  const TirBlock *b = dp->b;
+  dp->ctx = arith_new(h);
+  for (int k = 0; k < dp->nloops; k++)
+    arith_bind_range(dp->ctx, dp->loops[k]->loop.var, dp->loops[k]->loop.min, dp->loops[k]->loop.extent);
   IrPtrMap iv;
   ir_ptrmap_init(&iv);
   for (int i = 0; i < b->niters; i++) ir_ptrmap_put(&iv, b->iters[i].var, realize->realize.values[i]);
-  TirExpr *pred = tir_substitute_expr(h, ite->call.args[0], &iv);
+  TirExpr *pred = tir_substitute_expr(h, dp->store->store.value->call.args[0], &iv);
   ir_ptrmap_free(&iv);
   if (!sch_is_trivial_pred(realize->realize.pred))
     pred = tir_binary(h, TIR_AND, pred, realize->realize.pred);
-  conjuncts(pred, &conj);
+  conjuncts(pred, &dp->conj);
   TirExpr *inb_pred = NULL;
-  for (int i = 0; i < conj.len; i++)
-    inb_pred = inb_pred ? tir_binary(h, TIR_AND, inb_pred, conj.items[i]) : conj.items[i];
-  if (!inb_pred || arith_prove(ctx, inb_pred)) {
-    sch_error(s, 0,
-              "decompose_padding: block '%s' does not match the padding pattern: the in-bound "
-              "predicate is trivial",
-              b->name);
-    ir_module_free(nm);
-    goto done;
+  for (int i = 0; i < dp->conj.len; i++)
+    inb_pred = inb_pred ? tir_binary(h, TIR_AND, inb_pred, dp->conj.items[i]) : dp->conj.items[i];
+  if (!inb_pred || arith_prove(dp->ctx, inb_pred)) {
+    sch_fail(dp->s, SCH_ERR_BODY_PATTERN, 0,
+             "decompose_padding: block '%s' does not match the padding pattern: the in-bound "
+             "predicate is trivial",
+             b->name);
+    return false;
   }
-  inb_pred = arith_simplify(ctx, inb_pred);
-  /* The in-bound region of each iter, as [min, min + extent). */
-  int64_t *rmin = xmalloc((size_t)(b->niters ? b->niters : 1) * sizeof *rmin);
-  int64_t *rext = xmalloc((size_t)(b->niters ? b->niters : 1) * sizeof *rext);
-  bool *used = xcalloc((size_t)(conj.len ? conj.len : 1), sizeof *used);
+  dp->inb_pred = arith_simplify(dp->ctx, inb_pred);
+  return true;
+}
+
+/* Whether binding v is an affine sum of the loop vars; *strided when its
+ * coefficients have a gcd above 1 (the binding skips values). */
+static bool binding_is_affine(const DecompPad *dp, TirExpr *v, bool *strided) {
+  int nloops = dp->nloops;
+  const TirVar **lvs = xmalloc((size_t)(nloops ? nloops : 1) * sizeof *lvs);
+  int64_t *co = xcalloc((size_t)(nloops ? nloops : 1), sizeof *co);
+  for (int k = 0; k < nloops; k++) lvs[k] = dp->loops[k]->loop.var;
+  TirExpr *rest = NULL;
+  bool aff = arith_affine(dp->ctx, v, lvs, nloops, co, &rest);
+  int64_t g = 0;
+  for (int k = 0; k < nloops && aff; k++) {
+    int64_t x = co[k] < 0 ? -co[k] : co[k], y = g;
+    while (y) {
+      int64_t t = x % y;
+      x = y;
+      y = t;
+    }
+    g = x;
+  }
+  free(lvs);
+  free(co);
+  *strided = aff && g > 1;
+  return aff;
+}
+
+/* Whether the conjuncts about no single binding (used[c] false) only
+ * restate the realize's own predicate: TVM's iter map fails on others. */
+static bool unused_conjuncts_are_own(const DecompPad *dp, const bool *used) {
+  for (int c = 0; c < dp->conj.len; c++) {
+    if (used[c]) continue;
+    PtrVec rc = {0};
+    if (!sch_is_trivial_pred(dp->realize->realize.pred)) conjuncts(dp->realize->realize.pred, &rc);
+    bool own = false;
+    for (int k = 0; k < rc.len; k++) own |= rc.items[k] == dp->conj.items[c];
+    pv_free(&rc);
+    if (!own) return false;
+  }
+  return true;
+}
+
+/* The in-bound region of each iter (rmin, rext): its binding's range
+ * narrowed by the conjuncts that bound it by constants. */
+static bool compute_inbound_region(DecompPad *dp) {
+  const TirBlock *b = dp->b;
+  ArithCtx *ctx = dp->ctx;
+  int64_t *rmin = dp->rmin = xmalloc((size_t)(b->niters ? b->niters : 1) * sizeof *rmin);
+  int64_t *rext = dp->rext = xmalloc((size_t)(b->niters ? b->niters : 1) * sizeof *rext);
+  bool *used = xcalloc((size_t)(dp->conj.len ? dp->conj.len : 1), sizeof *used);
   bool ok = true, strided = false;
   for (int i = 0; i < b->niters && ok; i++) {
     int64_t lo, hi, dlo, dext;
-    TirExpr *v = realize->realize.values[i];
+    TirExpr *v = dp->realize->realize.values[i];
     if (!arith_const_bounds(ctx, v, &lo, &hi) ||
         !tir_is_const_int(b->iters[i].dom.min, &dlo) ||
         !tir_is_const_int(b->iters[i].dom.extent, &dext)) {
@@ -201,222 +279,232 @@ SchRV sch_decompose_padding(Schedule *s, SchRV block_rv, SchRV loop_rv) {
     /* The binding must not skip values: an affine sum of the loop vars
      * whose coefficients have gcd 1 (TVM: "Strided iteration is not
      * supported"). */
-    {
-      const TirVar **lvs = xmalloc((size_t)(nloops ? nloops : 1) * sizeof *lvs);
-      int64_t *co = xcalloc((size_t)(nloops ? nloops : 1), sizeof *co);
-      for (int k = 0; k < nloops; k++) lvs[k] = loops[k]->loop.var;
-      TirExpr *rest = NULL;
-      bool aff = arith_affine(ctx, v, lvs, nloops, co, &rest);
-      int64_t g = 0;
-      for (int k = 0; k < nloops && aff; k++) {
-        int64_t x = co[k] < 0 ? -co[k] : co[k], y = g;
-        while (y) {
-          int64_t t = x % y;
-          x = y;
-          y = t;
-        }
-        g = x;
-      }
-      free(lvs);
-      free(co);
-      if (!aff || g > 1) {
-        strided = aff;
-        ok = false;
-        break;
-      }
+    if (!binding_is_affine(dp, v, &strided) || strided) {
+      ok = false;
+      break;
     }
     if (dlo > lo) lo = dlo;
     if (dlo + dext < hi) hi = dlo + dext;
-    for (int c = 0; c < conj.len; c++)
-      if (bound_by(ctx, conj.items[c], v, &lo, &hi)) used[c] = true;
+    for (int c = 0; c < dp->conj.len; c++)
+      if (bound_by(ctx, dp->conj.items[c], v, &lo, &hi)) used[c] = true;
     if (hi <= lo) ok = false;
     rmin[i] = lo;
     rext[i] = hi - lo;
   }
-  /* Conjuncts about no single binding: TVM's iter map fails on those too,
-   * unless they only restate the realize's own predicate. */
-  for (int c = 0; c < conj.len && ok; c++) {
-    if (used[c]) continue;
-    PtrVec rc = {0};
-    if (!sch_is_trivial_pred(realize->realize.pred)) conjuncts(realize->realize.pred, &rc);
-    bool own = false;
-    for (int k = 0; k < rc.len; k++) own |= rc.items[k] == conj.items[c];
-    pv_free(&rc);
-    if (!own) ok = false;
-  }
+  if (ok) ok = unused_conjuncts_are_own(dp, used);
   free(used);
   if (!ok) {
-    sch_error(s, 0,
-              "decompose_padding: block '%s' does not match the padding pattern: %s",
-              b->name, strided ? "strided iteration is not supported"
-                               : "its iters are not independently bounded by the padding predicate");
-    free(rmin);
-    free(rext);
+    sch_fail(dp->s, SCH_ERR_BODY_PATTERN, 0,
+             "decompose_padding: block '%s' does not match the padding pattern: %s",
+             b->name, strided ? "strided iteration is not supported"
+                              : "its iters are not independently bounded by the padding predicate");
+    return false;
+  }
+  return true;
+}
+
+/* The constant-filling nest: fresh copies of the loops from the block up
+ * to `loop`, and of the iters. */
+static TirStmt *build_const_nest(const DecompPad *dp, IrHeap *h) {
+  const TirBlock *b = dp->b;
+  const TirStmt *realize = dp->realize, *store = dp->store;
+  ArithCtx *ctx = dp->ctx;
+  IrPtrMap rep;
+  ir_ptrmap_init(&rep);
+  TirBlock cb = *b;
+  char *nmb = xasprintf("%s_pad_const", b->name);
+  cb.name = ir_strdup(h, nmb);
+  free(nmb);
+  cb.iters = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *cb.iters);
+  for (int i = 0; i < b->niters; i++) {
+    cb.iters[i] = b->iters[i];
+    cb.iters[i].var = tir_var(h, b->iters[i].var->name, b->iters[i].var->dtype);
+    ir_ptrmap_put(&rep, b->iters[i].var, tir_var_ref(h, cb.iters[i].var));
+  }
+  TirVar **nv = ir_alloc(h, (size_t)(dp->const_k + 1) * sizeof *nv);
+  for (int k = 0; k <= dp->const_k; k++) {
+    nv[k] = tir_var(h, dp->loops[k]->loop.var->name, dp->loops[k]->loop.var->dtype);
+    ir_ptrmap_put(&rep, dp->loops[k]->loop.var, tir_var_ref(h, nv[k]));
+  }
+  TirExpr **idx = ir_alloc(h, (size_t)(store->store.n ? store->store.n : 1) * sizeof *idx);
+  for (int d = 0; d < store->store.n; d++)
+    idx[d] = arith_simplify(ctx, tir_substitute_expr(h, store->store.idx[d], &rep));
+  TirStmt *st = tir_store(h, store->store.buf, dp->pad, idx, store->store.n);
+  st->span = store->span;
+  cb.body = st;
+  cb.nreads = 0;
+  cb.reads = NULL;
+  cb.writes = ir_alloc(h, sizeof *cb.writes);
+  cb.writes[0] = b->writes[0];
+  cb.writes[0].ranges = ir_alloc(h, (size_t)(b->writes[0].n ? b->writes[0].n : 1) * sizeof(TirRange));
+  for (int d = 0; d < b->writes[0].n; d++) {
+    cb.writes[0].ranges[d].min =
+        arith_simplify(ctx, tir_substitute_expr(h, b->writes[0].ranges[d].min, &rep));
+    cb.writes[0].ranges[d].extent =
+        arith_simplify(ctx, tir_substitute_expr(h, b->writes[0].ranges[d].extent, &rep));
+  }
+  cb.annotations = NULL;
+  cb.allocs = NULL;
+  cb.nallocs = 0;
+  TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
+  for (int i = 0; i < b->niters; i++)
+    vals[i] = tir_substitute_expr(h, realize->realize.values[i], &rep);
+  TirExpr *cp = sch_is_trivial_pred(realize->realize.pred)
+                    ? tir_bool(h, true)
+                    : tir_substitute_expr(h, realize->realize.pred, &rep);
+  TirStmt *blk = tir_block(h, &cb);
+  blk->span = realize->realize.block->span;
+  TirStmt *const_nest = tir_block_realize(h, vals, b->niters, cp, blk);
+  const_nest->span = realize->span;
+  for (int k = 0; k <= dp->const_k; k++) {
+    const_nest = tir_for(h, nv[k], dp->loops[k]->loop.min, dp->loops[k]->loop.extent, TIR_FOR_SERIAL,
+                         NULL, NULL, const_nest);
+    const_nest->span = dp->loops[k]->span;
+  }
+  ir_ptrmap_free(&rep);
+  return const_nest;
+}
+
+/* The in-bound block's iters (nb->iters) and bindings (vals): iter i ranges
+ * over [0, rext[i]) and stands for rmin[i] + it (rep maps it so); a binding
+ * that is a loop var of the single-child chain narrows that loop instead
+ * (lrange: loop var -> its new extent). */
+static void build_inbound_iters(const DecompPad *dp, IrHeap *h, ArithCtx *ic, TirBlock *nb,
+                                TirExpr **vals, IrPtrMap *rep, IrPtrMap *lrange) {
+  const TirBlock *b = dp->b;
+  for (int i = 0; i < b->niters; i++) {
+    DType dt = b->iters[i].var->dtype;
+    nb->iters[i] = b->iters[i];
+    nb->iters[i].dom.min = tir_int(h, dt, 0);
+    nb->iters[i].dom.extent = tir_int(h, dt, dp->rext[i]);
+    TirExpr *mn = tir_int(h, dt, dp->rmin[i]);
+    if (dp->rmin[i] != 0)
+      ir_ptrmap_put(rep, b->iters[i].var, tir_binary(h, TIR_ADD, tir_var_ref(h, b->iters[i].var), mn));
+    TirExpr *v = dp->realize->realize.values[i];
+    int lk = -1;
+    if (v->kind == TIR_VAR)
+      for (int k = 0; k <= dp->inb_k; k++)
+        if (dp->loops[k]->loop.var == v->var) lk = k;
+    if (lk >= 0 && !ir_ptrmap_has(lrange, v->var)) {
+      ir_ptrmap_put(lrange, v->var, nb->iters[i].dom.extent);
+      if (dp->rmin[i] != 0)
+        ir_ptrmap_put(rep, v->var, tir_binary(h, TIR_ADD, tir_var_ref(h, v->var),
+                                               tir_int(h, v->dtype, dp->rmin[i])));
+      arith_bind_range(ic, v->var, tir_int(h, v->dtype, 0), tir_int(h, v->dtype, dp->rext[i]));
+      vals[i] = v;
+    } else {
+      vals[i] = arith_simplify(ic, tir_binary(h, TIR_SUB, v, tir_int(h, v->dtype, dp->rmin[i])));
+    }
+  }
+}
+
+/* The regions of b rewritten through rep (simplified in ic). */
+static TirBufferRegion *build_rewritten_regions(IrHeap *h, ArithCtx *ic, IrPtrMap *rep,
+                                                const TirBufferRegion *olds, int count) {
+  TirBufferRegion *list = ir_alloc(h, (size_t)(count ? count : 1) * sizeof *list);
+  for (int r = 0; r < count; r++) {
+    list[r] = olds[r];
+    list[r].ranges = ir_alloc(h, (size_t)(olds[r].n ? olds[r].n : 1) * sizeof(TirRange));
+    for (int d = 0; d < olds[r].n; d++) {
+      list[r].ranges[d].min = arith_simplify(ic, tir_substitute_expr(h, olds[r].ranges[d].min, rep));
+      list[r].ranges[d].extent =
+          arith_simplify(ic, tir_substitute_expr(h, olds[r].ranges[d].extent, rep));
+    }
+  }
+  return list;
+}
+
+/* The in-bound nest: the block narrowed to the in-bound region, storing
+ * the in-bound value, under the single-child chain (narrowed where a
+ * binding is its loop var). */
+static TirStmt *build_inbound_nest(const DecompPad *dp, IrHeap *h) {
+  const TirBlock *b = dp->b;
+  const TirStmt *realize = dp->realize, *store = dp->store;
+  ArithCtx *ic = arith_new(h);
+  IrPtrMap rep, lrange;
+  ir_ptrmap_init(&rep);
+  ir_ptrmap_init(&lrange);
+  TirBlock nb = *b;
+  nb.iters = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *nb.iters);
+  TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
+  for (int k = 0; k < dp->nloops; k++)
+    arith_bind_range(ic, dp->loops[k]->loop.var, dp->loops[k]->loop.min, dp->loops[k]->loop.extent);
+  build_inbound_iters(dp, h, ic, &nb, vals, &rep, &lrange);
+  for (int i = 0; i < b->niters; i++)
+    arith_bind_range(ic, b->iters[i].var, nb.iters[i].dom.min, nb.iters[i].dom.extent);
+#define RW(e) arith_simplify(ic, tir_substitute_expr(h, (e), &rep))
+  TirExpr **idx = ir_alloc(h, (size_t)(store->store.n ? store->store.n : 1) * sizeof *idx);
+  for (int d = 0; d < store->store.n; d++) idx[d] = RW(store->store.idx[d]);
+  TirStmt *st = tir_store(h, store->store.buf, RW(dp->inb), idx, store->store.n);
+  st->span = store->span;
+  nb.body = st;
+  nb.reads = build_rewritten_regions(h, ic, &rep, b->reads, b->nreads);
+  nb.writes = build_rewritten_regions(h, ic, &rep, b->writes, b->nwrites);
+  TirExpr *np = RW(dp->inb_pred);
+  if (sch_is_trivial_pred(np) || arith_prove(ic, np)) np = tir_bool(h, true);
+#undef RW
+  TirStmt *blk = tir_block(h, &nb);
+  blk->span = realize->realize.block->span;
+  TirStmt *inb_nest = tir_block_realize(h, vals, b->niters, np, blk);
+  inb_nest->span = realize->span;
+  for (int k = 0; k <= dp->inb_k; k++) {
+    TirExpr *ext = ir_ptrmap_get(&lrange, dp->loops[k]->loop.var);
+    TirStmt *f = ir_memdup(h, dp->loops[k], sizeof *dp->loops[k]);
+    f->loop.body = inb_nest;
+    if (ext) f->loop.min = tir_int(h, ext->dtype, 0), f->loop.extent = ext;
+    inb_nest = f;
+  }
+  ir_ptrmap_free(&rep);
+  ir_ptrmap_free(&lrange);
+  arith_free(ic);
+  return inb_nest;
+}
+
+/* Put the in-bound nest in place of its top loop, then the constant
+ * nest right before `loop`.  Returns the new root. */
+static TirStmt *replace_with_padding_nests(const DecompPad *dp, IrHeap *h, TirStmt *const_nest,
+                                           TirStmt *inb_nest) {
+  const SchPath *bp = dp->bp;
+  int d_inb = -1, d_const = dp->at;
+  for (int d = 0; d < bp->n; d++)
+    if (bp->s[d] == dp->loops[dp->inb_k]) d_inb = d;
+  TirStmt *x = inb_nest;
+  for (int d = d_inb; d > d_const; d--) x = sch_replace_child(h, bp->s[d - 1], bp->s[d], x);
+  TirStmt *pair[2] = {const_nest, x};
+  return sch_replace_at(h, bp, d_const, tir_seq(h, pair, 2));
+}
+
+SchRV sch_decompose_padding(Schedule *s, SchRV block_rv, SchRV loop_rv) {
+  SchPath bp = {0}, lp = {0};
+  SchRV res = -1;
+  DecompPad dp = {0};
+  TirStmt *realize = sch_find_block(s, block_rv, "decompose_padding", 0, &bp);
+  if (!realize) goto done;
+  TirStmt *loop = sch_find_loop(s, loop_rv, "decompose_padding", 1, &lp);
+  if (!loop) goto done;
+  dp.s = s, dp.bp = &bp, dp.realize = realize, dp.loop = loop;
+  dp.b = tir_realize_block(realize);
+  if (!check_padding_block(&dp) || !check_loop_chain(&dp)) goto done;
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  if (!compute_inbound_predicate(&dp, h) || !compute_inbound_region(&dp)) {
     ir_module_free(nm);
     goto done;
   }
-  /* The constant-filling nest: fresh copies of the loops from the block up
-   * to `loop`, and of the iters. */
-  TirStmt *const_nest;
-  {
-    IrPtrMap rep;
-    ir_ptrmap_init(&rep);
-    TirBlock cb = *b;
-    cb.name = ir_strdup(h, b->name);
-    {
-      char *nmb = xasprintf("%s_pad_const", b->name);
-      cb.name = ir_strdup(h, nmb);
-      free(nmb);
-    }
-    cb.iters = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *cb.iters);
-    for (int i = 0; i < b->niters; i++) {
-      cb.iters[i] = b->iters[i];
-      cb.iters[i].var = tir_var(h, b->iters[i].var->name, b->iters[i].var->dtype);
-      ir_ptrmap_put(&rep, b->iters[i].var, tir_var_ref(h, cb.iters[i].var));
-    }
-    TirVar **nv = ir_alloc(h, (size_t)(const_k + 1) * sizeof *nv);
-    for (int k = 0; k <= const_k; k++) {
-      nv[k] = tir_var(h, loops[k]->loop.var->name, loops[k]->loop.var->dtype);
-      ir_ptrmap_put(&rep, loops[k]->loop.var, tir_var_ref(h, nv[k]));
-    }
-    TirExpr **idx = ir_alloc(h, (size_t)(store->store.n ? store->store.n : 1) * sizeof *idx);
-    for (int d = 0; d < store->store.n; d++)
-      idx[d] = arith_simplify(ctx, tir_substitute_expr(h, store->store.idx[d], &rep));
-    TirStmt *st = tir_store(h, store->store.buf, pad, idx, store->store.n);
-    st->span = store->span;
-    cb.body = st;
-    cb.nreads = 0;
-    cb.reads = NULL;
-    cb.writes = ir_alloc(h, sizeof *cb.writes);
-    cb.writes[0] = b->writes[0];
-    cb.writes[0].ranges = ir_alloc(h, (size_t)(b->writes[0].n ? b->writes[0].n : 1) * sizeof(TirRange));
-    for (int d = 0; d < b->writes[0].n; d++) {
-      cb.writes[0].ranges[d].min =
-          arith_simplify(ctx, tir_substitute_expr(h, b->writes[0].ranges[d].min, &rep));
-      cb.writes[0].ranges[d].extent =
-          arith_simplify(ctx, tir_substitute_expr(h, b->writes[0].ranges[d].extent, &rep));
-    }
-    cb.annotations = NULL;
-    cb.allocs = NULL;
-    cb.nallocs = 0;
-    TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
-    for (int i = 0; i < b->niters; i++)
-      vals[i] = tir_substitute_expr(h, realize->realize.values[i], &rep);
-    TirExpr *cp = sch_is_trivial_pred(realize->realize.pred)
-                      ? tir_bool(h, true)
-                      : tir_substitute_expr(h, realize->realize.pred, &rep);
-    TirStmt *blk = tir_block(h, &cb);
-    blk->span = realize->realize.block->span;
-    const_nest = tir_block_realize(h, vals, b->niters, cp, blk);
-    const_nest->span = realize->span;
-    for (int k = 0; k <= const_k; k++) {
-      const_nest = tir_for(h, nv[k], loops[k]->loop.min, loops[k]->loop.extent, TIR_FOR_SERIAL,
-                           NULL, NULL, const_nest);
-      const_nest->span = loops[k]->span;
-    }
-    ir_ptrmap_free(&rep);
-  }
-  /* The in-bound nest: iter i ranges over [0, rext[i]) and stands for
-   * rmin[i] + it; a binding that is a loop var of the single-child chain
-   * narrows that loop instead. */
-  TirStmt *inb_nest;
-  {
-    ArithCtx *ic = arith_new(h);
-    IrPtrMap rep, lrange;
-    ir_ptrmap_init(&rep);
-    ir_ptrmap_init(&lrange);
-    TirBlock nb = *b;
-    nb.iters = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *nb.iters);
-    TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
-    for (int k = 0; k < nloops; k++)
-      arith_bind_range(ic, loops[k]->loop.var, loops[k]->loop.min, loops[k]->loop.extent);
-    for (int i = 0; i < b->niters; i++) {
-      DType dt = b->iters[i].var->dtype;
-      nb.iters[i] = b->iters[i];
-      nb.iters[i].dom.min = tir_int(h, dt, 0);
-      nb.iters[i].dom.extent = tir_int(h, dt, rext[i]);
-      TirExpr *mn = tir_int(h, dt, rmin[i]);
-      if (rmin[i] != 0)
-        ir_ptrmap_put(&rep, b->iters[i].var,
-                      tir_binary(h, TIR_ADD, tir_var_ref(h, b->iters[i].var), mn));
-      TirExpr *v = realize->realize.values[i];
-      int lk = -1;
-      if (v->kind == TIR_VAR)
-        for (int k = 0; k <= inb_k; k++)
-          if (loops[k]->loop.var == v->var) lk = k;
-      if (lk >= 0 && !ir_ptrmap_has(&lrange, v->var)) {
-        ir_ptrmap_put(&lrange, v->var, nb.iters[i].dom.extent);
-        if (rmin[i] != 0)
-          ir_ptrmap_put(&rep, v->var, tir_binary(h, TIR_ADD, tir_var_ref(h, v->var),
-                                                  tir_int(h, v->dtype, rmin[i])));
-        arith_bind_range(ic, v->var, tir_int(h, v->dtype, 0), tir_int(h, v->dtype, rext[i]));
-        vals[i] = v;
-      } else {
-        vals[i] = arith_simplify(ic, tir_binary(h, TIR_SUB, v, tir_int(h, v->dtype, rmin[i])));
-      }
-    }
-    for (int i = 0; i < b->niters; i++)
-      arith_bind_range(ic, b->iters[i].var, nb.iters[i].dom.min, nb.iters[i].dom.extent);
-#define RW(e) arith_simplify(ic, tir_substitute_expr(h, (e), &rep))
-    TirExpr **idx = ir_alloc(h, (size_t)(store->store.n ? store->store.n : 1) * sizeof *idx);
-    for (int d = 0; d < store->store.n; d++) idx[d] = RW(store->store.idx[d]);
-    TirStmt *st = tir_store(h, store->store.buf, RW(inb), idx, store->store.n);
-    st->span = store->span;
-    nb.body = st;
-    TirBufferRegion *lists[2] = {NULL, NULL};
-    const TirBufferRegion *olds[2] = {b->reads, b->writes};
-    int counts[2] = {b->nreads, b->nwrites};
-    for (int w = 0; w < 2; w++) {
-      lists[w] = ir_alloc(h, (size_t)(counts[w] ? counts[w] : 1) * sizeof *lists[w]);
-      for (int r = 0; r < counts[w]; r++) {
-        lists[w][r] = olds[w][r];
-        lists[w][r].ranges = ir_alloc(h, (size_t)(olds[w][r].n ? olds[w][r].n : 1) * sizeof(TirRange));
-        for (int d = 0; d < olds[w][r].n; d++) {
-          lists[w][r].ranges[d].min = RW(olds[w][r].ranges[d].min);
-          lists[w][r].ranges[d].extent = RW(olds[w][r].ranges[d].extent);
-        }
-      }
-    }
-    nb.reads = lists[0];
-    nb.writes = lists[1];
-    TirExpr *np = RW(inb_pred);
-    if (sch_is_trivial_pred(np) || arith_prove(ic, np)) np = tir_bool(h, true);
-#undef RW
-    TirStmt *blk = tir_block(h, &nb);
-    blk->span = realize->realize.block->span;
-    inb_nest = tir_block_realize(h, vals, b->niters, np, blk);
-    inb_nest->span = realize->span;
-    for (int k = 0; k <= inb_k; k++) {
-      TirExpr *ext = ir_ptrmap_get(&lrange, loops[k]->loop.var);
-      TirStmt *f = ir_memdup(h, loops[k], sizeof *loops[k]);
-      f->loop.body = inb_nest;
-      if (ext) f->loop.min = tir_int(h, ext->dtype, 0), f->loop.extent = ext;
-      inb_nest = f;
-    }
-    ir_ptrmap_free(&rep);
-    ir_ptrmap_free(&lrange);
-    arith_free(ic);
-  }
-  free(rmin);
-  free(rext);
-  /* Put the in-bound nest in place of its top loop, then the constant
-   * nest right before `loop`. */
-  int d_inb = -1, d_const = at;
-  for (int d = 0; d < bp.n; d++)
-    if (bp.s[d] == loops[inb_k]) d_inb = d;
-  TirStmt *x = inb_nest;
-  for (int d = d_inb; d > d_const; d--) x = sch_replace_child(h, bp.s[d - 1], bp.s[d], x);
-  TirStmt *pair[2] = {const_nest, x};
-  TirStmt *root = sch_replace_at(h, &bp, d_const, tir_seq(h, pair, 2));
+  TirStmt *const_nest = build_const_nest(&dp, h);
+  TirStmt *inb_nest = build_inbound_nest(&dp, h);
+  TirStmt *root = replace_with_padding_nests(&dp, h, const_nest, inb_nest);
   const char *func = s->rvs[block_rv].func;
   sch_commit(s, nm, func, root);
   res = sch_block_rv(s, func, const_nest_realize(const_nest));
   SchVal args[2] = {sch_val_rv(block_rv), sch_val_rv(loop_rv)};
   sch_record(s, "decompose_padding", args, 2, &res, 1);
 done:
-  if (ctx) arith_free(ctx);
-  pv_free(&conj);
-  free(loops);
+  if (dp.ctx) arith_free(dp.ctx);
+  pv_free(&dp.conj);
+  free(dp.loops);
+  free(dp.rmin);
+  free(dp.rext);
   sch_path_free(&bp);
   sch_path_free(&lp);
   return res;
@@ -548,31 +636,24 @@ static const TirStmt *other_realize(TirStmt *st, const TirStmt *realize) {
   return NULL;
 }
 
-int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
-  SchPath bp = {0};
-  PtrVec sibs = {0};
-  int rc = -1;
-  TirStmt *realize = sch_find_block(s, block_rv, "pad_einsum", 0, &bp);
-  if (!realize) goto done;
-  const TirBlock *b = tir_realize_block(realize);
-  int si = sch_block_scope_index(s, "pad_einsum", &bp);
-  if (si < 0) goto done;
-  TirStmt *scope = bp.s[si];
-  sch_scope_blocks(scope, &sibs);
-  if (!sch_check_stage_pipeline(s, "pad_einsum", 0, &sibs, b)) goto done;
+/* The padding is one positive integer per block iter. */
+static bool check_padding_factors(Schedule *s, const TirBlock *b, const int64_t *padding, int n) {
   bool ok = n == b->niters;
   for (int i = 0; i < n && ok; i++) ok = padding[i] > 0;
-  if (!ok) {
-    StrBuf ps;
-    sb_init(&ps);
-    for (int i = 0; i < n; i++) sb_printf(&ps, "%s%lld", i ? ", " : "", (long long)padding[i]);
-    sch_error(s, 1,
-              "pad_einsum: the padding of block '%s' must be a list of %d positive integers (one "
-              "per block iter), got [%s]",
-              b->name, b->niters, ps.data ? ps.data : "");
-    sb_free(&ps);
-    goto done;
-  }
+  if (ok) return true;
+  StrBuf ps;
+  sb_init(&ps);
+  for (int i = 0; i < n; i++) sb_printf(&ps, "%s%lld", i ? ", " : "", (long long)padding[i]);
+  sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+           "pad_einsum: the padding of block '%s' must be a list of %d positive integers (one "
+           "per block iter), got [%s]",
+           b->name, b->niters, ps.data ? ps.data : "");
+  sb_free(&ps);
+  return false;
+}
+
+/* Each buffer is accessed once, at a point of block vars or constants. */
+static bool check_einsum_pattern(Schedule *s, const TirBlock *b) {
   for (int w = 0; w < 2; w++) {
     const TirBufferRegion *rs = w ? b->writes : b->reads;
     int nr = w ? b->nwrites : b->nreads;
@@ -582,24 +663,28 @@ int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
       for (int k = 0; k < b->nreads; k++) dup |= (w || k < i) && b->reads[k].buffer == rs[i].buffer;
       for (int k = 0; k < i && w; k++) dup |= b->writes[k].buffer == rs[i].buffer;
       if (dup) {
-        sch_error(s, 0,
-                  "pad_einsum: block '%s' is not a computation of Einsum pattern: buffer '%s' is "
-                  "accessed more than once",
-                  b->name, rs[i].buffer->name);
-        goto done;
+        sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+                 "pad_einsum: block '%s' is not a computation of Einsum pattern: buffer '%s' is "
+                 "accessed more than once",
+                 b->name, rs[i].buffer->name);
+        return false;
       }
       if (rs[i].n > 16 || !einsum_point(&rs[i], vars)) {
-        sch_error(s, 0,
-                  "pad_einsum: block '%s' is not a computation of Einsum pattern: the region of "
-                  "'%s' is not a single point at block vars or constants",
-                  b->name, rs[i].buffer->name);
-        goto done;
+        sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+                 "pad_einsum: block '%s' is not a computation of Einsum pattern: the region of "
+                 "'%s' is not a single point at block vars or constants",
+                 b->name, rs[i].buffer->name);
+        return false;
       }
     }
   }
-  /* The padded outputs are copied back whole: the block must write all of
-   * each output (its iters over the whole dimensions they index; not, e.g.,
-   * a loop_partition piece writing rows 13..15). */
+  return true;
+}
+
+/* The padded outputs are copied back whole: the block must write all of
+ * each output (its iters over the whole dimensions they index; not, e.g.,
+ * a loop_partition piece writing rows 13..15). */
+static bool check_writes_whole_outputs(Schedule *s, const TirBlock *b) {
   for (int i = 0; i < b->nwrites; i++) {
     TirVar *vars[16];
     einsum_point(&b->writes[i], vars);
@@ -612,131 +697,178 @@ int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
                            tir_is_const_int(b->writes[i].buffer->shape[d], &shp) && mn == 0 && ext == shp
                      : !vars[d] && tir_is_one(b->writes[i].buffer->shape[d]);
       if (!full) {
-        sch_error(s, 0,
-                  "pad_einsum: block '%s' does not write all of buffer '%s' (dimension %d), which "
-                  "the copy back of its padded buffer would overwrite",
-                  b->name, b->writes[i].buffer->name, d);
-        goto done;
+        sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
+                 "pad_einsum: block '%s' does not write all of buffer '%s' (dimension %d), which "
+                 "the copy back of its padded buffer would overwrite",
+                 b->name, b->writes[i].buffer->name, d);
+        return false;
       }
     }
   }
-  /* The block's loop nest is rewritten (its loops padded, its buffers
-   * replaced): it must hold no other block. */
-  {
-    TirStmt *body = scope->block.body;
-    int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
-    TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
-    for (int i = 0; i < nitems; i++) {
-      if (!sch_contains(items[i], realize)) continue;
-      const TirStmt *o = other_realize(items[i], realize);
-      if (o) {
-        sch_error(s, 0,
-                  "pad_einsum: the loop nest of block '%s' also holds block '%s'; only a block "
-                  "alone in its loop nest can be padded",
-                  b->name, tir_realize_block(o)->name);
-        goto done;
-      }
+  return true;
+}
+
+/* The block's loop nest is rewritten (its loops padded, its buffers
+ * replaced): it must hold no other block. */
+static bool check_alone_in_nest(Schedule *s, const TirStmt *scope, const TirStmt *realize) {
+  TirStmt *body = scope->block.body;
+  int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+  for (int i = 0; i < nitems; i++) {
+    if (!sch_contains(items[i], realize)) continue;
+    const TirStmt *o = other_realize(items[i], realize);
+    if (o) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "pad_einsum: the loop nest of block '%s' also holds block '%s'; only a block "
+               "alone in its loop nest can be padded",
+               tir_realize_block(realize)->name, tir_realize_block(o)->name);
+      return false;
     }
   }
-  {
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    ArithCtx *ctx = arith_new(h);
-    PadCtx pc;
-    ir_ptrmap_init(&pc.iter_ext);
-    ir_ptrmap_init(&pc.loop_ext);
-    ir_ptrmap_init(&pc.bufs);
-    for (int i = 0; i < n; i++) {
-      TirExpr *dom = b->iters[i].dom.extent;
-      TirExpr *p = tir_int(h, dom->dtype, padding[i]);
-      TirExpr *num = tir_binary(h, TIR_ADD, dom, tir_int(h, dom->dtype, padding[i] - 1));
-      TirExpr *nd = arith_simplify(ctx, tir_binary(h, TIR_MUL, tir_binary(h, TIR_FLOORDIV, num, p), p));
-      if (arith_can_prove_equal(ctx, nd, dom)) continue;
-      ir_ptrmap_put(&pc.iter_ext, b->iters[i].var, nd);
-      TirExpr *v = realize->realize.values[i];
-      if (v->kind == TIR_VAR) {
-        ir_ptrmap_put(&pc.iter_ext, v->var, nd);
-        ir_ptrmap_put(&pc.loop_ext, v->var, nd);
-      }
+  return true;
+}
+
+/* The padded extent of each iter that padding changes (pc->iter_ext), and
+ * of the loop bound to it directly (pc->loop_ext). */
+static void compute_padded_extents(IrHeap *h, ArithCtx *ctx, const TirStmt *realize,
+                                   const int64_t *padding, int n, PadCtx *pc) {
+  const TirBlock *b = tir_realize_block(realize);
+  for (int i = 0; i < n; i++) {
+    TirExpr *dom = b->iters[i].dom.extent;
+    TirExpr *p = tir_int(h, dom->dtype, padding[i]);
+    TirExpr *num = tir_binary(h, TIR_ADD, dom, tir_int(h, dom->dtype, padding[i] - 1));
+    TirExpr *nd = arith_simplify(ctx, tir_binary(h, TIR_MUL, tir_binary(h, TIR_FLOORDIV, num, p), p));
+    if (arith_can_prove_equal(ctx, nd, dom)) continue;
+    ir_ptrmap_put(&pc->iter_ext, b->iters[i].var, nd);
+    TirExpr *v = realize->realize.values[i];
+    if (v->kind == TIR_VAR) {
+      ir_ptrmap_put(&pc->iter_ext, v->var, nd);
+      ir_ptrmap_put(&pc->loop_ext, v->var, nd);
     }
-    /* Padded buffers and their copy nests: reads before the block's
-     * statement, write-backs after it. */
-    PtrVec before = {0}, after = {0}, allocs = {0};
-    for (int w = 0; w < 2; w++) {
-      const TirBufferRegion *rs = w ? b->writes : b->reads;
-      int nr = w ? b->nwrites : b->nreads;
-      for (int i = 0; i < nr; i++) {
-        TirVar *vars[16];
-        einsum_point(&rs[i], vars);
-        bool needs = false;
-        for (int d = 0; d < rs[i].n; d++) needs |= vars[d] && ir_ptrmap_has(&pc.iter_ext, vars[d]);
-        if (!needs) continue;
-        TirBuffer *buf = rs[i].buffer;
-        TirExpr **shape = ir_alloc(h, (size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
-        for (int d = 0; d < buf->ndim; d++) {
-          TirExpr *ext = vars[d] ? ir_ptrmap_get(&pc.iter_ext, vars[d]) : NULL;
-          shape[d] = !vars[d] ? tir_int(h, rs[i].ranges[d].min->dtype, 1) : ext ? ext : buf->shape[d];
-        }
-        char *pn = xasprintf("%s_pad", buf->name);
-        TirBuffer *pb = tir_buffer(h, ir_strdup(h, pn), buf->dtype, shape, buf->ndim, buf->scope);
-        free(pn);
-        ir_ptrmap_put(&pc.bufs, buf, pb);
-        pv_push(&allocs, pb);
-        if (w == 0) pv_push(&before, pad_copy_nest(h, ctx, buf, pb, pb, pb->name, true));
-        else pv_push(&after, pad_copy_nest(h, ctx, pb, buf, buf, pb->name, false));
-      }
-    }
-    TirStmt *body = scope->block.body;
-    int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
-    TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
-    int pos = -1;
-    for (int i = 0; i < nitems && pos < 0; i++)
-      if (sch_contains(items[i], realize)) pos = i;
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    m.ctx = &pc;
-    m.buffer = pad_buffer_hook;
-    m.stmt[TIR_S_FOR] = pad_for;
-    m.stmt[TIR_S_BLOCK] = pad_block;
-    TirStmt *mid = tir_mutate_stmt(&m, items[pos]);
-    tir_mutator_free(&m);
-    int total = nitems + before.len + after.len;
-    TirStmt **ns = ir_alloc(h, (size_t)total * sizeof *ns);
-    int k = 0;
-    for (int i = 0; i < nitems; i++) {
-      if (i != pos) {
-        ns[k++] = items[i];
-        continue;
-      }
-      for (int j = 0; j < before.len; j++) ns[k++] = before.items[j];
-      ns[k++] = mid;
-      for (int j = 0; j < after.len; j++) ns[k++] = after.items[j];
-    }
-    TirStmt *nsc = ir_memdup(h, scope, sizeof *scope);
-    nsc->block.body = tir_seq(h, ns, k);
-    nsc->block.allocs = ir_alloc(h, (size_t)(scope->block.nallocs + allocs.len) * sizeof(TirBuffer *));
-    if (scope->block.nallocs)
-      memcpy(nsc->block.allocs, scope->block.allocs, (size_t)scope->block.nallocs * sizeof(TirBuffer *));
-    for (int j = 0; j < allocs.len; j++) nsc->block.allocs[scope->block.nallocs + j] = allocs.items[j];
-    nsc->block.nallocs = scope->block.nallocs + allocs.len;
-    TirStmt *root = sch_replace_at(h, &bp, si, nsc);
-    pv_free(&before);
-    pv_free(&after);
-    pv_free(&allocs);
-    ir_ptrmap_free(&pc.iter_ext);
-    ir_ptrmap_free(&pc.loop_ext);
-    ir_ptrmap_free(&pc.bufs);
-    arith_free(ctx);
-    sch_commit(s, nm, s->rvs[block_rv].func, root);
-    SchVal pv = sch_val_none();
-    pv.kind = SV_LIST;
-    pv.n = n;
-    pv.items = xmalloc((size_t)(n ? n : 1) * sizeof *pv.items);
-    for (int i = 0; i < n; i++) pv.items[i] = sch_val_int(padding[i]);
-    SchVal args[2] = {sch_val_rv(block_rv), pv};
-    sch_record(s, "pad_einsum", args, 2, NULL, 0);
-    rc = 0;
   }
+}
+
+/* Padded buffers (pc->bufs, allocs) and their copy nests: reads before the
+ * block's statement, write-backs after it. */
+static void build_padded_buffers(IrHeap *h, ArithCtx *ctx, const TirBlock *b, PadCtx *pc,
+                                 PtrVec *before, PtrVec *after, PtrVec *allocs) {
+  for (int w = 0; w < 2; w++) {
+    const TirBufferRegion *rs = w ? b->writes : b->reads;
+    int nr = w ? b->nwrites : b->nreads;
+    for (int i = 0; i < nr; i++) {
+      TirVar *vars[16];
+      einsum_point(&rs[i], vars);
+      bool needs = false;
+      for (int d = 0; d < rs[i].n; d++) needs |= vars[d] && ir_ptrmap_has(&pc->iter_ext, vars[d]);
+      if (!needs) continue;
+      TirBuffer *buf = rs[i].buffer;
+      TirExpr **shape = ir_alloc(h, (size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
+      for (int d = 0; d < buf->ndim; d++) {
+        TirExpr *ext = vars[d] ? ir_ptrmap_get(&pc->iter_ext, vars[d]) : NULL;
+        shape[d] = !vars[d] ? tir_int(h, rs[i].ranges[d].min->dtype, 1) : ext ? ext : buf->shape[d];
+      }
+      char *pn = xasprintf("%s_pad", buf->name);
+      TirBuffer *pb = tir_buffer(h, ir_strdup(h, pn), buf->dtype, shape, buf->ndim, buf->scope);
+      free(pn);
+      ir_ptrmap_put(&pc->bufs, buf, pb);
+      pv_push(allocs, pb);
+      if (w == 0) pv_push(before, pad_copy_nest(h, ctx, buf, pb, pb, pb->name, true));
+      else pv_push(after, pad_copy_nest(h, ctx, pb, buf, buf, pb->name, false));
+    }
+  }
+}
+
+/* The scope block with the block's nest padded (loops, iters, buffers) and
+ * the copy nests around it, allocating the padded buffers. */
+static TirStmt *build_padded_scope(IrHeap *h, const TirStmt *scope, const TirStmt *realize,
+                                   PadCtx *pc, const PtrVec *before, const PtrVec *after,
+                                   const PtrVec *allocs) {
+  TirStmt *body = scope->block.body;
+  int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  TirStmt **items = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+  int pos = -1;
+  for (int i = 0; i < nitems && pos < 0; i++)
+    if (sch_contains(items[i], realize)) pos = i;
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.ctx = pc;
+  m.buffer = pad_buffer_hook;
+  m.stmt[TIR_S_FOR] = pad_for;
+  m.stmt[TIR_S_BLOCK] = pad_block;
+  TirStmt *mid = tir_mutate_stmt(&m, items[pos]);
+  tir_mutator_free(&m);
+  int total = nitems + before->len + after->len;
+  TirStmt **ns = ir_alloc(h, (size_t)total * sizeof *ns);
+  int k = 0;
+  for (int i = 0; i < nitems; i++) {
+    if (i != pos) {
+      ns[k++] = items[i];
+      continue;
+    }
+    for (int j = 0; j < before->len; j++) ns[k++] = before->items[j];
+    ns[k++] = mid;
+    for (int j = 0; j < after->len; j++) ns[k++] = after->items[j];
+  }
+  TirStmt *nsc = ir_memdup(h, scope, sizeof *scope);
+  nsc->block.body = tir_seq(h, ns, k);
+  nsc->block.allocs = ir_alloc(h, (size_t)(scope->block.nallocs + allocs->len) * sizeof(TirBuffer *));
+  if (scope->block.nallocs)
+    memcpy(nsc->block.allocs, scope->block.allocs, (size_t)scope->block.nallocs * sizeof(TirBuffer *));
+  for (int j = 0; j < allocs->len; j++) nsc->block.allocs[scope->block.nallocs + j] = allocs->items[j];
+  nsc->block.nallocs = scope->block.nallocs + allocs->len;
+  return nsc;
+}
+
+/* The scope with the block padded; returns the new root. */
+static TirStmt *replace_scope_padded(IrHeap *h, const SchPath *bp, int si, const TirStmt *realize,
+                                     const int64_t *padding, int n) {
+  const TirStmt *scope = bp->s[si];
+  ArithCtx *ctx = arith_new(h);
+  PadCtx pc;
+  ir_ptrmap_init(&pc.iter_ext);
+  ir_ptrmap_init(&pc.loop_ext);
+  ir_ptrmap_init(&pc.bufs);
+  compute_padded_extents(h, ctx, realize, padding, n, &pc);
+  PtrVec before = {0}, after = {0}, allocs = {0};
+  build_padded_buffers(h, ctx, tir_realize_block(realize), &pc, &before, &after, &allocs);
+  TirStmt *nsc = build_padded_scope(h, scope, realize, &pc, &before, &after, &allocs);
+  TirStmt *root = sch_replace_at(h, bp, si, nsc);
+  pv_free(&before);
+  pv_free(&after);
+  pv_free(&allocs);
+  ir_ptrmap_free(&pc.iter_ext);
+  ir_ptrmap_free(&pc.loop_ext);
+  ir_ptrmap_free(&pc.bufs);
+  arith_free(ctx);
+  return root;
+}
+
+int sch_pad_einsum(Schedule *s, SchRV block_rv, const int64_t *padding, int n) {
+  SchPath bp = {0};
+  PtrVec sibs = {0};
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, block_rv, "pad_einsum", 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  int si = sch_block_scope_index(s, "pad_einsum", &bp);
+  if (si < 0) goto done;
+  TirStmt *scope = bp.s[si];
+  sch_scope_blocks(scope, &sibs);
+  if (!sch_check_stage_pipeline(s, "pad_einsum", 0, &sibs, b)) goto done;
+  if (!check_padding_factors(s, b, padding, n) || !check_einsum_pattern(s, b) ||
+      !check_writes_whole_outputs(s, b) || !check_alone_in_nest(s, scope, realize))
+    goto done;
+  IrModule *nm = sch_begin(s);
+  TirStmt *root = replace_scope_padded(nm->heap, &bp, si, realize, padding, n);
+  sch_commit(s, nm, s->rvs[block_rv].func, root);
+  SchVal pv = sch_val_none();
+  pv.kind = SV_LIST;
+  pv.n = n;
+  pv.items = xmalloc((size_t)(n ? n : 1) * sizeof *pv.items);
+  for (int i = 0; i < n; i++) pv.items[i] = sch_val_int(padding[i]);
+  SchVal args[2] = {sch_val_rv(block_rv), pv};
+  sch_record(s, "pad_einsum", args, 2, NULL, 0);
+  rc = 0;
 done:
   pv_free(&sibs);
   sch_path_free(&bp);
