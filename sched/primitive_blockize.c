@@ -109,6 +109,46 @@ static TirExpr *extent_of(TirStmt *const *loops, int n, const TirVar *v) {
   return NULL;
 }
 
+/* Divides one affine binding of iter iv, given as the pieces sp[0..np) of
+ * its iter split (largest scale first), by the inner loops (vars ivars):
+ * the pieces over inner loops must be a dense suffix whose extent divides
+ * the iter's; false when the binding is not divisible so. */
+static bool compute_affine_division(ArithCtx *ctx, const ArithIterSplit *sp, int np, const TirIterVar *iv,
+                                    DType t, TirVar *const *ivars, TirStmt *const *inner_loops, int ninner,
+                                    TirStmt *const *outer_loops, int nouter, IterDiv *d) {
+  IrHeap *h = arith_heap(ctx);
+  /* Pieces from the largest scale to the smallest: outer ones first. */
+  int m = 0;
+  while (m < np && sp[m].var && !uses_any_var(tir_var_ref(h, (TirVar *)sp[m].var), ivars, ninner)) m++;
+  int64_t expect = 1;
+  for (int j = np - 1; j >= m; j--) {
+    int64_t sc, ext;
+    if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || !tir_is_const_int(sp[j].extent, &ext) ||
+        sc != expect || !extent_of(inner_loops, ninner, sp[j].var))
+      return false;
+    expect *= ext;
+  }
+  int64_t inner_ext = expect, dom_ext;
+  if (!tir_is_const_int(iv->dom.extent, &dom_ext) || dom_ext % inner_ext) return false;
+  TirExpr *outer = NULL, *inner = NULL;
+  for (int j = 0; j < m; j++) {
+    int64_t sc;
+    if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || sc % inner_ext) return false;
+    outer = add_term(ctx, outer, piece_expr(h, &sp[j], extent_of(outer_loops, nouter, sp[j].var)),
+                     sc / inner_ext);
+  }
+  for (int j = m; j < np; j++) {
+    int64_t sc = 1;
+    tir_is_const_int(sp[j].scale, &sc);
+    inner = add_term(ctx, inner, piece_expr(h, &sp[j], extent_of(inner_loops, ninner, sp[j].var)), sc);
+  }
+  if (!outer) outer = tir_int(h, t, 0);
+  if (!inner) inner = tir_int(h, t, 0);
+  *d = (IterDiv){arith_simplify(ctx, outer), tir_int(h, t, dom_ext / inner_ext),
+                 arith_simplify(ctx, inner), tir_int(h, t, inner_ext)};
+  return true;
+}
+
 /* Divides the realize's bindings by the inner loops; false when they are
  * not divisible.  The outer/inner predicates are the realize's predicate
  * when it uses only outer / only inner loop vars. */
@@ -162,44 +202,11 @@ static bool divide_bindings(ArithCtx *ctx, const TirStmt *realize, TirStmt *cons
       ok = false;
       break;
     }
-    /* Pieces from the largest scale to the smallest: outer ones first. */
-    const ArithIterSplit *sp = im.splits[k];
-    int np = im.nsplits[k], m = 0;
-    while (m < np && sp[m].var && !uses_any_var(tir_var_ref(h, (TirVar *)sp[m].var), ivars, ninner)) m++;
-    int64_t expect = 1;
-    for (int j = np - 1; j >= m && ok; j--) {
-      int64_t sc, ext;
-      if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || !tir_is_const_int(sp[j].extent, &ext) ||
-          sc != expect || !extent_of(inner_loops, ninner, sp[j].var))
-        ok = false;
-      else
-        expect *= ext;
-    }
-    int64_t inner_ext = expect, dom_ext;
-    if (!ok || !tir_is_const_int(iv->dom.extent, &dom_ext) || dom_ext % inner_ext) {
+    if (!compute_affine_division(ctx, im.splits[k], im.nsplits[k], iv, t, ivars, inner_loops, ninner,
+                                 outer_loops, nouter, d)) {
       ok = false;
       break;
     }
-    TirExpr *outer = NULL, *inner = NULL;
-    for (int j = 0; j < m && ok; j++) {
-      int64_t sc;
-      if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || sc % inner_ext) {
-        ok = false;
-        break;
-      }
-      outer = add_term(ctx, outer, piece_expr(h, &sp[j], extent_of(outer_loops, nouter, sp[j].var)),
-                       sc / inner_ext);
-    }
-    for (int j = m; j < np && ok; j++) {
-      int64_t sc = 1;
-      tir_is_const_int(sp[j].scale, &sc);
-      inner = add_term(ctx, inner, piece_expr(h, &sp[j], extent_of(inner_loops, ninner, sp[j].var)), sc);
-    }
-    if (!ok) break;
-    if (!outer) outer = tir_int(h, t, 0);
-    if (!inner) inner = tir_int(h, t, 0);
-    *d = (IterDiv){arith_simplify(ctx, outer), tir_int(h, t, dom_ext / inner_ext),
-                   arith_simplify(ctx, inner), tir_int(h, t, inner_ext)};
   }
   arith_iter_map_free(&im);
   return ok;

@@ -137,6 +137,58 @@ static TirStmt *region_copy(IrHeap *h, const char *name, const TirRange *reg, Ti
   return st;
 }
 
+/* The statement bp.s[at] (moved: it, using the cache) between the copy-in
+ * rd and the copy-back wr in its parent, rebuilt up to the scope block,
+ * which allocates cbuf; the new root. */
+static TirStmt *replace_inplace_stages(IrHeap *h, const SchPath *bp, int scope_i, int at, TirStmt *rd,
+                                       TirStmt *moved, TirStmt *wr, TirBuffer *cbuf) {
+  TirStmt *parent = bp->s[at - 1];
+  TirStmt *nparent;
+  if (parent->kind == TIR_S_SEQ) {
+    int n = parent->seq.n, k = 0;
+    TirStmt **items = ir_alloc(h, (size_t)(n + 2) * sizeof *items);
+    for (int i = 0; i < n; i++) {
+      if (parent->seq.stmts[i] != bp->s[at]) {
+        items[k++] = parent->seq.stmts[i];
+        continue;
+      }
+      items[k++] = rd;
+      items[k++] = moved;
+      items[k++] = wr;
+    }
+    nparent = tir_seq(h, items, n + 2);
+  } else {
+    TirStmt *three[3] = {rd, moved, wr};
+    TirStmt **items = ir_alloc(h, sizeof three);
+    memcpy(items, three, sizeof three);
+    TirStmt *seq = tir_seq(h, items, 3);
+    if (parent->kind == TIR_S_FOR) {
+      nparent = sch_for_with_body(h, parent, seq);
+    } else { /* the scope block itself */
+      TirBlock nb = parent->block;
+      nb.body = seq;
+      nparent = tir_block(h, &nb);
+      nparent->span = parent->span;
+    }
+  }
+  /* Rebuild up to the scope block, then give it the allocation. */
+  SchPath up = {0};
+  for (int d = 0; d <= scope_i; d++) sch_path_push(&up, bp->s[d]);
+  TirStmt *scope_blk = bp->s[scope_i];
+  TirStmt *nscope;
+  if (at - 1 == scope_i) {
+    nscope = scope_with(h, nparent, nparent->block.body, cbuf);
+  } else {
+    TirStmt *cur = nparent;
+    for (int d = at - 2; d > scope_i; d--) cur = sch_replace_child(h, bp->s[d], bp->s[d + 1], cur);
+    TirStmt *body = cur;
+    nscope = scope_with(h, scope_blk, body, cbuf);
+  }
+  TirStmt *root = sch_replace_at(h, &up, scope_i, nscope);
+  sch_path_free(&up);
+  return root;
+}
+
 int sch_cache_inplace(Schedule *s, SchRV block, int read_buffer_index, const char *storage_scope,
                       SchRV out[2]) {
   const char *prim = "cache_inplace";
@@ -178,50 +230,7 @@ int sch_cache_inplace(Schedule *s, SchRV block, int read_buffer_index, const cha
   TirStmt *rd = region_copy(h, cbuf->name, bound_region(h, realize, buf, false), buf, cbuf, pred, &rd_realize);
   TirStmt *wr = region_copy(h, cbuf->name, bound_region(h, realize, buf, true), cbuf, buf, pred, &wr_realize);
   TirStmt *moved = swap_in(h, bp.s[at], buf, cbuf);
-  TirStmt *parent = bp.s[at - 1];
-  TirStmt *nparent;
-  if (parent->kind == TIR_S_SEQ) {
-    int n = parent->seq.n, k = 0;
-    TirStmt **items = ir_alloc(h, (size_t)(n + 2) * sizeof *items);
-    for (int i = 0; i < n; i++) {
-      if (parent->seq.stmts[i] != bp.s[at]) {
-        items[k++] = parent->seq.stmts[i];
-        continue;
-      }
-      items[k++] = rd;
-      items[k++] = moved;
-      items[k++] = wr;
-    }
-    nparent = tir_seq(h, items, n + 2);
-  } else {
-    TirStmt *three[3] = {rd, moved, wr};
-    TirStmt **items = ir_alloc(h, sizeof three);
-    memcpy(items, three, sizeof three);
-    TirStmt *seq = tir_seq(h, items, 3);
-    if (parent->kind == TIR_S_FOR) {
-      nparent = sch_for_with_body(h, parent, seq);
-    } else { /* the scope block itself */
-      TirBlock nb = parent->block;
-      nb.body = seq;
-      nparent = tir_block(h, &nb);
-      nparent->span = parent->span;
-    }
-  }
-  /* Rebuild up to the scope block, then give it the allocation. */
-  SchPath up = {0};
-  for (int d = 0; d <= scope_i; d++) sch_path_push(&up, bp.s[d]);
-  TirStmt *scope_blk = bp.s[scope_i];
-  TirStmt *nscope;
-  if (at - 1 == scope_i) {
-    nscope = scope_with(h, nparent, nparent->block.body, cbuf);
-  } else {
-    TirStmt *cur = nparent;
-    for (int d = at - 2; d > scope_i; d--) cur = sch_replace_child(h, bp.s[d], bp.s[d + 1], cur);
-    TirStmt *body = cur;
-    nscope = scope_with(h, scope_blk, body, cbuf);
-  }
-  TirStmt *root = sch_replace_at(h, &up, scope_i, nscope);
-  sch_path_free(&up);
+  TirStmt *root = replace_inplace_stages(h, &bp, scope_i, at, rd, moved, wr, cbuf);
   sch_commit(s, nm, func, root);
   out[0] = sch_block_rv(s, func, rd_realize);
   out[1] = sch_block_rv(s, func, wr_realize);
