@@ -109,6 +109,46 @@ static TirExpr *extent_of(TirStmt *const *loops, int n, const TirVar *v) {
   return NULL;
 }
 
+/* Divides one affine binding of iter iv, given as the pieces sp[0..np) of
+ * its iter split (largest scale first), by the inner loops (vars ivars):
+ * the pieces over inner loops must be a dense suffix whose extent divides
+ * the iter's; false when the binding is not divisible so. */
+static bool compute_affine_division(ArithCtx *ctx, const ArithIterSplit *sp, int np, const TirIterVar *iv,
+                                    DType t, TirVar *const *ivars, TirStmt *const *inner_loops, int ninner,
+                                    TirStmt *const *outer_loops, int nouter, IterDiv *d) {
+  IrHeap *h = arith_heap(ctx);
+  /* Pieces from the largest scale to the smallest: outer ones first. */
+  int m = 0;
+  while (m < np && sp[m].var && !uses_any_var(tir_var_ref(h, (TirVar *)sp[m].var), ivars, ninner)) m++;
+  int64_t expect = 1;
+  for (int j = np - 1; j >= m; j--) {
+    int64_t sc, ext;
+    if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || !tir_is_const_int(sp[j].extent, &ext) ||
+        sc != expect || !extent_of(inner_loops, ninner, sp[j].var))
+      return false;
+    expect *= ext;
+  }
+  int64_t inner_ext = expect, dom_ext;
+  if (!tir_is_const_int(iv->dom.extent, &dom_ext) || dom_ext % inner_ext) return false;
+  TirExpr *outer = NULL, *inner = NULL;
+  for (int j = 0; j < m; j++) {
+    int64_t sc;
+    if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || sc % inner_ext) return false;
+    outer = add_term(ctx, outer, piece_expr(h, &sp[j], extent_of(outer_loops, nouter, sp[j].var)),
+                     sc / inner_ext);
+  }
+  for (int j = m; j < np; j++) {
+    int64_t sc = 1;
+    tir_is_const_int(sp[j].scale, &sc);
+    inner = add_term(ctx, inner, piece_expr(h, &sp[j], extent_of(inner_loops, ninner, sp[j].var)), sc);
+  }
+  if (!outer) outer = tir_int(h, t, 0);
+  if (!inner) inner = tir_int(h, t, 0);
+  *d = (IterDiv){arith_simplify(ctx, outer), tir_int(h, t, dom_ext / inner_ext),
+                 arith_simplify(ctx, inner), tir_int(h, t, inner_ext)};
+  return true;
+}
+
 /* Divides the realize's bindings by the inner loops; false when they are
  * not divisible.  The outer/inner predicates are the realize's predicate
  * when it uses only outer / only inner loop vars. */
@@ -162,44 +202,11 @@ static bool divide_bindings(ArithCtx *ctx, const TirStmt *realize, TirStmt *cons
       ok = false;
       break;
     }
-    /* Pieces from the largest scale to the smallest: outer ones first. */
-    const ArithIterSplit *sp = im.splits[k];
-    int np = im.nsplits[k], m = 0;
-    while (m < np && sp[m].var && !uses_any_var(tir_var_ref(h, (TirVar *)sp[m].var), ivars, ninner)) m++;
-    int64_t expect = 1;
-    for (int j = np - 1; j >= m && ok; j--) {
-      int64_t sc, ext;
-      if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || !tir_is_const_int(sp[j].extent, &ext) ||
-          sc != expect || !extent_of(inner_loops, ninner, sp[j].var))
-        ok = false;
-      else
-        expect *= ext;
-    }
-    int64_t inner_ext = expect, dom_ext;
-    if (!ok || !tir_is_const_int(iv->dom.extent, &dom_ext) || dom_ext % inner_ext) {
+    if (!compute_affine_division(ctx, im.splits[k], im.nsplits[k], iv, t, ivars, inner_loops, ninner,
+                                 outer_loops, nouter, d)) {
       ok = false;
       break;
     }
-    TirExpr *outer = NULL, *inner = NULL;
-    for (int j = 0; j < m && ok; j++) {
-      int64_t sc;
-      if (!sp[j].var || !tir_is_const_int(sp[j].scale, &sc) || sc % inner_ext) {
-        ok = false;
-        break;
-      }
-      outer = add_term(ctx, outer, piece_expr(h, &sp[j], extent_of(outer_loops, nouter, sp[j].var)),
-                       sc / inner_ext);
-    }
-    for (int j = m; j < np && ok; j++) {
-      int64_t sc = 1;
-      tir_is_const_int(sp[j].scale, &sc);
-      inner = add_term(ctx, inner, piece_expr(h, &sp[j], extent_of(inner_loops, ninner, sp[j].var)), sc);
-    }
-    if (!ok) break;
-    if (!outer) outer = tir_int(h, t, 0);
-    if (!inner) inner = tir_int(h, t, 0);
-    *d = (IterDiv){arith_simplify(ctx, outer), tir_int(h, t, dom_ext / inner_ext),
-                   arith_simplify(ctx, inner), tir_int(h, t, inner_ext)};
   }
   arith_iter_map_free(&im);
   return ok;
@@ -470,50 +477,39 @@ static void bind_loops(ArithCtx *ctx, TirStmt *const *loops, int n) {
 
 /* ------------------------------------------------------ blockize(loop) */
 
-/* Builds the outer realize for blockize(loop) (shared with tensorize);
- * reports errors as prim.  *old_key / *old_name identify the inner block's
- * old handle; *inner_out receives the new inner block. */
-TirStmt *sch_blockize_build(Schedule *s, IrHeap *h, TirStmt *loop, const SchPath *lp,
-                            bool preserve_unit_iters, const char *prim, const TirBlock **old_block,
-                            const TirBlock **inner_out) {
+/* The nest from `loop` down to its only block: its loops go to inner_loops
+ * (at most 64), and the block's realize is returned (NULL after an error
+ * when the subtree is not a nest of loops around one block). */
+static const TirStmt *check_blockize_nest(Schedule *s, TirStmt *loop, const char *prim,
+                                          TirStmt **inner_loops, int *ninner) {
   int nr = count_realizes(loop->loop.body);
   if (nr != 1) {
-    sch_error(s, 0, "%s: loop '%s' must have exactly one block in its subtree (it has %d)", prim,
-              sch_loop_name(loop), nr);
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "%s: loop '%s' must have exactly one block in its subtree (it has %d)", prim,
+             sch_loop_name(loop), nr);
     return NULL;
   }
-  TirStmt *inner_loops[64];
-  int ninner = 0;
+  *ninner = 0;
   TirStmt *cur = loop;
-  while (cur->kind == TIR_S_FOR && ninner < 64) {
-    inner_loops[ninner++] = cur;
+  while (cur->kind == TIR_S_FOR && *ninner < 64) {
+    inner_loops[(*ninner)++] = cur;
     cur = cur->loop.body;
   }
   if (cur->kind != TIR_S_BLOCK_REALIZE) {
-    sch_error(s, 0, "%s: the subtree of loop '%s' must be a nest of loops around one block", prim,
-              sch_loop_name(loop));
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "%s: the subtree of loop '%s' must be a nest of loops around one block", prim,
+             sch_loop_name(loop));
     return NULL;
   }
-  const TirStmt *realize = cur;
-  const TirBlock *b = tir_realize_block(realize);
-  TirStmt *outer_loops[64];
-  int nouter = 0;
-  int scope = sch_scope_index(lp, lp->n - 1);
-  for (int d = scope + 1; d < lp->n - 1 && nouter < 64; d++)
-    if (lp->s[d]->kind == TIR_S_FOR) outer_loops[nouter++] = lp->s[d];
-  ArithCtx *ctx = arith_new(h);
-  bind_loops(ctx, outer_loops, nouter);
-  bind_loops(ctx, inner_loops, ninner);
-  IterDiv *div = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *div);
-  TirExpr *opred, *ipred;
-  TirStmt *res = NULL;
-  if (!divide_bindings(ctx, realize, outer_loops, nouter, inner_loops, ninner, div,
-                       &opred, &ipred)) {
-    sch_error(s, 0, "%s: the bindings of the inner block '%s' can not be blockized by the loops "
-                    "starting at '%s'",
-              prim, b->name, sch_loop_name(loop));
-    goto done;
-  }
+  return cur;
+}
+
+/* The block's iters and init allow the division div of its bindings by the
+ * loops from `loop` (inner_loops); false after an error. */
+static bool check_blockize_division(Schedule *s, ArithCtx *ctx, const TirBlock *b, const IterDiv *div,
+                                    TirStmt *const *inner_loops, int ninner, const TirStmt *loop,
+                                    const char *prim) {
+  IrHeap *h = arith_heap(ctx);
   /* The iters are divided into outer * inner_extent + inner from 0 (an iter
    * narrowed by loop_partition to [3, 11) would get an outer iter over
    * [0, 8) bound to values from 3). */
@@ -522,20 +518,22 @@ TirStmt *sch_blockize_build(Schedule *s, IrHeap *h, TirStmt *loop, const SchPath
       StrBuf ms;
       sb_init(&ms);
       print_tir_expr(&ms, b->iters[k].dom.min);
-      sch_error(s, 0, "%s: the domain of iter '%s' of block '%s' starts at %s, not at 0", prim,
-                b->iters[k].var->name, b->name, ms.data);
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: the domain of iter '%s' of block '%s' starts at %s, not at 0", prim,
+               b->iters[k].var->name, b->name, ms.data);
       sb_free(&ms);
-      goto done;
+      return false;
     }
   /* An init is split into an outer one over the data-parallel iters: a
    * block with other iters (opaque after rolling_buffer) is not a
    * reduction block whose init can be (TVM's reduction block). */
   for (int k = 0; k < b->niters && b->init; k++)
     if (b->iters[k].type != TIR_ITER_SPATIAL && b->iters[k].type != TIR_ITER_REDUCE) {
-      sch_error(s, 0, "%s: block '%s' has an init and the iter '%s', neither data-parallel nor a "
-                      "reduction; it is not a reduction block",
-                prim, b->name, b->iters[k].var->name);
-      goto done;
+      sch_fail(s, SCH_ERR_REDUCTION, 0,
+               "%s: block '%s' has an init and the iter '%s', neither data-parallel nor a "
+               "reduction; it is not a reduction block",
+               prim, b->name, b->iters[k].var->name);
+      return false;
     }
   /* The outer block runs the init before the inner loops: the inner part of
    * every reduce iter must start there at 0, where the block's init would
@@ -548,12 +546,23 @@ TirStmt *sch_blockize_build(Schedule *s, IrHeap *h, TirStmt *loop, const SchPath
     TirExpr *first = tir_substitute_expr(h, div[k].inner, &at_min);
     ir_ptrmap_free(&at_min);
     if (!arith_prove(ctx, tir_binary(h, TIR_EQ, first, tir_int(h, first->dtype, 0)))) {
-      sch_error(s, 0, "%s: the reduce iter '%s' of block '%s' does not start at the start of its "
-                      "domain in the loops from '%s'; the block's init would not run first",
-                prim, b->iters[k].var->name, b->name, sch_loop_name(loop));
-      goto done;
+      sch_fail(s, SCH_ERR_REDUCTION, 0,
+               "%s: the reduce iter '%s' of block '%s' does not start at the start of its "
+               "domain in the loops from '%s'; the block's init would not run first",
+               prim, b->iters[k].var->name, b->name, sch_loop_name(loop));
+      return false;
     }
   }
+  return true;
+}
+
+/* The outer realize `<block>_o` around the inner loops and the divided
+ * inner block (*inner_out). */
+static TirStmt *build_blockize_outer(ArithCtx *ctx, const TirStmt *realize, const IterDiv *div,
+                                     TirExpr *opred, TirExpr *ipred, TirStmt *const *inner_loops,
+                                     int ninner, bool preserve_unit_iters, const TirBlock **inner_out) {
+  IrHeap *h = arith_heap(ctx);
+  const TirBlock *b = tir_realize_block(realize);
   Divided dv;
   arith_push(ctx);
   build_inner(ctx, realize, div, ipred, opred, preserve_unit_iters, NULL, &dv);
@@ -585,11 +594,45 @@ TirStmt *sch_blockize_build(Schedule *s, IrHeap *h, TirStmt *loop, const SchPath
   }
   TirStmt *oblk = tir_block(h, &ob);
   oblk->span = realize->realize.block->span;
-  res = tir_block_realize(h, dv.outer_vals, dv.nouter, dv.outer_pred, oblk);
+  TirStmt *res = tir_block_realize(h, dv.outer_vals, dv.nouter, dv.outer_pred, oblk);
   res->span = realize->span;
-  *old_block = b;
   *inner_out = tir_realize_block(dv.inner_realize);
-done:
+  return res;
+}
+
+/* Builds the outer realize for blockize(loop) (shared with tensorize);
+ * reports errors as prim.  *old_block receives the inner block's old
+ * version (whose handles follow it); *inner_out receives the new inner block. */
+TirStmt *sch_blockize_build(Schedule *s, IrHeap *h, TirStmt *loop, const SchPath *lp,
+                            bool preserve_unit_iters, const char *prim, const TirBlock **old_block,
+                            const TirBlock **inner_out) {
+  TirStmt *inner_loops[64];
+  int ninner = 0;
+  const TirStmt *realize = check_blockize_nest(s, loop, prim, inner_loops, &ninner);
+  if (!realize) return NULL;
+  const TirBlock *b = tir_realize_block(realize);
+  TirStmt *outer_loops[64];
+  int nouter = 0;
+  int scope = sch_scope_index(lp, lp->n - 1);
+  for (int d = scope + 1; d < lp->n - 1 && nouter < 64; d++)
+    if (lp->s[d]->kind == TIR_S_FOR) outer_loops[nouter++] = lp->s[d];
+  ArithCtx *ctx = arith_new(h);
+  bind_loops(ctx, outer_loops, nouter);
+  bind_loops(ctx, inner_loops, ninner);
+  IterDiv *div = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *div);
+  TirExpr *opred, *ipred;
+  TirStmt *res = NULL;
+  if (!divide_bindings(ctx, realize, outer_loops, nouter, inner_loops, ninner, div,
+                       &opred, &ipred)) {
+    sch_fail(s, SCH_ERR_NOT_AFFINE, 0,
+             "%s: the bindings of the inner block '%s' can not be blockized by the loops "
+             "starting at '%s'",
+             prim, b->name, sch_loop_name(loop));
+  } else if (check_blockize_division(s, ctx, b, div, inner_loops, ninner, loop, prim)) {
+    res = build_blockize_outer(ctx, realize, div, opred, ipred, inner_loops, ninner,
+                               preserve_unit_iters, inner_out);
+    *old_block = b;
+  }
   free(div);
   arith_free(ctx);
   return res;
@@ -626,29 +669,44 @@ SchRV sch_blockize(Schedule *s, SchRV loop, bool preserve_unit_iters) {
 
 /* ---------------------------------------------------- blockize(blocks) */
 
-SchRV sch_blockize_blocks(Schedule *s, const SchRV *blocks, int n, bool preserve_unit_iters) {
-  const char *prim = "blockize";
-  SchRV res = -1;
-  SchPath *paths = xcalloc((size_t)(n ? n : 1), sizeof *paths);
-  IrModule *nm = NULL;
-  ArithCtx *ctx = NULL;
-  IterDiv *div = NULL;
-  const char *func = NULL;
+/* The listed blocks and where they sit. */
+typedef struct BlockizeSites {
+  SchPath *paths;   /* one per block */
+  int n;
+  int lca;          /* depth of their lowest common ancestor on every path */
+  TirStmt *seqst;   /* that ancestor when it is a sequence, else NULL */
+  int first, last;  /* positions of the blocks' subtrees in seqst */
+} BlockizeSites;
+
+/* What the divided blocks give the outer block. */
+typedef struct BlockizeParts {
+  TirStmt **bodies;              /* per block: its inner loops around its inner block */
+  const TirBlock **olds, **news; /* per block: the old and the new inner block */
+  TirBufferRegion *rds, *wrs;    /* the relaxed regions of all the blocks */
+  int nrds, caprds, nwrs, capwrs;
+  Divided first_dv;              /* the first block's division: the outer iters */
+  StrBuf name;                   /* `outer_b1_b2_` */
+} BlockizeParts;
+
+/* The blocks are distinct, not nested, and consecutive siblings whose
+ * subtrees hold one block each; fills bs (false after an error). */
+static bool check_blockize_blocks(Schedule *s, const SchRV *blocks, int n, const char *prim,
+                                  BlockizeSites *bs) {
+  SchPath *paths = bs->paths;
   if (n < 1) {
-    sch_error(s, 0, "%s: expects a loop or a non-empty list of blocks", prim);
-    goto done;
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0, "%s: expects a loop or a non-empty list of blocks", prim);
+    return false;
   }
   for (int i = 0; i < n; i++) {
-    if (!sch_find_block(s, blocks[i], prim, 0, &paths[i])) goto done;
-    if (sch_block_scope_index(s, prim, &paths[i]) < 0) goto done;
+    if (!sch_find_block(s, blocks[i], prim, 0, &paths[i])) return false;
+    if (sch_block_scope_index(s, prim, &paths[i]) < 0) return false;
     for (int j = 0; j < i; j++)
       if (paths[j].s[paths[j].n - 1] == paths[i].s[paths[i].n - 1]) {
-        sch_error(s, 0, "%s: block '%s' is listed twice", prim,
-                  tir_realize_block(paths[i].s[paths[i].n - 1])->name);
-        goto done;
+        sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0, "%s: block '%s' is listed twice", prim,
+                 tir_realize_block(paths[i].s[paths[i].n - 1])->name);
+        return false;
       }
   }
-  func = s->rvs[blocks[0]].func;
   /* The lowest common ancestor: the deepest statement on every path (for
    * one block, its parent). */
   int lca = 0;
@@ -664,157 +722,187 @@ SchRV sch_blockize_blocks(Schedule *s, const SchRV *blocks, int n, bool preserve
     lca--;
   }
   if (lca < 0 || (n > 1 && paths[0].s[lca + 1] == paths[1].s[lca + 1])) {
-    sch_error(s, 0, "%s: the blocks must not be nested in one another", prim);
-    goto done;
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: the blocks must not be nested in one another", prim);
+    return false;
   }
+  bs->lca = lca;
   TirStmt *anc = paths[0].s[lca];
-  TirStmt *seqst = anc->kind == TIR_S_SEQ ? anc : NULL;
+  TirStmt *seqst = bs->seqst = anc->kind == TIR_S_SEQ ? anc : NULL;
   if (n > 1 && !seqst) {
-    sch_error(s, 0, "%s: the blocks must be siblings under one loop or block", prim);
-    goto done;
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: the blocks must be siblings under one loop or block", prim);
+    return false;
   }
   /* Positions of the blocks' subtrees in the sequence: consecutive, in order. */
-  int first = -1, last = -1;
-  if (seqst) {
-    for (int i = 0; i < n; i++) {
-      int pos = -1;
-      for (int k = 0; k < seqst->seq.n; k++)
-        if (seqst->seq.stmts[k] == paths[i].s[lca + 1]) pos = k;
-      if (pos < 0 || (i > 0 && pos != last + 1)) {
-        sch_error(s, 0, "%s: the blocks must be consecutive siblings, in program order", prim);
-        goto done;
-      }
-      if (i == 0) first = pos;
-      last = pos;
+  bs->first = bs->last = -1;
+  if (!seqst) return true;
+  for (int i = 0; i < n; i++) {
+    int pos = -1;
+    for (int k = 0; k < seqst->seq.n; k++)
+      if (seqst->seq.stmts[k] == paths[i].s[lca + 1]) pos = k;
+    if (pos < 0 || (i > 0 && pos != bs->last + 1)) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: the blocks must be consecutive siblings, in program order", prim);
+      return false;
     }
-    for (int k = first; k <= last; k++)
-      if (count_realizes(seqst->seq.stmts[k]) != 1) {
-        sch_error(s, 0, "%s: the subtrees of the blocks must hold one block each", prim);
-        goto done;
-      }
+    if (i == 0) bs->first = pos;
+    bs->last = pos;
   }
+  for (int k = bs->first; k <= bs->last; k++)
+    if (count_realizes(seqst->seq.stmts[k]) != 1) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: the subtrees of the blocks must hold one block each",
+               prim);
+      return false;
+    }
+  return true;
+}
+
+/* Divides block i by the loops between it and the common ancestor and adds
+ * its inner nest, regions and name to pt (false after an error). */
+static bool build_blockize_part(Schedule *s, ArithCtx *ctx, const BlockizeSites *bs, int i,
+                                TirStmt *const *outer_loops, int nouter, bool preserve_unit_iters,
+                                const char *prim, BlockizeParts *pt) {
+  IrHeap *h = arith_heap(ctx);
+  const SchPath *p = &bs->paths[i];
+  TirStmt *realize = p->s[p->n - 1];
+  const TirBlock *b = tir_realize_block(realize);
+  TirStmt *inner_loops[64];
+  int ninner = 0;
+  for (int d = bs->lca + 1; d < p->n - 1 && ninner < 64; d++) {
+    if (p->s[d]->kind != TIR_S_FOR) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: the statements between the blocks and their common ancestor must be loops", prim);
+      return false;
+    }
+    inner_loops[ninner++] = p->s[d];
+  }
+  arith_push(ctx);
+  bind_loops(ctx, inner_loops, ninner);
+  IterDiv *div = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *div);
+  TirExpr *opred, *ipred;
+  Divided dv;
+  bool ok = divide_bindings(ctx, realize, outer_loops, nouter, inner_loops, ninner, div, &opred,
+                            &ipred) &&
+            build_inner(ctx, realize, div, ipred, opred, preserve_unit_iters, i ? &pt->first_dv : NULL, &dv);
+  free(div);
+  if (!ok) {
+    arith_pop(ctx);
+    sch_fail(s, SCH_ERR_NOT_AFFINE, 0,
+             "%s: the bindings of the inner block '%s' can not be blockized by the loops "
+             "starting at '%s'",
+             prim, b->name, ninner ? sch_loop_name(inner_loops[0]) : b->name);
+    return false;
+  }
+  if (dv.subst.init && dv.outer_reduce) {
+    arith_pop(ctx);
+    sch_fail(s, SCH_ERR_REDUCTION, 0,
+             "%s: block '%s' would need an outer reduction; blockize of several blocks "
+             "allows no reduce iter in the outer block",
+             prim, b->name);
+    return false;
+  }
+  if (i == 0) pt->first_dv = dv;
+  if (dv.subst.init) { /* all reduce iters inner: the inner block keeps its init */
+    TirBlock ib = *tir_realize_block(dv.inner_realize);
+    ib.init = dv.subst.init;
+    dv.inner_realize = sch_realize_with(h, dv.inner_realize, &ib, NULL, NULL);
+  }
+  TirBufferRegion *r = relax_regions(ctx, dv.subst.reads, dv.subst.nreads);
+  TirBufferRegion *w = relax_regions(ctx, dv.subst.writes, dv.subst.nwrites);
+  arith_pop(ctx);
+  VEC_RESERVE(pt->rds, pt->caprds, pt->nrds + dv.subst.nreads + 1);
+  memcpy(pt->rds + pt->nrds, r, (size_t)dv.subst.nreads * sizeof *pt->rds);
+  pt->nrds += dv.subst.nreads;
+  VEC_RESERVE(pt->wrs, pt->capwrs, pt->nwrs + dv.subst.nwrites + 1);
+  memcpy(pt->wrs + pt->nwrs, w, (size_t)dv.subst.nwrites * sizeof *pt->wrs);
+  pt->nwrs += dv.subst.nwrites;
+  sb_printf(&pt->name, "%s_", b->name);
+  TirStmt *body = dv.inner_realize;
+  for (int k = ninner - 1; k >= 0; k--) body = sch_for_with_body(h, inner_loops[k], body);
+  pt->bodies[i] = body;
+  pt->olds[i] = b;
+  pt->news[i] = tir_realize_block(dv.inner_realize);
+  return true;
+}
+
+/* The outer block over the parts replaces the blocks' subtrees; commits nm
+ * and returns the outer realize. */
+static TirStmt *replace_blockize_blocks(Schedule *s, IrModule *nm, ArithCtx *ctx, const BlockizeSites *bs,
+                                        const BlockizeParts *pt, const char *func) {
+  IrHeap *h = nm->heap;
+  const SchPath *p0 = &bs->paths[0];
+  TirBlock ob = {0};
+  ob.name = ir_strdup(h, pt->name.data);
+  ob.iters = pt->first_dv.outer_iters;
+  ob.niters = pt->first_dv.nouter;
+  ob.reads = union_regions(ctx, pt->rds, pt->nrds, &ob.nreads);
+  ob.writes = union_regions(ctx, pt->wrs, pt->nwrs, &ob.nwrites);
+  ob.body = tir_seq(h, pt->bodies, bs->n);
+  TirStmt *oblk = tir_block(h, &ob);
+  TirStmt *outer =
+      tir_block_realize(h, pt->first_dv.outer_vals, pt->first_dv.nouter, pt->first_dv.outer_pred, oblk);
+  outer->span = oblk->span = p0->s[p0->n - 1]->span;
+  /* Replace the consecutive subtrees by the new block. */
+  TirStmt *root;
+  const TirStmt *seqst = bs->seqst;
+  if (seqst) {
+    int cnt = seqst->seq.n - (bs->last - bs->first);
+    TirStmt **items = xmalloc((size_t)cnt * sizeof *items);
+    int c = 0;
+    for (int k = 0; k < seqst->seq.n; k++) {
+      if (k == bs->first) items[c++] = outer;
+      else if (k < bs->first || k > bs->last) items[c++] = seqst->seq.stmts[k];
+    }
+    TirStmt *ns = tir_seq(h, items, cnt);
+    free(items);
+    root = sch_replace_at(h, p0, bs->lca, ns);
+  } else {
+    root = sch_replace_at(h, p0, bs->lca + 1, outer);
+  }
+  sch_commit(s, nm, func, root);
+  return outer;
+}
+
+SchRV sch_blockize_blocks(Schedule *s, const SchRV *blocks, int n, bool preserve_unit_iters) {
+  const char *prim = "blockize";
+  SchRV res = -1;
+  BlockizeSites bs = {0};
+  bs.paths = xcalloc((size_t)(n ? n : 1), sizeof *bs.paths);
+  bs.n = n;
+  BlockizeParts pt = {0};
+  sb_init(&pt.name);
+  IrModule *nm = NULL;
+  ArithCtx *ctx = NULL;
+  if (!check_blockize_blocks(s, blocks, n, prim, &bs)) goto done;
+  const char *func = s->rvs[blocks[0]].func;
   nm = sch_begin(s);
   IrHeap *h = nm->heap;
   ctx = arith_new(h);
   TirStmt *outer_loops[64];
   int nouter = 0;
-  int scope = sch_scope_index(&paths[0], lca + 1);
-  for (int d = scope + 1; d <= lca && nouter < 64; d++)
-    if (paths[0].s[d]->kind == TIR_S_FOR) outer_loops[nouter++] = paths[0].s[d];
+  int scope = sch_scope_index(&bs.paths[0], bs.lca + 1);
+  for (int d = scope + 1; d <= bs.lca && nouter < 64; d++)
+    if (bs.paths[0].s[d]->kind == TIR_S_FOR) outer_loops[nouter++] = bs.paths[0].s[d];
   bind_loops(ctx, outer_loops, nouter);
-  TirStmt **bodies = ir_alloc(h, (size_t)n * sizeof *bodies);
-  const TirBlock **olds = ir_alloc(h, (size_t)n * sizeof *olds), **news = ir_alloc(h, (size_t)n * sizeof *news);
-  TirBufferRegion *rds = NULL, *wrs = NULL;
-  int nrds = 0, nwrs = 0;
-  Divided first_dv = {0};
-  StrBuf name;
-  sb_init(&name);
-  sb_puts(&name, "outer_");
-  for (int i = 0; i < n; i++) {
-    SchPath *p = &paths[i];
-    TirStmt *realize = p->s[p->n - 1];
-    const TirBlock *b = tir_realize_block(realize);
-    TirStmt *inner_loops[64];
-    int ninner = 0;
-    for (int d = lca + 1; d < p->n - 1 && ninner < 64; d++) {
-      if (p->s[d]->kind != TIR_S_FOR) {
-        sch_error(s, 0, "%s: the statements between the blocks and their common ancestor must be loops", prim);
-        sb_free(&name);
-        goto fail;
-      }
-      inner_loops[ninner++] = p->s[d];
-    }
-    arith_push(ctx);
-    bind_loops(ctx, inner_loops, ninner);
-    free(div);
-    div = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *div);
-    TirExpr *opred, *ipred;
-    Divided dv;
-    bool ok = divide_bindings(ctx, realize, outer_loops, nouter, inner_loops, ninner, div, &opred,
-                              &ipred) &&
-              build_inner(ctx, realize, div, ipred, opred, preserve_unit_iters, i ? &first_dv : NULL, &dv);
-    if (!ok) {
-      arith_pop(ctx);
-      sch_error(s, 0, "%s: the bindings of the inner block '%s' can not be blockized by the loops "
-                      "starting at '%s'",
-                prim, b->name, ninner ? sch_loop_name(inner_loops[0]) : b->name);
-      sb_free(&name);
-      goto fail;
-    }
-    if (dv.subst.init && dv.outer_reduce) {
-      arith_pop(ctx);
-      sch_error(s, 0, "%s: block '%s' would need an outer reduction; blockize of several blocks "
-                      "allows no reduce iter in the outer block",
-                prim, b->name);
-      sb_free(&name);
-      goto fail;
-    }
-    if (i == 0) first_dv = dv;
-    if (dv.subst.init) { /* all reduce iters inner: the inner block keeps its init */
-      TirBlock ib = *tir_realize_block(dv.inner_realize);
-      ib.init = dv.subst.init;
-      dv.inner_realize = sch_realize_with(h, dv.inner_realize, &ib, NULL, NULL);
-    }
-    TirBufferRegion *r = relax_regions(ctx, dv.subst.reads, dv.subst.nreads);
-    TirBufferRegion *w = relax_regions(ctx, dv.subst.writes, dv.subst.nwrites);
-    arith_pop(ctx);
-    rds = xrealloc(rds, (size_t)(nrds + dv.subst.nreads + 1) * sizeof *rds);
-    memcpy(rds + nrds, r, (size_t)dv.subst.nreads * sizeof *rds);
-    nrds += dv.subst.nreads;
-    wrs = xrealloc(wrs, (size_t)(nwrs + dv.subst.nwrites + 1) * sizeof *wrs);
-    memcpy(wrs + nwrs, w, (size_t)dv.subst.nwrites * sizeof *wrs);
-    nwrs += dv.subst.nwrites;
-    sb_printf(&name, "%s_", b->name);
-    TirStmt *body = dv.inner_realize;
-    for (int k = ninner - 1; k >= 0; k--) body = sch_for_with_body(h, inner_loops[k], body);
-    bodies[i] = body;
-    olds[i] = b;
-    news[i] = tir_realize_block(dv.inner_realize);
-  }
-  {
-    TirBlock ob = {0};
-    ob.name = ir_strdup(h, name.data);
-    sb_free(&name);
-    ob.iters = first_dv.outer_iters;
-    ob.niters = first_dv.nouter;
-    ob.reads = union_regions(ctx, rds, nrds, &ob.nreads);
-    ob.writes = union_regions(ctx, wrs, nwrs, &ob.nwrites);
-    ob.body = tir_seq(h, bodies, n);
-    TirStmt *oblk = tir_block(h, &ob);
-    TirStmt *outer = tir_block_realize(h, first_dv.outer_vals, first_dv.nouter, first_dv.outer_pred, oblk);
-    outer->span = oblk->span = paths[0].s[paths[0].n - 1]->span;
-    /* Replace the consecutive subtrees by the new block. */
-    TirStmt *root;
-    if (seqst) {
-      int cnt = seqst->seq.n - (last - first);
-      TirStmt **items = xmalloc((size_t)cnt * sizeof *items);
-      int c = 0;
-      for (int k = 0; k < seqst->seq.n; k++) {
-        if (k == first) items[c++] = outer;
-        else if (k < first || k > last) items[c++] = seqst->seq.stmts[k];
-      }
-      TirStmt *ns = tir_seq(h, items, cnt);
-      free(items);
-      root = sch_replace_at(h, &paths[0], lca, ns);
-    } else {
-      root = sch_replace_at(h, &paths[0], lca + 1, outer);
-    }
-    sch_commit(s, nm, func, root);
-    nm = NULL;
-    for (int i = 0; i < n; i++) sch_rekey_block_handles(s, olds[i], news[i]);
-    res = sch_block_rv(s, func, outer);
-    SchVal args[2] = {sch_val_rv_list(blocks, n), sch_val_bool(preserve_unit_iters)};
-    sch_record(s, prim, args, 2, &res, 1);
-  }
-fail:
-  free(rds);
-  free(wrs);
+  pt.bodies = ir_alloc(h, (size_t)n * sizeof *pt.bodies);
+  pt.olds = ir_alloc(h, (size_t)n * sizeof *pt.olds);
+  pt.news = ir_alloc(h, (size_t)n * sizeof *pt.news);
+  sb_puts(&pt.name, "outer_");
+  for (int i = 0; i < n; i++)
+    if (!build_blockize_part(s, ctx, &bs, i, outer_loops, nouter, preserve_unit_iters, prim, &pt)) goto done;
+  TirStmt *outer = replace_blockize_blocks(s, nm, ctx, &bs, &pt, func);
+  nm = NULL;
+  for (int i = 0; i < n; i++) sch_rekey_block_handles(s, pt.olds[i], pt.news[i]);
+  res = sch_block_rv(s, func, outer);
+  SchVal args[2] = {sch_val_rv_list(blocks, n), sch_val_bool(preserve_unit_iters)};
+  sch_record(s, prim, args, 2, &res, 1);
 done:
   if (nm) ir_module_free(nm);
   if (ctx) arith_free(ctx);
-  free(div);
-  for (int i = 0; i < n; i++) sch_path_free(&paths[i]);
-  free(paths);
+  free(pt.rds);
+  free(pt.wrs);
+  sb_free(&pt.name);
+  for (int i = 0; i < n; i++) sch_path_free(&bs.paths[i]);
+  free(bs.paths);
   return res;
 }
 

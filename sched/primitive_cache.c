@@ -22,10 +22,10 @@ bool sch_check_stage_pipeline(Schedule *s, const char *prim, int argi, const Ptr
       for (int j = i + 1; j < sibs->len; j++) {
         const TirBlock *y = tir_realize_block(sibs->items[j]);
         if (!sch_block_writes(y, x->writes[w].buffer)) continue;
-        sch_error(s, argi,
-                  "%s: the scope root of block '%s' is not a stage pipeline (buffer '%s' is "
-                  "written by blocks '%s' and '%s')",
-                  prim, b->name, x->writes[w].buffer->name, x->name, y->name);
+        sch_fail(s, SCH_ERR_DATAFLOW, argi,
+                 "%s: the scope root of block '%s' is not a stage pipeline (buffer '%s' is "
+                 "written by blocks '%s' and '%s')",
+                 prim, b->name, x->writes[w].buffer->name, x->name, y->name);
         return false;
       }
   }
@@ -226,6 +226,181 @@ static bool in_list(const PtrVec *v, const void *p) {
   return false;
 }
 
+/* The buffer that read (cache_read) or write (cache_write) index `index`
+ * of block b names; NULL after an error (an invalid scope or index). */
+static TirBuffer *check_cache_buffer(Schedule *s, const char *prim, CacheKind kind, const TirBlock *b, int index,
+                                     const char *scope) {
+  if (!sch_valid_storage_scope(scope)) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the storage scope \"%s\" is invalid", prim, scope);
+    return NULL;
+  }
+  int nregs = kind == CACHE_READ ? b->nreads : b->nwrites;
+  if (index < 0 || index >= nregs) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim, index, nregs,
+             kind == CACHE_READ ? "reads" : "writes", b->name);
+    return NULL;
+  }
+  return kind == CACHE_READ ? b->reads[index].buffer : b->writes[index].buffer;
+}
+
+/* The only block of the scope (sibs) writing buf (cache_write: the block
+ * itself) into *writer, and the blocks redirected (cache_read) or served by
+ * the write-back (cache_write) into targets; false after an error. */
+static bool compute_cache_users(Schedule *s, const char *prim, CacheKind kind, TirStmt *realize,
+                                const TirBuffer *buf, const PtrVec *sibs, const PtrVec *listed,
+                                TirStmt **writer_out, PtrVec *targets) {
+  TirStmt *writer = NULL;
+  for (int i = 0; i < sibs->len; i++) {
+    const TirBlock *o = tir_realize_block(sibs->items[i]);
+    if (!sch_block_writes(o, buf)) continue;
+    if (writer) {
+      sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1,
+               "%s: buffer '%s' is written by more than one block ('%s' and '%s'); it may "
+               "be written by a single block only",
+               prim, buf->name, tir_realize_block(writer)->name, o->name);
+      return false;
+    }
+    writer = sibs->items[i];
+  }
+  if (kind == CACHE_WRITE) writer = realize;
+  /* The blocks redirected (cache_read) or served by the write-back (cache_write). */
+  if (kind == CACHE_READ && listed->len) {
+    for (int i = 0; i < listed->len; i++) pv_push(targets, listed->items[i]);
+  } else {
+    for (int i = 0; i < sibs->len; i++)
+      if (sibs->items[i] != writer && sch_block_reads(tir_realize_block(sibs->items[i]), buf) &&
+          !in_list(listed, sibs->items[i]))
+        pv_push(targets, sibs->items[i]);
+  }
+  *writer_out = writer;
+  return true;
+}
+
+/* The block (the last of bp) may have its access of buf cached: not read
+ * and written by it (cache_read), nor reduced over a loop outside the scope
+ * or updated in place (cache_write).  False after an error. */
+static bool check_cache_block(Schedule *s, const char *prim, CacheKind kind, const SchPath *bp, int scope_i,
+                              const TirStmt *writer, const TirBuffer *buf) {
+  const TirStmt *realize = bp->s[bp->n - 1];
+  const TirBlock *b = tir_realize_block(realize);
+  if (kind == CACHE_READ && writer == realize) {
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1, "%s: block '%s' both reads and writes buffer '%s'", prim, b->name,
+             buf->name);
+    return false;
+  }
+  if (kind == CACHE_WRITE && !sch_check_reduce_below_scope(s, prim, bp, scope_i, "cache")) return false;
+  if (kind == CACHE_WRITE && !b->init && sch_block_reads(b, buf)) {
+    /* (A reduction's init writes the cache before the update reads it.) */
+    sch_fail(s, SCH_ERR_UNSUPPORTED, 1,
+             "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
+             "cache would not hold its old contents (use cache_inplace)",
+             prim, b->name, buf->name);
+    return false;
+  }
+  return true;
+}
+
+/* Where the stage goes: inside the writer's loop nest (nest) when a target
+ * shares it, else at index *pos among the scope body's items.  False after
+ * an error. */
+static bool compute_cache_position(Schedule *s, const char *prim, CacheKind kind, const TirStmt *scope_blk,
+                                   const TirStmt *writer, const TirBuffer *buf, const PtrVec *targets,
+                                   NestLoc *nest, int *pos) {
+  TirStmt *body = scope_blk->block.body;
+  TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+  int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  *pos = 0;
+  if (!writer) return true;
+  int wi = top_index(kids, nkids, writer);
+  for (int i = 0; i < targets->len; i++)
+    if (top_index(kids, nkids, targets->items[i]) == wi) {
+      /* A reader in the writer's loop nest: the stage goes inside it. */
+      nest_locate(body, writer, targets, nest);
+      if (nest->q <= 0) {
+        sch_fail(s, SCH_ERR_DATAFLOW, 0,
+                 "%s: block '%s' and a reader of buffer '%s' share a loop nest but no "
+                 "sequence of statements orders them",
+                 prim, tir_realize_block(writer)->name, buf->name);
+        return false;
+      }
+      break;
+    }
+  /* pos: before the first consumer after the writer (or right after it). */
+  int first = nkids + 1;
+  for (int i = 0; i < targets->len; i++) {
+    int ci = top_index(kids, nkids, targets->items[i]);
+    if (ci > wi && ci < first) first = ci;
+  }
+  /* No reader to serve: a write-back goes last, as TVM places it. */
+  *pos = first <= nkids ? first : kind == CACHE_WRITE ? nkids : wi + 1;
+  return true;
+}
+
+/* The copy stage named name between buf and cbuf (into cbuf for
+ * cache_read, back into buf for cache_write): of the tile the writer
+ * produces in its nest, of what a cache_write block writes in one execution
+ * of its scope, or of the whole buffer. */
+static TirStmt *build_cache_copy(IrHeap *h, CacheKind kind, const char *name, const NestLoc *nest,
+                                 const SchPath *bp, int scope_i, const TirStmt *writer, TirBuffer *buf,
+                                 TirBuffer *cbuf, TirStmt **copy_realize) {
+  const TirStmt *realize = bp->s[bp->n - 1];
+  if (nest->q > 0) {
+    TirRange *reg = relaxed_write(h, &nest->w, nest->q, writer, buf);
+    return kind == CACHE_READ ? make_region_copy(h, name, reg, buf, cbuf, copy_realize)
+                              : make_region_copy(h, name, reg, cbuf, buf, copy_realize);
+  }
+  if (kind == CACHE_WRITE) {
+    /* The write-back copies what the block writes in one execution of
+     * its scope: inside a scope block run many times (e.g. blockize's
+     * outer block) the rest of the cache holds nothing yet. */
+    TirRange *reg = relaxed_write(h, bp, scope_i, realize, buf);
+    return make_region_copy(h, name, reg, cbuf, buf, copy_realize);
+  }
+  return make_copy(h, name, buf, cbuf, copy_realize);
+}
+
+/* The scope block (bp.s[scope_i]) with the copy inserted (in the nest, or
+ * at pos among its body's items), the targets reading or writing cbuf for
+ * buf, and cbuf allocated; the new root. */
+static TirStmt *replace_cache_scope(IrHeap *h, const SchPath *bp, int scope_i, const NestLoc *nest, int pos,
+                                    TirStmt *copy, const TirBuffer *buf, TirBuffer *cbuf, PtrVec *targets) {
+  TirStmt *scope_blk = bp->s[scope_i];
+  TirStmt *body = scope_blk->block.body;
+  TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+  int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  Redirect rd = {buf, cbuf, targets, false};
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.ctx = &rd;
+  m.buffer = redirect_buffer;
+  m.stmt[TIR_S_BLOCK_REALIZE] = redirect_realize;
+  TirStmt *nbody;
+  if (nest->q > 0) {
+    /* Insert into the inner sequence, rebuild up to the scope body, then redirect. */
+    TirStmt *seq = nest->w.s[nest->q];
+    TirStmt **items = ir_alloc(h, (size_t)(seq->seq.n + 1) * sizeof *items);
+    for (int i = 0, j = 0; i <= seq->seq.n; i++) items[i] = i == nest->pos ? copy : seq->seq.stmts[j++];
+    TirStmt *cur = tir_seq(h, items, seq->seq.n + 1);
+    for (int d = nest->q - 1; d >= 0; d--) cur = sch_replace_child(h, nest->w.s[d], nest->w.s[d + 1], cur);
+    nbody = tir_mutate_stmt(&m, cur);
+  } else {
+    TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
+    for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? copy : tir_mutate_stmt(&m, kids[j++]);
+    nbody = tir_seq(h, items, nkids + 1);
+  }
+  tir_mutator_free(&m);
+  TirBlock nb = scope_blk->block;
+  nb.body = nbody;
+  nb.allocs = ir_alloc(h, (size_t)(nb.nallocs + 1) * sizeof *nb.allocs);
+  if (scope_blk->block.nallocs)
+    memcpy(nb.allocs, scope_blk->block.allocs, (size_t)nb.nallocs * sizeof *nb.allocs);
+  nb.allocs[nb.nallocs++] = cbuf;
+  TirStmt *nblk = tir_block(h, &nb);
+  nblk->span = scope_blk->span;
+  return sch_replace_at(h, bp, scope_i, nblk);
+}
+
 /* consumer_blocks (may be empty): cache_read redirects only these readers,
  * placed before the first of them; cache_write makes them read the cache and
  * places the write-back before the first other reader (else at the end). */
@@ -247,146 +422,39 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
   }
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block_rv].func;
-  if (!sch_valid_storage_scope(scope)) {
-    sch_error(s, 2, "%s: the storage scope \"%s\" is invalid", prim, scope);
-    goto done;
-  }
-  int nregs = kind == CACHE_READ ? b->nreads : b->nwrites;
-  if (index < 0 || index >= nregs) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
-              index, nregs, kind == CACHE_READ ? "reads" : "writes", b->name);
-    goto done;
-  }
-  TirBuffer *buf = kind == CACHE_READ ? b->reads[index].buffer : b->writes[index].buffer;
+  TirBuffer *buf = check_cache_buffer(s, prim, kind, b, index, scope);
+  if (!buf) goto done;
   int scope_i = sch_block_scope_index(s, prim, &bp);
   if (scope_i < 0) goto done;
   TirStmt *scope_blk = bp.s[scope_i];
   sch_scope_blocks(scope_blk, &sibs);
   TirStmt *writer = NULL;
-  for (int i = 0; i < sibs.len; i++) {
-    const TirBlock *o = tir_realize_block(sibs.items[i]);
-    if (!sch_block_writes(o, buf)) continue;
-    if (writer) {
-      sch_error(s, 1, "%s: buffer '%s' is written by more than one block ('%s' and '%s'); it may "
-                      "be written by a single block only",
-                prim, buf->name, tir_realize_block(writer)->name, o->name);
-      goto done;
-    }
-    writer = sibs.items[i];
-  }
-  if (kind == CACHE_WRITE) writer = realize;
-  /* The blocks redirected (cache_read) or served by the write-back (cache_write). */
-  if (kind == CACHE_READ && listed.len) {
-    for (int i = 0; i < listed.len; i++) pv_push(&targets, listed.items[i]);
-  } else {
-    for (int i = 0; i < sibs.len; i++)
-      if (sibs.items[i] != writer && sch_block_reads(tir_realize_block(sibs.items[i]), buf) &&
-          !in_list(&listed, sibs.items[i]))
-        pv_push(&targets, sibs.items[i]);
-  }
-  if (kind == CACHE_READ && writer == realize) {
-    sch_error(s, 1, "%s: block '%s' both reads and writes buffer '%s'", prim, b->name, buf->name);
-    goto done;
-  }
-  if (kind == CACHE_WRITE && !sch_check_reduce_below_scope(s, prim, &bp, scope_i, "cache")) goto done;
-  if (kind == CACHE_WRITE && !b->init && sch_block_reads(b, buf)) {
-    /* (A reduction's init writes the cache before the update reads it.) */
-    sch_error(s, 1, "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
-                    "cache would not hold its old contents (use cache_inplace)",
-              prim, b->name, buf->name);
-    goto done;
-  }
-  TirStmt *body = scope_blk->block.body;
-  TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
-  int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
   int pos = 0;
-  if (writer) {
-    int wi = top_index(kids, nkids, writer);
-    for (int i = 0; i < targets.len; i++)
-      if (top_index(kids, nkids, targets.items[i]) == wi) {
-        /* A reader in the writer's loop nest: the stage goes inside it. */
-        nest_locate(body, writer, &targets, &nest);
-        if (nest.q <= 0) {
-          sch_error(s, 0, "%s: block '%s' and a reader of buffer '%s' share a loop nest but no "
-                          "sequence of statements orders them",
-                    prim, tir_realize_block(writer)->name, buf->name);
-          goto done;
-        }
-        break;
-      }
-    /* pos: before the first consumer after the writer (or right after it). */
-    int first = nkids + 1;
-    for (int i = 0; i < targets.len; i++) {
-      int ci = top_index(kids, nkids, targets.items[i]);
-      if (ci > wi && ci < first) first = ci;
-    }
-    /* No reader to serve: a write-back goes last, as TVM places it. */
-    pos = first <= nkids ? first : kind == CACHE_WRITE ? nkids : wi + 1;
+  if (!compute_cache_users(s, prim, kind, realize, buf, &sibs, &listed, &writer, &targets) ||
+      !check_cache_block(s, prim, kind, &bp, scope_i, writer, buf) ||
+      !compute_cache_position(s, prim, kind, scope_blk, writer, buf, &targets, &nest, &pos))
+    goto done;
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  char *name = xasprintf("%s_%s", buf->name, scope);
+  TirBuffer *cbuf = tir_buffer(h, name, buf->dtype, buf->shape, buf->ndim, scope);
+  cbuf->span = buf->span;
+  TirStmt *copy_realize = NULL;
+  TirStmt *copy = build_cache_copy(h, kind, name, &nest, &bp, scope_i, writer, buf, cbuf, &copy_realize);
+  free(name);
+  if (kind == CACHE_WRITE) {
+    pv_free(&targets);
+    pv_push(&targets, realize);
+    for (int i = 0; i < listed.len; i++) pv_push(&targets, listed.items[i]);
   }
-  {
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    char *name = xasprintf("%s_%s", buf->name, scope);
-    TirBuffer *cbuf = tir_buffer(h, name, buf->dtype, buf->shape, buf->ndim, scope);
-    cbuf->span = buf->span;
-    TirStmt *copy_realize = NULL, *copy;
-    if (nest.q > 0) {
-      TirRange *reg = relaxed_write(h, &nest.w, nest.q, writer, buf);
-      copy = kind == CACHE_READ ? make_region_copy(h, name, reg, buf, cbuf, &copy_realize)
-                                : make_region_copy(h, name, reg, cbuf, buf, &copy_realize);
-    } else if (kind == CACHE_WRITE) {
-      /* The write-back copies what the block writes in one execution of
-       * its scope: inside a scope block run many times (e.g. blockize's
-       * outer block) the rest of the cache holds nothing yet. */
-      TirRange *reg = relaxed_write(h, &bp, scope_i, realize, buf);
-      copy = make_region_copy(h, name, reg, cbuf, buf, &copy_realize);
-    } else {
-      copy = make_copy(h, name, buf, cbuf, &copy_realize);
-    }
-    free(name);
-    if (kind == CACHE_WRITE) {
-      pv_free(&targets);
-      pv_push(&targets, realize);
-      for (int i = 0; i < listed.len; i++) pv_push(&targets, listed.items[i]);
-    }
-    Redirect rd = {buf, cbuf, &targets, false};
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    m.ctx = &rd;
-    m.buffer = redirect_buffer;
-    m.stmt[TIR_S_BLOCK_REALIZE] = redirect_realize;
-    TirStmt *nbody;
-    if (nest.q > 0) {
-      /* Insert into the inner sequence, rebuild up to the scope body, then redirect. */
-      TirStmt *seq = nest.w.s[nest.q];
-      TirStmt **items = ir_alloc(h, (size_t)(seq->seq.n + 1) * sizeof *items);
-      for (int i = 0, j = 0; i <= seq->seq.n; i++) items[i] = i == nest.pos ? copy : seq->seq.stmts[j++];
-      TirStmt *cur = tir_seq(h, items, seq->seq.n + 1);
-      for (int d = nest.q - 1; d >= 0; d--) cur = sch_replace_child(h, nest.w.s[d], nest.w.s[d + 1], cur);
-      nbody = tir_mutate_stmt(&m, cur);
-    } else {
-      TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
-      for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? copy : tir_mutate_stmt(&m, kids[j++]);
-      nbody = tir_seq(h, items, nkids + 1);
-    }
-    tir_mutator_free(&m);
-    TirBlock nb = scope_blk->block;
-    nb.body = nbody;
-    nb.allocs = ir_alloc(h, (size_t)(nb.nallocs + 1) * sizeof *nb.allocs);
-    if (scope_blk->block.nallocs)
-      memcpy(nb.allocs, scope_blk->block.allocs, (size_t)nb.nallocs * sizeof *nb.allocs);
-    nb.allocs[nb.nallocs++] = cbuf;
-    TirStmt *nblk = tir_block(h, &nb);
-    nblk->span = scope_blk->span;
-    TirStmt *root = sch_replace_at(h, &bp, scope_i, nblk);
-    sch_commit(s, nm, func, root);
-    res = sch_block_rv(s, func, copy_realize);
-    /* consumer_blocks is printed only when given, as TVM's trace does. */
-    SchVal args[4] = {sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope),
-                      sch_val_rv_list(consumers, ncons)};
-    sch_record(s, prim, args, ncons ? 4 : 3, &res, 1);
-    if (!ncons) sch_val_free(&args[3]);
-  }
+  TirStmt *root = replace_cache_scope(h, &bp, scope_i, &nest, pos, copy, buf, cbuf, &targets);
+  sch_commit(s, nm, func, root);
+  res = sch_block_rv(s, func, copy_realize);
+  /* consumer_blocks is printed only when given, as TVM's trace does. */
+  SchVal args[4] = {sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope),
+                    sch_val_rv_list(consumers, ncons)};
+  sch_record(s, prim, args, ncons ? 4 : 3, &res, 1);
+  if (!ncons) sch_val_free(&args[3]);
 done:
   sch_path_free(&nest.w);
   pv_free(&sibs);

@@ -137,52 +137,18 @@ static TirStmt *region_copy(IrHeap *h, const char *name, const TirRange *reg, Ti
   return st;
 }
 
-int sch_cache_inplace(Schedule *s, SchRV block, int read_buffer_index, const char *storage_scope,
-                      SchRV out[2]) {
-  const char *prim = "cache_inplace";
-  SchPath bp = {0};
-  int rc = -1;
-  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
-  if (!realize) goto done;
-  const TirBlock *b = tir_realize_block(realize);
-  const char *func = s->rvs[block].func;
-  if (!sch_valid_storage_scope(storage_scope)) {
-    sch_error(s, 2, "%s: the storage scope \"%s\" is invalid", prim, storage_scope);
-    goto done;
-  }
-  if (read_buffer_index < 0 || read_buffer_index >= b->nreads) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the reads of block '%s'", prim,
-              read_buffer_index, b->nreads, b->name);
-    goto done;
-  }
-  TirBuffer *buf = b->reads[read_buffer_index].buffer;
-  int scope_i = sch_block_scope_index(s, prim, &bp);
-  if (scope_i < 0) goto done;
-  if (!sch_block_writes(b, buf)) {
-    sch_error(s, 1, "%s: block '%s' does not both read and write buffer '%s'", prim, b->name, buf->name);
-    goto done;
-  }
-  /* The stages go around the realize's statement in its innermost loop,
-   * block or sequence (the realize itself, or an if/let wrapping it). */
-  int at = bp.n - 1;
-  while (at - 1 > scope_i && bp.s[at - 1]->kind != TIR_S_FOR && bp.s[at - 1]->kind != TIR_S_SEQ) at--;
-  IrModule *nm = sch_begin(s);
-  IrHeap *h = nm->heap;
-  TirBuffer *cbuf = scoped_copy(h, buf, storage_scope);
-  TirStmt *rd_realize = NULL, *wr_realize = NULL;
-  /* The copies run where the block does: under its predicate too (a split
-   * whose factors do not divide), else they would leave the buffer. */
-  TirExpr *pred = sch_is_trivial_pred(realize->realize.pred) ? NULL : realize->realize.pred;
-  TirStmt *rd = region_copy(h, cbuf->name, bound_region(h, realize, buf, false), buf, cbuf, pred, &rd_realize);
-  TirStmt *wr = region_copy(h, cbuf->name, bound_region(h, realize, buf, true), cbuf, buf, pred, &wr_realize);
-  TirStmt *moved = swap_in(h, bp.s[at], buf, cbuf);
-  TirStmt *parent = bp.s[at - 1];
+/* The statement bp.s[at] (moved: it, using the cache) between the copy-in
+ * rd and the copy-back wr in its parent, rebuilt up to the scope block,
+ * which allocates cbuf; the new root. */
+static TirStmt *replace_inplace_stages(IrHeap *h, const SchPath *bp, int scope_i, int at, TirStmt *rd,
+                                       TirStmt *moved, TirStmt *wr, TirBuffer *cbuf) {
+  TirStmt *parent = bp->s[at - 1];
   TirStmt *nparent;
   if (parent->kind == TIR_S_SEQ) {
     int n = parent->seq.n, k = 0;
     TirStmt **items = ir_alloc(h, (size_t)(n + 2) * sizeof *items);
     for (int i = 0; i < n; i++) {
-      if (parent->seq.stmts[i] != bp.s[at]) {
+      if (parent->seq.stmts[i] != bp->s[at]) {
         items[k++] = parent->seq.stmts[i];
         continue;
       }
@@ -207,19 +173,64 @@ int sch_cache_inplace(Schedule *s, SchRV block, int read_buffer_index, const cha
   }
   /* Rebuild up to the scope block, then give it the allocation. */
   SchPath up = {0};
-  for (int d = 0; d <= scope_i; d++) sch_path_push(&up, bp.s[d]);
-  TirStmt *scope_blk = bp.s[scope_i];
+  for (int d = 0; d <= scope_i; d++) sch_path_push(&up, bp->s[d]);
+  TirStmt *scope_blk = bp->s[scope_i];
   TirStmt *nscope;
   if (at - 1 == scope_i) {
     nscope = scope_with(h, nparent, nparent->block.body, cbuf);
   } else {
     TirStmt *cur = nparent;
-    for (int d = at - 2; d > scope_i; d--) cur = sch_replace_child(h, bp.s[d], bp.s[d + 1], cur);
+    for (int d = at - 2; d > scope_i; d--) cur = sch_replace_child(h, bp->s[d], bp->s[d + 1], cur);
     TirStmt *body = cur;
     nscope = scope_with(h, scope_blk, body, cbuf);
   }
   TirStmt *root = sch_replace_at(h, &up, scope_i, nscope);
   sch_path_free(&up);
+  return root;
+}
+
+int sch_cache_inplace(Schedule *s, SchRV block, int read_buffer_index, const char *storage_scope,
+                      SchRV out[2]) {
+  const char *prim = "cache_inplace";
+  SchPath bp = {0};
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  const char *func = s->rvs[block].func;
+  if (!sch_valid_storage_scope(storage_scope)) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the storage scope \"%s\" is invalid", prim, storage_scope);
+    goto done;
+  }
+  if (read_buffer_index < 0 || read_buffer_index >= b->nreads) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the reads of block '%s'", prim,
+             read_buffer_index, b->nreads, b->name);
+    goto done;
+  }
+  TirBuffer *buf = b->reads[read_buffer_index].buffer;
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
+  if (!sch_block_writes(b, buf)) {
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1, "%s: block '%s' does not both read and write buffer '%s'", prim,
+             b->name, buf->name);
+    goto done;
+  }
+  /* The stages go around the realize's statement in its innermost loop,
+   * block or sequence (the realize itself, or an if/let wrapping it). */
+  int at = bp.n - 1;
+  while (at - 1 > scope_i && bp.s[at - 1]->kind != TIR_S_FOR && bp.s[at - 1]->kind != TIR_S_SEQ) at--;
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  TirBuffer *cbuf = scoped_copy(h, buf, storage_scope);
+  TirStmt *rd_realize = NULL, *wr_realize = NULL;
+  /* The copies run where the block does: under its predicate too (a split
+   * whose factors do not divide), else they would leave the buffer. */
+  TirExpr *pred = sch_is_trivial_pred(realize->realize.pred) ? NULL : realize->realize.pred;
+  TirStmt *rd = region_copy(h, cbuf->name, bound_region(h, realize, buf, false), buf, cbuf, pred, &rd_realize);
+  TirStmt *wr = region_copy(h, cbuf->name, bound_region(h, realize, buf, true), cbuf, buf, pred, &wr_realize);
+  TirStmt *moved = swap_in(h, bp.s[at], buf, cbuf);
+  TirStmt *root = replace_inplace_stages(h, &bp, scope_i, at, rd, moved, wr, cbuf);
   sch_commit(s, nm, func, root);
   out[0] = sch_block_rv(s, func, rd_realize);
   out[1] = sch_block_rv(s, func, wr_realize);
@@ -403,6 +414,175 @@ static TirStmt *at_block(IrHeap *h, const SchPath *lp, int scope_i, const char *
   return tir_block_realize(h, vals, cb.niters, tir_bool(h, true), tir_block(h, &cb));
 }
 
+/* What the walks over the subtrees of the target loop's body found. */
+typedef struct AtScan {
+  TirStmt **subs;    /* the subtrees (the body's items) */
+  int n;
+  int first_r, last_r, first_w, last_w; /* subtrees reading / writing the buffer */
+  const TirBlock *inplace, *outer_reduce; /* the first such block (see AtWalk) */
+  int naccess;       /* realizes reading (read_at) / writing (write_at) the buffer */
+} AtScan;
+
+/* Walks every subtree, joining the accessed regions into hull. */
+static void compute_at_scan(AtScan *sc, ArithCtx *ctx, ArithCtx *rctx, const TirBuffer *buf, bool is_read,
+                            Hull *hull) {
+  sc->first_r = sc->last_r = sc->first_w = sc->last_w = -1;
+  sc->inplace = sc->outer_reduce = NULL;
+  sc->naccess = 0;
+  for (int i = 0; i < sc->n; i++) {
+    AtWalk aw = {ctx, rctx, buf, is_read, false, false, hull, NULL, {0}, NULL, 0};
+    at_walk(&aw, sc->subs[i]);
+    pv_free(&aw.inner);
+    sc->naccess += aw.naccess;
+    if (!sc->inplace) sc->inplace = aw.inplace;
+    if (!sc->outer_reduce) sc->outer_reduce = aw.outer_reduce;
+    if (aw.r) sc->last_r = i, sc->first_r = sc->first_r < 0 ? i : sc->first_r;
+    if (aw.w) sc->last_w = i, sc->first_w = sc->first_w < 0 ? i : sc->first_w;
+  }
+}
+
+/* The subtrees use the buffer in an order the cache can serve: sets where
+ * the copy goes (*ins) and the subtrees [*st, *ed) that use the cache
+ * (false after an error). */
+static bool check_at_order(Schedule *s, const char *prim, bool is_read, const TirStmt *loop,
+                           const TirBuffer *buf, const AtScan *sc, int *ins, int *st, int *ed) {
+  if (is_read) {
+    if (sc->first_r < 0 || (sc->first_w >= 0 && sc->last_w >= sc->first_r)) {
+      sch_fail(s, SCH_ERR_DATAFLOW, 0,
+               sc->first_r < 0 ? "%s: no block under loop '%s' reads buffer '%s'"
+                               : "%s: buffer '%s' is written under loop '%s' at or after its first read there",
+               prim, sc->first_r < 0 ? sch_loop_name(loop) : buf->name,
+               sc->first_r < 0 ? buf->name : sch_loop_name(loop));
+      return false;
+    }
+    *ins = sc->first_r, *st = sc->first_r, *ed = sc->n;
+    return true;
+  }
+  if (sc->first_w < 0 || (sc->last_r >= 0 && sc->last_r > sc->last_w)) {
+    sch_fail(s, SCH_ERR_DATAFLOW, 0,
+             sc->first_w < 0 ? "%s: no block under loop '%s' writes buffer '%s'"
+                             : "%s: buffer '%s' is read under loop '%s' after its last write there",
+             prim, sc->first_w < 0 ? sch_loop_name(loop) : buf->name,
+             sc->first_w < 0 ? buf->name : sch_loop_name(loop));
+    return false;
+  }
+  if (sc->outer_reduce) {
+    sch_fail(s, SCH_ERR_UNSUPPORTED, 0,
+             "%s: block '%s' under loop '%s' reduces into buffer '%s' over a loop "
+             "around it; the write cache would not carry the partial results",
+             prim, sc->outer_reduce->name, sch_loop_name(loop), buf->name);
+    return false;
+  }
+  if (sc->inplace) {
+    /* The cache starts without the buffer's contents, which an update
+     * in place (Y = Y + X) would read. */
+    sch_fail(s, SCH_ERR_UNSUPPORTED, 0,
+             "%s: block '%s' under loop '%s' updates buffer '%s' in place (reads it without "
+             "an init); the write cache would not hold its old contents (use cache_inplace)",
+             prim, sc->inplace->name, sch_loop_name(loop), buf->name);
+    return false;
+  }
+  *ins = sc->last_w + 1, *st = 0, *ed = sc->last_w + 1;
+  return true;
+}
+
+/* The region the copy covers: the hull per dimension (the whole dimension
+ * where it is unknown), clipped to the buffer. */
+static TirRange *compute_at_region(IrHeap *h, const SchPath *lp, const TirBuffer *buf, const Hull *hull) {
+  int nd = buf->ndim;
+  ArithCtx *simp = arith_new(h);
+  /* For clipping: every loop around the target loop, also those outside
+   * its scope, bounds the region. */
+  ArithCtx *clip_ctx = arith_new(h);
+  for (int d = 0; d < lp->n; d++) {
+    if (lp->s[d]->kind == TIR_S_FOR)
+      arith_bind_range(clip_ctx, lp->s[d]->loop.var, lp->s[d]->loop.min, lp->s[d]->loop.extent);
+    if (lp->s[d]->kind == TIR_S_BLOCK)
+      for (int k = 0; k < lp->s[d]->block.niters; k++)
+        arith_bind_range(clip_ctx, lp->s[d]->block.iters[k].var, lp->s[d]->block.iters[k].dom.min,
+                         lp->s[d]->block.iters[k].dom.extent);
+  }
+  TirRange *dom = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *dom);
+  for (int d = 0; d < nd; d++) {
+    if (hull[d].full || !hull[d].set) {
+      dom[d].min = tir_int(h, buf->shape[d]->dtype, 0);
+      dom[d].extent = buf->shape[d];
+      continue;
+    }
+    /* Clipped to the buffer: a guarded access (a padding block's
+     * if_then_else, an inlined one) may name indices outside it, which
+     * the copy must not load. */
+    TirExpr *lo = hull[d].lo, *hi = hull[d].hi;
+    TirExpr *zero = tir_int(h, lo->dtype, 0);
+    TirExpr *last = tir_binary(h, TIR_SUB, buf->shape[d], tir_int(h, buf->shape[d]->dtype, 1));
+    bool clip = false;
+    if (!arith_prove(clip_ctx, tir_binary(h, TIR_GE, lo, zero))) lo = tir_binary(h, TIR_MAX, lo, zero), clip = true;
+    if (!arith_prove(clip_ctx, tir_binary(h, TIR_LE, hi, last))) hi = tir_binary(h, TIR_MIN, hi, last), clip = true;
+    dom[d].min = arith_simplify(simp, lo);
+    TirExpr *one = tir_int(h, hi->dtype, 1);
+    TirExpr *ext = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, hi, one), dom[d].min);
+    /* A tile wholly outside the buffer copies nothing. */
+    if (clip && !arith_prove(clip_ctx, tir_binary(h, TIR_GE, ext, tir_int(h, ext->dtype, 0))))
+      ext = tir_binary(h, TIR_MAX, ext, tir_int(h, ext->dtype, 0));
+    dom[d].extent = arith_simplify(simp, ext);
+  }
+  arith_free(simp);
+  arith_free(clip_ctx);
+  return dom;
+}
+
+/* The conjuncts of realize's predicate over the loops on lp only (NULL when
+ * none). */
+static TirExpr *compute_at_copy_pred(IrHeap *h, const SchPath *lp, const TirStmt *realize) {
+  PtrVec todo = {0};
+  TirExpr *pred = NULL;
+  pv_push(&todo, realize->realize.pred);
+  while (todo.len) {
+    TirExpr *c = todo.items[--todo.len];
+    if (c->kind == TIR_AND) {
+      pv_push(&todo, c->bin.b);
+      pv_push(&todo, c->bin.a);
+      continue;
+    }
+    PtrVec fv = {0};
+    tir_expr_free_vars(c, &fv);
+    bool around = true;
+    for (int q = 0; q < fv.len && around; q++) {
+      bool found = false;
+      for (int d = 0; d < lp->n && !found; d++)
+        found = lp->s[d]->kind == TIR_S_FOR && lp->s[d]->loop.var == fv.items[q];
+      around = found;
+    }
+    pv_free(&fv);
+    if (around) pred = pred ? tir_binary(h, TIR_AND, pred, c) : c;
+  }
+  pv_free(&todo);
+  return pred;
+}
+
+/* The loop's body with the copy inserted at ins and subtrees [st, ed)
+ * using the cache, rebuilt up to the scope block, which allocates it; the
+ * new root. */
+static TirStmt *replace_at_loop(IrHeap *h, const SchPath *lp, int scope_i, const TirStmt *loop,
+                                const AtScan *sc, TirStmt *copy, int ins, int st, int ed,
+                                const TirBuffer *buf, TirBuffer *cbuf) {
+  int n = sc->n;
+  TirStmt **items = ir_alloc(h, (size_t)(n + 1) * sizeof *items);
+  for (int i = 0, k = 0; i <= n; i++) {
+    if (i == ins) items[k++] = copy;
+    if (i == n) break;
+    items[k++] = i >= st && i < ed ? swap_in(h, sc->subs[i], buf, cbuf) : sc->subs[i];
+  }
+  TirStmt *nloop = sch_for_with_body(h, loop, tir_seq(h, items, n + 1));
+  TirStmt *cur = nloop;
+  for (int d = lp->n - 2; d > scope_i; d--) cur = sch_replace_child(h, lp->s[d], lp->s[d + 1], cur);
+  SchPath up = {0};
+  for (int d = 0; d <= scope_i; d++) sch_path_push(&up, lp->s[d]);
+  TirStmt *root = sch_replace_at(h, &up, scope_i, scope_with(h, lp->s[scope_i], cur, cbuf));
+  sch_path_free(&up);
+  return root;
+}
+
 static SchRV at_impl(Schedule *s, SchRV loop_rv, SchRV block_rv, int index, const char *scope, bool is_read) {
   const char *prim = is_read ? "read_at" : "write_at";
   SchPath lp = {0}, bp = {0};
@@ -418,170 +598,53 @@ static SchRV at_impl(Schedule *s, SchRV loop_rv, SchRV block_rv, int index, cons
   const char *func = s->rvs[block_rv].func;
   int nregs = is_read ? b->nreads : b->nwrites;
   if (index < 0 || index >= nregs) {
-    sch_error(s, 2, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim, index,
-              nregs, is_read ? "reads" : "writes", b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'",
+             prim, index, nregs, is_read ? "reads" : "writes", b->name);
     goto done;
   }
   if (!sch_valid_storage_scope(scope)) {
-    sch_error(s, 3, "%s: the storage scope \"%s\" is invalid", prim, scope);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: the storage scope \"%s\" is invalid", prim, scope);
     goto done;
   }
   TirBuffer *buf = is_read ? b->reads[index].buffer : b->writes[index].buffer;
   int scope_i = sch_scope_index(&lp, lp.n - 1);
-  TirStmt *scope_blk = lp.s[scope_i];
-  sch_scope_blocks(scope_blk, &sibs);
+  sch_scope_blocks(lp.s[scope_i], &sibs);
   if (!sch_check_stage_pipeline(s, prim, 0, &sibs, b)) goto done;
-  {
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    ctx = arith_new(h);
-    rctx = arith_new(h);
-    for (int d = scope_i + 1; d < lp.n; d++)
-      if (lp.s[d]->kind == TIR_S_FOR) arith_bind_range(ctx, lp.s[d]->loop.var, lp.s[d]->loop.min, lp.s[d]->loop.extent);
-    int nd = buf->ndim;
-    hull = xcalloc((size_t)(nd ? nd : 1), sizeof *hull);
-    TirStmt *lbody = loop->loop.body;
-    int n;
-    TirStmt **subs = body_items(&lbody, &n);
-    int first_r = -1, last_r = -1, first_w = -1, last_w = -1;
-    const TirBlock *inplace = NULL, *outer_reduce = NULL;
-    int naccess = 0;
-    for (int i = 0; i < n; i++) {
-      AtWalk aw = {ctx, rctx, buf, is_read, false, false, hull, NULL, {0}, NULL, 0};
-      at_walk(&aw, subs[i]);
-      pv_free(&aw.inner);
-      naccess += aw.naccess;
-      if (!inplace) inplace = aw.inplace;
-      if (!outer_reduce) outer_reduce = aw.outer_reduce;
-      if (aw.r) last_r = i, first_r = first_r < 0 ? i : first_r;
-      if (aw.w) last_w = i, first_w = first_w < 0 ? i : first_w;
-    }
-    int ins, st, ed;
-    if (is_read) {
-      if (first_r < 0 || (first_w >= 0 && last_w >= first_r)) {
-        sch_error(s, 0, first_r < 0 ? "%s: no block under loop '%s' reads buffer '%s'"
-                                    : "%s: buffer '%s' is written under loop '%s' at or after its first read there",
-                  prim, first_r < 0 ? sch_loop_name(loop) : buf->name, first_r < 0 ? buf->name : sch_loop_name(loop));
-        arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
-        goto done;
-      }
-      ins = first_r, st = first_r, ed = n;
-    } else {
-      if (first_w < 0 || (last_r >= 0 && last_r > last_w)) {
-        sch_error(s, 0, first_w < 0 ? "%s: no block under loop '%s' writes buffer '%s'"
-                                    : "%s: buffer '%s' is read under loop '%s' after its last write there",
-                  prim, first_w < 0 ? sch_loop_name(loop) : buf->name, first_w < 0 ? buf->name : sch_loop_name(loop));
-        arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
-        goto done;
-      }
-      if (outer_reduce) {
-        sch_error(s, 0, "%s: block '%s' under loop '%s' reduces into buffer '%s' over a loop "
-                        "around it; the write cache would not carry the partial results",
-                  prim, outer_reduce->name, sch_loop_name(loop), buf->name);
-        arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
-        goto done;
-      }
-      if (inplace) {
-        /* The cache starts without the buffer's contents, which an update
-         * in place (Y = Y + X) would read. */
-        sch_error(s, 0, "%s: block '%s' under loop '%s' updates buffer '%s' in place (reads it without "
-                        "an init); the write cache would not hold its old contents (use cache_inplace)",
-                  prim, inplace->name, sch_loop_name(loop), buf->name);
-        arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
-        goto done;
-      }
-      ins = last_w + 1, st = 0, ed = last_w + 1;
-    }
-    ArithCtx *simp = arith_new(h);
-    /* For clipping: every loop around the target loop, also those outside
-     * its scope, bounds the region. */
-    ArithCtx *clip_ctx = arith_new(h);
-    for (int d = 0; d < lp.n; d++) {
-      if (lp.s[d]->kind == TIR_S_FOR)
-        arith_bind_range(clip_ctx, lp.s[d]->loop.var, lp.s[d]->loop.min, lp.s[d]->loop.extent);
-      if (lp.s[d]->kind == TIR_S_BLOCK)
-        for (int k = 0; k < lp.s[d]->block.niters; k++)
-          arith_bind_range(clip_ctx, lp.s[d]->block.iters[k].var, lp.s[d]->block.iters[k].dom.min,
-                           lp.s[d]->block.iters[k].dom.extent);
-    }
-    TirRange *dom = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *dom);
-    for (int d = 0; d < nd; d++) {
-      if (hull[d].full || !hull[d].set) {
-        dom[d].min = tir_int(h, buf->shape[d]->dtype, 0);
-        dom[d].extent = buf->shape[d];
-        continue;
-      }
-      /* Clipped to the buffer: a guarded access (a padding block's
-       * if_then_else, an inlined one) may name indices outside it, which
-       * the copy must not load. */
-      TirExpr *lo = hull[d].lo, *hi = hull[d].hi;
-      TirExpr *zero = tir_int(h, lo->dtype, 0);
-      TirExpr *last = tir_binary(h, TIR_SUB, buf->shape[d], tir_int(h, buf->shape[d]->dtype, 1));
-      bool clip = false;
-      if (!arith_prove(clip_ctx, tir_binary(h, TIR_GE, lo, zero))) lo = tir_binary(h, TIR_MAX, lo, zero), clip = true;
-      if (!arith_prove(clip_ctx, tir_binary(h, TIR_LE, hi, last))) hi = tir_binary(h, TIR_MIN, hi, last), clip = true;
-      dom[d].min = arith_simplify(simp, lo);
-      TirExpr *one = tir_int(h, hi->dtype, 1);
-      TirExpr *ext = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, hi, one), dom[d].min);
-      /* A tile wholly outside the buffer copies nothing. */
-      if (clip && !arith_prove(clip_ctx, tir_binary(h, TIR_GE, ext, tir_int(h, ext->dtype, 0))))
-        ext = tir_binary(h, TIR_MAX, ext, tir_int(h, ext->dtype, 0));
-      dom[d].extent = arith_simplify(simp, ext);
-    }
-    arith_free(simp);
-    arith_free(clip_ctx);
-    TirBuffer *cbuf = scoped_copy(h, buf, scope);
-    TirStmt *copy = is_read ? at_block(h, &lp, scope_i, cbuf->name, buf, cbuf, dom, nd)
-                            : at_block(h, &lp, scope_i, cbuf->name, cbuf, buf, dom, nd);
-    /* The only block using the buffer under the loop runs under a predicate
-     * over the loops around the copy (a split whose factors do not divide):
-     * the copy runs under it too, else it would copy, in the iterations the
-     * block skips, values of earlier iterations (which the lowering does not
-     * keep when it allocates the cache inside the loop). */
-    if (naccess == 1 && sch_contains(loop, realize) && !sch_is_trivial_pred(realize->realize.pred)) {
-      PtrVec todo = {0};
-      TirExpr *pred = NULL;
-      pv_push(&todo, realize->realize.pred);
-      while (todo.len) {
-        TirExpr *c = todo.items[--todo.len];
-        if (c->kind == TIR_AND) {
-          pv_push(&todo, c->bin.b);
-          pv_push(&todo, c->bin.a);
-          continue;
-        }
-        PtrVec fv = {0};
-        tir_expr_free_vars(c, &fv);
-        bool around = true;
-        for (int q = 0; q < fv.len && around; q++) {
-          bool found = false;
-          for (int d = 0; d < lp.n && !found; d++)
-            found = lp.s[d]->kind == TIR_S_FOR && lp.s[d]->loop.var == fv.items[q];
-          around = found;
-        }
-        pv_free(&fv);
-        if (around) pred = pred ? tir_binary(h, TIR_AND, pred, c) : c;
-      }
-      pv_free(&todo);
-      if (pred) copy = sch_realize_with(h, copy, NULL, NULL, pred);
-    }
-    TirStmt **items = ir_alloc(h, (size_t)(n + 1) * sizeof *items);
-    for (int i = 0, k = 0; i <= n; i++) {
-      if (i == ins) items[k++] = copy;
-      if (i == n) break;
-      items[k++] = i >= st && i < ed ? swap_in(h, subs[i], buf, cbuf) : subs[i];
-    }
-    TirStmt *nloop = sch_for_with_body(h, loop, tir_seq(h, items, n + 1));
-    TirStmt *cur = nloop;
-    for (int d = lp.n - 2; d > scope_i; d--) cur = sch_replace_child(h, lp.s[d], lp.s[d + 1], cur);
-    SchPath up = {0};
-    for (int d = 0; d <= scope_i; d++) sch_path_push(&up, lp.s[d]);
-    TirStmt *root = sch_replace_at(h, &up, scope_i, scope_with(h, scope_blk, cur, cbuf));
-    sch_path_free(&up);
-    sch_commit(s, nm, func, root);
-    res = sch_block_rv(s, func, copy);
-    SchVal args[4] = {sch_val_rv(loop_rv), sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope)};
-    sch_record(s, prim, args, 4, &res, 1);
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  ctx = arith_new(h);
+  rctx = arith_new(h);
+  for (int d = scope_i + 1; d < lp.n; d++)
+    if (lp.s[d]->kind == TIR_S_FOR) arith_bind_range(ctx, lp.s[d]->loop.var, lp.s[d]->loop.min, lp.s[d]->loop.extent);
+  int nd = buf->ndim;
+  hull = xcalloc((size_t)(nd ? nd : 1), sizeof *hull);
+  TirStmt *lbody = loop->loop.body;
+  AtScan sc;
+  sc.subs = body_items(&lbody, &sc.n);
+  compute_at_scan(&sc, ctx, rctx, buf, is_read, hull);
+  int ins, st, ed;
+  if (!check_at_order(s, prim, is_read, loop, buf, &sc, &ins, &st, &ed)) {
+    arith_free(ctx), arith_free(rctx), ctx = rctx = NULL, ir_module_free(nm);
+    goto done;
   }
+  TirRange *dom = compute_at_region(h, &lp, buf, hull);
+  TirBuffer *cbuf = scoped_copy(h, buf, scope);
+  TirStmt *copy = is_read ? at_block(h, &lp, scope_i, cbuf->name, buf, cbuf, dom, nd)
+                          : at_block(h, &lp, scope_i, cbuf->name, cbuf, buf, dom, nd);
+  /* The only block using the buffer under the loop runs under a predicate
+   * over the loops around the copy (a split whose factors do not divide):
+   * the copy runs under it too, else it would copy, in the iterations the
+   * block skips, values of earlier iterations (which the lowering does not
+   * keep when it allocates the cache inside the loop). */
+  if (sc.naccess == 1 && sch_contains(loop, realize) && !sch_is_trivial_pred(realize->realize.pred)) {
+    TirExpr *pred = compute_at_copy_pred(h, &lp, realize);
+    if (pred) copy = sch_realize_with(h, copy, NULL, NULL, pred);
+  }
+  TirStmt *root = replace_at_loop(h, &lp, scope_i, loop, &sc, copy, ins, st, ed, buf, cbuf);
+  sch_commit(s, nm, func, root);
+  res = sch_block_rv(s, func, copy);
+  SchVal args[4] = {sch_val_rv(loop_rv), sch_val_rv(block_rv), sch_val_int(index), sch_val_str(scope)};
+  sch_record(s, prim, args, 4, &res, 1);
 done:
   if (ctx) arith_free(ctx);
   if (rctx) arith_free(rctx);
@@ -747,96 +810,99 @@ static TirStmt *roll_realize(TirMutator *m, TirStmt *st) {
   return x;
 }
 
-int sch_rolling_buffer(Schedule *s, SchRV block, int write_buffer_index) {
-  const char *prim = "rolling_buffer";
-  SchPath bp = {0}, lca = {0};
-  PtrVec sibs = {0};
-  RollDim *dims = NULL;
-  ArithCtx *rctx = NULL, *simp = NULL;
-  IrHeap *scratch = NULL;
-  int rc = -1;
-  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
-  if (!realize) goto done;
+/* The block writes only buffers its scope allocates and has only
+ * read-after-write dependencies with the other blocks of the scope (sibs);
+ * *pos is its index among them (false after an error). */
+static bool check_rolling_writer(Schedule *s, const char *prim, const TirStmt *realize, const TirBlock *scope,
+                                 const PtrVec *sibs, int *pos) {
   const TirBlock *b = tir_realize_block(realize);
-  const char *func = s->rvs[block].func;
-  if (write_buffer_index < 0 || write_buffer_index >= b->nwrites) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
-              write_buffer_index, b->nwrites, b->name);
-    goto done;
-  }
-  TirBuffer *buf = b->writes[write_buffer_index].buffer;
-  int scope_i = sch_block_scope_index(s, prim, &bp);
-  if (scope_i < 0) goto done;
-  const TirBlock *scope = &bp.s[scope_i]->block;
   for (int w = 0; w < b->nwrites; w++) {
     bool alloc = false;
     for (int k = 0; k < scope->nallocs; k++) alloc |= scope->allocs[k] == b->writes[w].buffer;
     if (!alloc) {
-      sch_error(s, 0, "%s: block '%s' is an output block (it writes buffer '%s', which its scope does "
-                      "not allocate)", prim, b->name, b->writes[w].buffer->name);
-      goto done;
+      sch_fail(s, SCH_ERR_DATAFLOW, 0,
+               "%s: block '%s' is an output block (it writes buffer '%s', which its scope does "
+               "not allocate)", prim, b->name, b->writes[w].buffer->name);
+      return false;
     }
   }
-  sch_scope_blocks(bp.s[scope_i], &sibs);
-  int pos = -1;
-  for (int j = 0; j < sibs.len; j++)
-    if (sibs.items[j] == realize) pos = j;
+  *pos = -1;
+  for (int j = 0; j < sibs->len; j++)
+    if (sibs->items[j] == realize) *pos = j;
   /* Only read-after-write dependencies with the other blocks of the scope. */
-  for (int j = 0; j < sibs.len; j++) {
-    if (j == pos) continue;
-    const TirBlock *o = tir_realize_block(sibs.items[j]);
+  for (int j = 0; j < sibs->len; j++) {
+    if (j == *pos) continue;
+    const TirBlock *o = tir_realize_block(sibs->items[j]);
     const char *kind = NULL;
     for (int w = 0; w < b->nwrites && !kind; w++) {
       if (sch_block_writes(o, b->writes[w].buffer)) kind = "write-after-write";
-      else if (j < pos && sch_block_reads(o, b->writes[w].buffer)) kind = "write-after-read";
+      else if (j < *pos && sch_block_reads(o, b->writes[w].buffer)) kind = "write-after-read";
     }
-    for (int k = 0; k < b->nreads && !kind && j > pos; k++)
+    for (int k = 0; k < b->nreads && !kind && j > *pos; k++)
       if (sch_block_writes(o, b->reads[k].buffer)) kind = "write-after-read";
     if (kind) {
-      sch_error(s, 0, "%s: block '%s' has a %s dependency with block '%s'; only read-after-write "
-                      "dependencies are allowed", prim, b->name, kind, o->name);
-      goto done;
+      sch_fail(s, SCH_ERR_DATAFLOW, 0,
+               "%s: block '%s' has a %s dependency with block '%s'; only read-after-write "
+               "dependencies are allowed", prim, b->name, kind, o->name);
+      return false;
     }
   }
+  return true;
+}
+
+/* The loop that is the lowest common ancestor of the block (path bp) and
+ * the consumers of its writes among sibs; lca receives the path to it.
+ * NULL after an error (no such loop, or a predicate on the block). */
+static TirStmt *check_rolling_lca(Schedule *s, const char *prim, const SchPath *bp, const PtrVec *sibs,
+                                  int pos, const TirBuffer *buf, SchPath *lca) {
+  const TirStmt *realize = bp->s[bp->n - 1];
+  const TirBlock *b = tir_realize_block(realize);
   /* The lowest common ancestor of the block and its consumers must be a loop. */
-  sch_path_copy(&lca, &bp);
-  for (int j = 0; j < sibs.len; j++) {
-    const TirBlock *o = tir_realize_block(sibs.items[j]);
+  sch_path_copy(lca, bp);
+  for (int j = 0; j < sibs->len; j++) {
+    const TirBlock *o = tir_realize_block(sibs->items[j]);
     bool consumer = false;
     for (int w = 0; w < b->nwrites; w++) consumer |= j != pos && sch_block_reads(o, b->writes[w].buffer);
     if (!consumer) continue;
     SchPath cp = {0};
-    sch_path_to_realize(bp.s[0], ((TirStmt *)sibs.items[j])->realize.block, &cp);
+    sch_path_to_realize(bp->s[0], ((TirStmt *)sibs->items[j])->realize.block, &cp);
     int n = 0;
-    while (n < lca.n && n < cp.n && lca.s[n] == cp.s[n]) n++;
-    lca.n = n;
+    while (n < lca->n && n < cp.n && lca->s[n] == cp.s[n]) n++;
+    lca->n = n;
     sch_path_free(&cp);
   }
   /* Only loops and blocks count as ancestors (TVM's srefs), not sequences. */
-  while (lca.n && lca.s[lca.n - 1]->kind != TIR_S_FOR && lca.s[lca.n - 1]->kind != TIR_S_BLOCK) lca.n--;
-  TirStmt *top = lca.n ? lca.s[lca.n - 1] : NULL;
+  while (lca->n && lca->s[lca->n - 1]->kind != TIR_S_FOR && lca->s[lca->n - 1]->kind != TIR_S_BLOCK) lca->n--;
+  TirStmt *top = lca->n ? lca->s[lca->n - 1] : NULL;
   if (!top || top->kind != TIR_S_FOR) {
-    sch_error(s, 0, "%s: the lowest common ancestor of block '%s' and the consumers of buffer '%s' is "
-                    "not a loop; tile them so that they share one", prim, b->name, buf->name);
-    goto done;
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "%s: the lowest common ancestor of block '%s' and the consumers of buffer '%s' is "
+             "not a loop; tile them so that they share one", prim, b->name, buf->name);
+    return NULL;
   }
   /* The tiles are read off the written region relaxed over the loops below
    * that ancestor, which a predicate on the block (e.g. of a split whose
    * factors do not divide) would make look larger than they are. */
   if (!sch_is_trivial_pred(realize->realize.pred)) {
-    sch_error(s, 0, "%s: block '%s' has a predicate; its tiles under loop '%s' cannot be told",
-              prim, b->name, sch_loop_name(top));
-    goto done;
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0, "%s: block '%s' has a predicate; its tiles under loop '%s' cannot be told",
+             prim, b->name, sch_loop_name(top));
+    return NULL;
   }
-  scratch = ir_heap_new();
-  rctx = arith_new(scratch);
-  simp = arith_new(scratch);
-  for (int d = lca.n; d < bp.n; d++)
-    if (bp.s[d]->kind == TIR_S_FOR) arith_bind_range(rctx, bp.s[d]->loop.var, bp.s[d]->loop.min, bp.s[d]->loop.extent);
+  return top;
+}
+
+/* The region of buf the block writes, relaxed over the loops of bp from
+ * depth below (rctx binds them) into relaxed, matched per dimension
+ * against the rolling pattern into dims; the rolling axis (the dimension
+ * of the outermost loop var that rolls), or -1 when none matches. */
+static int compute_rolling_axis(ArithCtx *rctx, ArithCtx *simp, const SchPath *bp, int below,
+                                const TirBuffer *buf, TirRange *relaxed, RollDim *dims) {
+  IrHeap *scratch = arith_heap(rctx);
+  const TirStmt *realize = bp->s[bp->n - 1];
+  for (int d = below; d < bp->n; d++)
+    if (bp->s[d]->kind == TIR_S_FOR) arith_bind_range(rctx, bp->s[d]->loop.var, bp->s[d]->loop.min, bp->s[d]->loop.extent);
   int nd = buf->ndim;
   TirRange *reg = bound_region(scratch, realize, buf, true);
-  dims = xcalloc((size_t)(nd ? nd : 1), sizeof *dims);
-  TirRange *relaxed = ir_alloc(scratch, (size_t)(nd ? nd : 1) * sizeof *relaxed);
   bool matched = true;
   for (int d = 0; d < nd && matched; d++) {
     TirExpr *last = tir_binary(scratch, TIR_SUB, tir_binary(scratch, TIR_ADD, reg[d].min, reg[d].extent),
@@ -853,65 +919,114 @@ int sch_rolling_buffer(Schedule *s, SchRV block, int write_buffer_index) {
   }
   /* The rolling axis: the dimension of the outermost loop var that rolls. */
   int axis = -1;
-  for (int d = 0; d < bp.n && matched && axis < 0; d++) {
-    if (bp.s[d]->kind != TIR_S_FOR) continue;
+  for (int d = 0; d < bp->n && matched && axis < 0; d++) {
+    if (bp->s[d]->kind != TIR_S_FOR) continue;
     for (int k = 0; k < nd && axis < 0; k++)
-      if (dims[k].var == bp.s[d]->loop.var) axis = k;
+      if (dims[k].var == bp->s[d]->loop.var) axis = k;
   }
-  if (!matched || axis < 0) {
-    sch_error(s, 1, "%s: no dimension of the region of buffer '%s' written by block '%s' under the "
-                    "shared loop '%s' matches the rolling pattern `outer * stride + inner` with "
-                    "overlapping tiles", prim, buf->name, b->name, sch_loop_name(top));
-    goto done;
-  }
-  /* The writer skips what the previous tile computed by a predicate on the
-   * binding of block iter d, for each rolling dimension d (as TVM does): the
-   * block must write one element there, indexed by that very iter (not, e.g.,
-   * a whole row copied by loops inside the block). */
-  for (int d = 0; d < nd; d++) {
+  return matched ? axis : -1;
+}
+
+/* The writer skips what the previous tile computed by a predicate on the
+ * binding of block iter d, for each rolling dimension d (as TVM does): the
+ * block must write one element there, indexed by that very iter (not, e.g.,
+ * a whole row copied by loops inside the block).  False after an error. */
+static bool check_rolling_writes(Schedule *s, const char *prim, const TirBlock *b, int write_buffer_index,
+                                 const TirBuffer *buf, const RollDim *dims) {
+  for (int d = 0; d < buf->ndim; d++) {
     if (!dims[d].var) continue;
     const TirRange *wr = &b->writes[write_buffer_index].ranges[d];
     if (d >= b->niters || wr->min->kind != TIR_VAR || wr->min->var != b->iters[d].var ||
         !tir_is_one(wr->extent)) {
-      sch_error(s, 1, "%s: block '%s' must write buffer '%s' at its block iter %d in the rolling "
-                      "dimension %d (one element per block instance)", prim, b->name, buf->name, d, d);
-      goto done;
+      sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1,
+               "%s: block '%s' must write buffer '%s' at its block iter %d in the rolling "
+               "dimension %d (one element per block instance)", prim, b->name, buf->name, d, d);
+      return false;
     }
   }
-  {
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    TirBuffer *nbuf = tir_buffer_copy(h, buf);
-    nbuf->shape = ir_memdup(h, buf->shape, (size_t)nd * sizeof *nbuf->shape);
-    TirExpr *ext = tir_int(h, relaxed[axis].extent->dtype, relaxed[axis].extent->ival);
-    nbuf->shape[axis] = ext;
-    ArithCtx *hs = arith_new(h);
-    Roll roll = {buf, nbuf, axis, ext, dims, nd, false, hs};
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    m.ctx = &roll;
-    m.buffer = roll_buffer;
-    m.expr[TIR_LOAD] = roll_load;
-    m.stmt[TIR_S_STORE] = roll_store;
-    m.stmt[TIR_S_BLOCK] = roll_block;
-    m.stmt[TIR_S_BLOCK_REALIZE] = roll_realize;
-    TirStmt *scope_blk = bp.s[scope_i];
-    TirBlock sb = scope_blk->block;
-    sb.body = tir_mutate_stmt(&m, sb.body);
-    if (sb.init) sb.init = tir_mutate_stmt(&m, sb.init);
-    tir_mutator_free(&m);
-    arith_free(hs);
-    sb.allocs = ir_memdup(h, sb.allocs, (size_t)sb.nallocs * sizeof *sb.allocs);
-    for (int k = 0; k < sb.nallocs; k++)
-      if (sb.allocs[k] == buf) sb.allocs[k] = nbuf;
-    TirStmt *nscope = tir_block(h, &sb);
-    nscope->span = scope_blk->span;
-    TirStmt *root = sch_replace_at(h, &bp, scope_i, nscope);
-    sch_commit(s, nm, func, root);
-    SchVal args[2] = {sch_val_rv(block), sch_val_int(write_buffer_index)};
-    sch_record(s, prim, args, 2, NULL, 0);
-    rc = 0;
+  return true;
+}
+
+/* The scope block (bp.s[scope_i]) with buf folded to the extent
+ * relaxed[axis] along axis, its accesses taken modulo; the new root. */
+static TirStmt *replace_rolling_scope(IrHeap *h, const SchPath *bp, int scope_i, TirBuffer *buf,
+                                      const TirRange *relaxed, int axis, RollDim *dims) {
+  int nd = buf->ndim;
+  TirBuffer *nbuf = tir_buffer_copy(h, buf);
+  nbuf->shape = ir_memdup(h, buf->shape, (size_t)nd * sizeof *nbuf->shape);
+  TirExpr *ext = tir_int(h, relaxed[axis].extent->dtype, relaxed[axis].extent->ival);
+  nbuf->shape[axis] = ext;
+  ArithCtx *hs = arith_new(h);
+  Roll roll = {buf, nbuf, axis, ext, dims, nd, false, hs};
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.ctx = &roll;
+  m.buffer = roll_buffer;
+  m.expr[TIR_LOAD] = roll_load;
+  m.stmt[TIR_S_STORE] = roll_store;
+  m.stmt[TIR_S_BLOCK] = roll_block;
+  m.stmt[TIR_S_BLOCK_REALIZE] = roll_realize;
+  TirStmt *scope_blk = bp->s[scope_i];
+  TirBlock sb = scope_blk->block;
+  sb.body = tir_mutate_stmt(&m, sb.body);
+  if (sb.init) sb.init = tir_mutate_stmt(&m, sb.init);
+  tir_mutator_free(&m);
+  arith_free(hs);
+  sb.allocs = ir_memdup(h, sb.allocs, (size_t)sb.nallocs * sizeof *sb.allocs);
+  for (int k = 0; k < sb.nallocs; k++)
+    if (sb.allocs[k] == buf) sb.allocs[k] = nbuf;
+  TirStmt *nscope = tir_block(h, &sb);
+  nscope->span = scope_blk->span;
+  return sch_replace_at(h, bp, scope_i, nscope);
+}
+
+int sch_rolling_buffer(Schedule *s, SchRV block, int write_buffer_index) {
+  const char *prim = "rolling_buffer";
+  SchPath bp = {0}, lca = {0};
+  PtrVec sibs = {0};
+  RollDim *dims = NULL;
+  ArithCtx *rctx = NULL, *simp = NULL;
+  IrHeap *scratch = NULL;
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  const char *func = s->rvs[block].func;
+  if (write_buffer_index < 0 || write_buffer_index >= b->nwrites) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
+             write_buffer_index, b->nwrites, b->name);
+    goto done;
   }
+  TirBuffer *buf = b->writes[write_buffer_index].buffer;
+  int scope_i = sch_block_scope_index(s, prim, &bp);
+  if (scope_i < 0) goto done;
+  sch_scope_blocks(bp.s[scope_i], &sibs);
+  int pos;
+  if (!check_rolling_writer(s, prim, realize, &bp.s[scope_i]->block, &sibs, &pos)) goto done;
+  TirStmt *top = check_rolling_lca(s, prim, &bp, &sibs, pos, buf, &lca);
+  if (!top) goto done;
+  scratch = ir_heap_new();
+  rctx = arith_new(scratch);
+  simp = arith_new(scratch);
+  int nd = buf->ndim;
+  dims = xcalloc((size_t)(nd ? nd : 1), sizeof *dims);
+  TirRange *relaxed = ir_alloc(scratch, (size_t)(nd ? nd : 1) * sizeof *relaxed);
+  int axis = compute_rolling_axis(rctx, simp, &bp, lca.n, buf, relaxed, dims);
+  if (axis < 0) {
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1,
+             "%s: no dimension of the region of buffer '%s' written by block '%s' under the "
+             "shared loop '%s' matches the rolling pattern `outer * stride + inner` with "
+             "overlapping tiles", prim, buf->name, b->name, sch_loop_name(top));
+    goto done;
+  }
+  if (!check_rolling_writes(s, prim, b, write_buffer_index, buf, dims)) goto done;
+  IrModule *nm = sch_begin(s);
+  TirStmt *root = replace_rolling_scope(nm->heap, &bp, scope_i, buf, relaxed, axis, dims);
+  sch_commit(s, nm, func, root);
+  SchVal args[2] = {sch_val_rv(block), sch_val_int(write_buffer_index)};
+  sch_record(s, prim, args, 2, NULL, 0);
+  rc = 0;
 done:
   if (rctx) arith_free(rctx);
   if (simp) arith_free(simp);
@@ -992,10 +1107,7 @@ static void cand_add(IndexCands *ic, TirExpr *e, int64_t count) {
       ic->counts[i] += count;
       return;
     }
-  if (ic->exprs.len == ic->cap) {
-    ic->cap = ic->cap ? 2 * ic->cap : 8;
-    ic->counts = xrealloc(ic->counts, (size_t)ic->cap * sizeof *ic->counts);
-  }
+  VEC_RESERVE(ic->counts, ic->cap, ic->exprs.len + 1);
   ic->counts[ic->exprs.len] = count;
   pv_push(&ic->exprs, e);
 }
@@ -1084,6 +1196,175 @@ static TirStmt *index_store(TirMutator *m, TirStmt *st) {
   return out;
 }
 
+/* The expressions to cache, in the order their buffers are numbered: the
+ * candidates of the block's stores seen at least cse_thresh times, most
+ * complex first. */
+static void compute_index_order(IndexCands *ic, int cse_thresh, PtrVec *stores, PtrVec *order) {
+  cand_stores(ic, ic->blk->body, stores);
+  /* Computations seen fewer than cse_thresh times give way to their parts. */
+  for (int i = 0; i < ic->exprs.len; i++) {
+    if (ic->counts[i] >= cse_thresh) continue;
+    TirExpr *k[16];
+    int n = expr_kids(ic->exprs.items[i], k, 16);
+    for (int j = 0; j < n; j++) cand_collect(ic, k[j], ic->counts[i]);
+  }
+  for (int i = 0; i < stores->len; i++) cand_order(ic, cse_thresh, ((TirStmt *)stores->items[i])->store.value, order);
+  /* Most complex first (stable), so that larger expressions are replaced whole. */
+  for (int i = 1; i < order->len; i++)
+    for (int j = i; j > 0 && expr_complexity(order->items[j]) > expr_complexity(order->items[j - 1]); j--) {
+      void *t = order->items[j];
+      order->items[j] = order->items[j - 1];
+      order->items[j - 1] = t;
+    }
+}
+
+/* The index buffers and their stages, one per cached expression. */
+typedef struct IndexStages {
+  TirStmt **stages;    /* the loops around each stage's realize */
+  TirStmt **realizes;
+  TirBuffer **bufs;
+  TirExpr **loads;     /* the load replacing the expression in the target block */
+} IndexStages;
+
+/* The buffer `index_var_<k>` for expression e: one dimension per block
+ * iter var e uses (into bvars), as large as its binding's range (ctx binds
+ * the loops).  *binds_out receives the bindings, lvars the loop vars they use. */
+static TirBuffer *build_index_buffer(IrHeap *h, ArithCtx *ctx, const TirStmt *realize, const TirExpr *e, int k,
+                                     const char *storage_scope, PtrVec *bvars, PtrVec *lvars,
+                                     TirExpr ***binds_out) {
+  const TirBlock *b = tir_realize_block(realize);
+  tir_expr_free_vars(e, bvars);
+  TirExpr **binds = ir_alloc(h, (size_t)(bvars->len ? bvars->len : 1) * sizeof *binds);
+  for (int i = 0; i < bvars->len; i++) {
+    for (int it = 0; it < b->niters; it++)
+      if (b->iters[it].var == bvars->items[i]) binds[i] = realize->realize.values[it];
+    tir_expr_free_vars(binds[i], lvars);
+  }
+  char name[32];
+  snprintf(name, sizeof name, "index_var_%d", k);
+  TirExpr **shape = ir_alloc(h, (size_t)(bvars->len ? bvars->len : 1) * sizeof *shape);
+  for (int i = 0; i < bvars->len; i++) {
+    TirExpr *hi = NULL;
+    if (!arith_symbolic_bounds(ctx, binds[i], NULL, &hi)) hi = b->iters[0].dom.extent; /* unreachable for bound loops */
+    shape[i] = arith_simplify(ctx, tir_binary(h, TIR_ADD, hi, tir_int(h, hi->dtype, 1)));
+  }
+  *binds_out = binds;
+  return tir_buffer(h, name, e->dtype, shape, bvars->len, storage_scope);
+}
+
+/* Stage k computing expression e into is->bufs[k]: loops ax_i over the
+ * loops (on bp below the scope) the bindings use, iters v_i over the
+ * buffer's shape; also the load that replaces e. */
+static void build_index_stage(IrHeap *h, const SchPath *bp, int scope_i, const TirExpr *e, int k,
+                              const PtrVec *bvars, const PtrVec *lvars, TirExpr **binds, IndexStages *is) {
+  TirBuffer *buf = is->bufs[k];
+  char name[32];
+  IrPtrMap lmap, bmap;
+  ir_ptrmap_init(&lmap);
+  ir_ptrmap_init(&bmap);
+  TirVar **ax = ir_alloc(h, (size_t)(lvars->len ? lvars->len : 1) * sizeof *ax);
+  TirExpr **axext = ir_alloc(h, (size_t)(lvars->len ? lvars->len : 1) * sizeof *axext);
+  TirExpr **axmin = ir_alloc(h, (size_t)(lvars->len ? lvars->len : 1) * sizeof *axmin);
+  for (int i = 0; i < lvars->len; i++) {
+    const TirStmt *loop = NULL;
+    for (int d = scope_i + 1; d < bp->n && !loop; d++)
+      if (bp->s[d]->kind == TIR_S_FOR && bp->s[d]->loop.var == lvars->items[i]) loop = bp->s[d];
+    snprintf(name, sizeof name, "ax%d", i);
+    ax[i] = tir_var(h, name, loop ? loop->loop.var->dtype : ((TirVar *)lvars->items[i])->dtype);
+    axext[i] = loop ? loop->loop.extent : tir_int(h, ax[i]->dtype, 1);
+    /* (a loop may start past 0, e.g. a loop_partition piece's) */
+    axmin[i] = loop ? loop->loop.min : tir_int(h, ax[i]->dtype, 0);
+    ir_ptrmap_put(&lmap, lvars->items[i], tir_var_ref(h, ax[i]));
+  }
+  int nb = bvars->len;
+  TirBlock cb = {0};
+  snprintf(name, sizeof name, "index_%d", k);
+  cb.name = ir_strdup(h, name);
+  cb.iters = ir_alloc(h, (size_t)(nb ? nb : 1) * sizeof *cb.iters);
+  TirExpr **vals = ir_alloc(h, (size_t)(nb ? nb : 1) * sizeof *vals);
+  TirExpr **idx = ir_alloc(h, (size_t)(nb ? nb : 1) * sizeof *idx);
+  TirExpr **uses = ir_alloc(h, (size_t)(nb ? nb : 1) * sizeof *uses);
+  for (int i = 0; i < nb; i++) {
+    TirVar *bv = bvars->items[i];
+    snprintf(name, sizeof name, "v%d", i);
+    TirVar *v = tir_var(h, name, bv->dtype);
+    /* The range of its binding (TVM pairs block var i with loop var i
+     * for the domain, which a fused or split binding overruns). */
+    TirExpr *ext = buf->shape[i];
+    TirIterVar iv = {v, {tir_int(h, bv->dtype, 0), ext}, TIR_ITER_SPATIAL};
+    cb.iters[i] = iv;
+    vals[i] = tir_substitute_expr(h, binds[i], &lmap);
+    idx[i] = tir_var_ref(h, v);
+    uses[i] = tir_var_ref(h, bv);
+    ir_ptrmap_put(&bmap, bv, tir_var_ref(h, v));
+  }
+  cb.niters = nb;
+  cb.body = tir_store(h, buf, tir_substitute_expr(h, e, &bmap), idx, nb);
+  tir_infer_access_regions(h, &cb, &cb.reads, &cb.nreads, &cb.writes, &cb.nwrites);
+  TirStmt *st = tir_block_realize(h, vals, nb, tir_bool(h, true), tir_block(h, &cb));
+  is->realizes[k] = st;
+  for (int i = lvars->len - 1; i >= 0; i--)
+    st = tir_for(h, ax[i], axmin[i], axext[i], TIR_FOR_SERIAL, NULL, NULL, st);
+  is->stages[k] = st;
+  is->loads[k] = tir_load(h, buf, uses, nb);
+  ir_ptrmap_free(&lmap);
+  ir_ptrmap_free(&bmap);
+}
+
+/* The target block using the index buffers, and the stages inserted before
+ * its top-level statement in the scope block, which allocates the buffers;
+ * the new root. */
+static TirStmt *replace_index_scope(IrHeap *h, const SchPath *bp, int scope_i, PtrVec *order,
+                                    const IndexStages *is) {
+  const TirStmt *realize = bp->s[bp->n - 1];
+  const TirBlock *b = tir_realize_block(realize);
+  int nb_ = order->len;
+  /* The target block's accesses use the index buffers. */
+  IndexRewrite irw = {order, is->loads};
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.ctx = &irw;
+  m.stmt[TIR_S_STORE] = index_store;
+  TirBlock tb = *b;
+  tb.body = tir_mutate_stmt(&m, b->body);
+  tir_mutator_free(&m);
+  if (nb_) tir_infer_access_regions(h, &tb, &tb.reads, &tb.nreads, &tb.writes, &tb.nwrites);
+  TirStmt *nrealize = sch_realize_with(h, realize, &tb, NULL, NULL);
+  /* Rebuild up to the scope block; insert the stages before the target's
+   * top-level statement and allocate the index buffers there. */
+  TirStmt *cur = nrealize;
+  for (int d = bp->n - 2; d > scope_i; d--) cur = sch_replace_child(h, bp->s[d], bp->s[d + 1], cur);
+  TirStmt *scope_blk = bp->s[scope_i];
+  TirStmt *newbody = cur; /* the scope body rebuilt: same shape as the old one */
+  int n;
+  TirStmt **items = body_items(&newbody, &n);
+  int at = 0;
+  for (int i = 0; i < n; i++)
+    if (sch_contains(items[i], nrealize)) at = i;
+  TirStmt **nitems = ir_alloc(h, (size_t)(n + nb_) * sizeof *nitems);
+  int c = 0;
+  for (int i = 0; i < n; i++) {
+    if (i == at)
+      for (int k = 0; k < nb_; k++) nitems[c++] = is->stages[k];
+    nitems[c++] = items[i];
+  }
+  TirStmt *body = c > 1 ? tir_seq(h, nitems, c) : nitems[0];
+  TirBlock sb = scope_blk->block;
+  /* (the target may sit in the scope block's init, e.g. blockize's) */
+  if (scope_blk->block.init && bp->s[scope_i + 1] == scope_blk->block.init) sb.init = body;
+  else sb.body = body;
+  sb.allocs = ir_alloc(h, (size_t)(sb.nallocs + nb_ + 1) * sizeof *sb.allocs);
+  if (scope_blk->block.nallocs) memcpy(sb.allocs, scope_blk->block.allocs, (size_t)sb.nallocs * sizeof *sb.allocs);
+  for (int k = 0; k < nb_; k++) sb.allocs[sb.nallocs++] = is->bufs[k];
+  TirStmt *nscope = tir_block(h, &sb);
+  nscope->span = scope_blk->span;
+  SchPath up = {0};
+  for (int d = 0; d <= scope_i; d++) sch_path_push(&up, bp->s[d]);
+  TirStmt *root = sch_replace_at(h, &up, scope_i, nscope);
+  sch_path_free(&up);
+  return root;
+}
+
 int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse_thresh, SchRV **out) {
   const char *prim = "cache_index";
   SchPath bp = {0};
@@ -1097,166 +1378,44 @@ int sch_cache_index(Schedule *s, SchRV block, const char *storage_scope, int cse
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block].func;
   if (!sch_valid_storage_scope(storage_scope)) {
-    sch_error(s, 1, "%s: the storage scope \"%s\" is invalid", prim, storage_scope);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: the storage scope \"%s\" is invalid", prim, storage_scope);
     goto done;
   }
   if (cse_thresh < 0) {
-    sch_error(s, 2, "%s: cse_thresh %d must not be negative", prim, cse_thresh);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: cse_thresh %d must not be negative", prim, cse_thresh);
     goto done;
   }
   int scope_i = sch_block_scope_index(s, prim, &bp);
   if (scope_i < 0) goto done;
   ic.blk = b;
-  cand_stores(&ic, b->body, &stores);
-  /* Computations seen fewer than cse_thresh times give way to their parts. */
-  for (int i = 0; i < ic.exprs.len; i++) {
-    if (ic.counts[i] >= cse_thresh) continue;
-    TirExpr *k[16];
-    int n = expr_kids(ic.exprs.items[i], k, 16);
-    for (int j = 0; j < n; j++) cand_collect(&ic, k[j], ic.counts[i]);
+  compute_index_order(&ic, cse_thresh, &stores, &order);
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  ctx = arith_new(h);
+  int nb_ = order.len;
+  IndexStages is;
+  is.stages = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *is.stages);
+  is.realizes = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *is.realizes);
+  is.bufs = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *is.bufs);
+  is.loads = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *is.loads);
+  /* Loop ranges on the path, for the index buffers' shapes. */
+  for (int d = scope_i + 1; d < bp.n; d++)
+    if (bp.s[d]->kind == TIR_S_FOR) arith_bind_range(ctx, bp.s[d]->loop.var, bp.s[d]->loop.min, bp.s[d]->loop.extent);
+  for (int k = 0; k < nb_; k++) {
+    PtrVec bvars = {0}, lvars = {0};
+    TirExpr **binds;
+    is.bufs[k] = build_index_buffer(h, ctx, realize, order.items[k], k, storage_scope, &bvars, &lvars, &binds);
+    build_index_stage(h, &bp, scope_i, order.items[k], k, &bvars, &lvars, binds, &is);
+    pv_free(&bvars);
+    pv_free(&lvars);
   }
-  for (int i = 0; i < stores.len; i++) cand_order(&ic, cse_thresh, ((TirStmt *)stores.items[i])->store.value, &order);
-  /* Most complex first (stable), so that larger expressions are replaced whole. */
-  for (int i = 1; i < order.len; i++)
-    for (int j = i; j > 0 && expr_complexity(order.items[j]) > expr_complexity(order.items[j - 1]); j--) {
-      void *t = order.items[j];
-      order.items[j] = order.items[j - 1];
-      order.items[j - 1] = t;
-    }
-  {
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    ctx = arith_new(h);
-    int nb_ = order.len;
-    TirStmt **stages = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *stages);
-    TirStmt **stage_realizes = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *stage_realizes);
-    TirBuffer **bufs = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *bufs);
-    TirExpr **loads = ir_alloc(h, (size_t)(nb_ ? nb_ : 1) * sizeof *loads);
-    /* Loop ranges on the path, for the index buffers' shapes. */
-    for (int d = scope_i + 1; d < bp.n; d++)
-      if (bp.s[d]->kind == TIR_S_FOR) arith_bind_range(ctx, bp.s[d]->loop.var, bp.s[d]->loop.min, bp.s[d]->loop.extent);
-    for (int k = 0; k < nb_; k++) {
-      TirExpr *e = order.items[k];
-      PtrVec bvars = {0}, lvars = {0};
-      tir_expr_free_vars(e, &bvars);
-      TirExpr **binds = ir_alloc(h, (size_t)(bvars.len ? bvars.len : 1) * sizeof *binds);
-      for (int i = 0; i < bvars.len; i++) {
-        for (int it = 0; it < b->niters; it++)
-          if (b->iters[it].var == bvars.items[i]) binds[i] = realize->realize.values[it];
-        tir_expr_free_vars(binds[i], &lvars);
-      }
-      char name[32];
-      snprintf(name, sizeof name, "index_var_%d", k);
-      TirExpr **shape = ir_alloc(h, (size_t)(bvars.len ? bvars.len : 1) * sizeof *shape);
-      for (int i = 0; i < bvars.len; i++) {
-        TirExpr *hi = NULL;
-        if (!arith_symbolic_bounds(ctx, binds[i], NULL, &hi)) hi = b->iters[0].dom.extent; /* unreachable for bound loops */
-        shape[i] = arith_simplify(ctx, tir_binary(h, TIR_ADD, hi, tir_int(h, hi->dtype, 1)));
-      }
-      bufs[k] = tir_buffer(h, name, e->dtype, shape, bvars.len, storage_scope);
-      /* The stage: loops ax_i over the loops the bindings use, iters v_i. */
-      IrPtrMap lmap, bmap;
-      ir_ptrmap_init(&lmap);
-      ir_ptrmap_init(&bmap);
-      TirVar **ax = ir_alloc(h, (size_t)(lvars.len ? lvars.len : 1) * sizeof *ax);
-      TirExpr **axext = ir_alloc(h, (size_t)(lvars.len ? lvars.len : 1) * sizeof *axext);
-      TirExpr **axmin = ir_alloc(h, (size_t)(lvars.len ? lvars.len : 1) * sizeof *axmin);
-      for (int i = 0; i < lvars.len; i++) {
-        const TirStmt *loop = NULL;
-        for (int d = scope_i + 1; d < bp.n && !loop; d++)
-          if (bp.s[d]->kind == TIR_S_FOR && bp.s[d]->loop.var == lvars.items[i]) loop = bp.s[d];
-        snprintf(name, sizeof name, "ax%d", i);
-        ax[i] = tir_var(h, name, loop ? loop->loop.var->dtype : ((TirVar *)lvars.items[i])->dtype);
-        axext[i] = loop ? loop->loop.extent : tir_int(h, ax[i]->dtype, 1);
-        /* (a loop may start past 0, e.g. a loop_partition piece's) */
-        axmin[i] = loop ? loop->loop.min : tir_int(h, ax[i]->dtype, 0);
-        ir_ptrmap_put(&lmap, lvars.items[i], tir_var_ref(h, ax[i]));
-      }
-      TirBlock cb = {0};
-      snprintf(name, sizeof name, "index_%d", k);
-      cb.name = ir_strdup(h, name);
-      cb.iters = ir_alloc(h, (size_t)(bvars.len ? bvars.len : 1) * sizeof *cb.iters);
-      TirExpr **vals = ir_alloc(h, (size_t)(bvars.len ? bvars.len : 1) * sizeof *vals);
-      TirExpr **idx = ir_alloc(h, (size_t)(bvars.len ? bvars.len : 1) * sizeof *idx);
-      TirExpr **uses = ir_alloc(h, (size_t)(bvars.len ? bvars.len : 1) * sizeof *uses);
-      for (int i = 0; i < bvars.len; i++) {
-        TirVar *bv = bvars.items[i];
-        snprintf(name, sizeof name, "v%d", i);
-        TirVar *v = tir_var(h, name, bv->dtype);
-        /* The range of its binding (TVM pairs block var i with loop var i
-         * for the domain, which a fused or split binding overruns). */
-        TirExpr *ext = shape[i];
-        TirIterVar iv = {v, {tir_int(h, bv->dtype, 0), ext}, TIR_ITER_SPATIAL};
-        cb.iters[i] = iv;
-        vals[i] = tir_substitute_expr(h, binds[i], &lmap);
-        idx[i] = tir_var_ref(h, v);
-        uses[i] = tir_var_ref(h, bv);
-        ir_ptrmap_put(&bmap, bv, tir_var_ref(h, v));
-      }
-      cb.niters = bvars.len;
-      cb.body = tir_store(h, bufs[k], tir_substitute_expr(h, e, &bmap), idx, bvars.len);
-      tir_infer_access_regions(h, &cb, &cb.reads, &cb.nreads, &cb.writes, &cb.nwrites);
-      TirStmt *st = tir_block_realize(h, vals, bvars.len, tir_bool(h, true), tir_block(h, &cb));
-      stage_realizes[k] = st;
-      for (int i = lvars.len - 1; i >= 0; i--)
-        st = tir_for(h, ax[i], axmin[i], axext[i], TIR_FOR_SERIAL, NULL, NULL, st);
-      stages[k] = st;
-      loads[k] = tir_load(h, bufs[k], uses, bvars.len);
-      ir_ptrmap_free(&lmap);
-      ir_ptrmap_free(&bmap);
-      pv_free(&bvars);
-      pv_free(&lvars);
-    }
-    /* The target block's accesses use the index buffers. */
-    IndexRewrite irw = {&order, loads};
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    m.ctx = &irw;
-    m.stmt[TIR_S_STORE] = index_store;
-    TirBlock tb = *b;
-    tb.body = tir_mutate_stmt(&m, b->body);
-    tir_mutator_free(&m);
-    if (nb_) tir_infer_access_regions(h, &tb, &tb.reads, &tb.nreads, &tb.writes, &tb.nwrites);
-    TirStmt *nrealize = sch_realize_with(h, realize, &tb, NULL, NULL);
-    /* Rebuild up to the scope block; insert the stages before the target's
-     * top-level statement and allocate the index buffers there. */
-    TirStmt *cur = nrealize;
-    for (int d = bp.n - 2; d > scope_i; d--) cur = sch_replace_child(h, bp.s[d], bp.s[d + 1], cur);
-    TirStmt *scope_blk = bp.s[scope_i];
-    TirStmt *newbody = cur; /* the scope body rebuilt: same shape as the old one */
-    int n;
-    TirStmt **items = body_items(&newbody, &n);
-    int at = 0;
-    for (int i = 0; i < n; i++)
-      if (sch_contains(items[i], nrealize)) at = i;
-    TirStmt **nitems = ir_alloc(h, (size_t)(n + nb_) * sizeof *nitems);
-    int c = 0;
-    for (int i = 0; i < n; i++) {
-      if (i == at)
-        for (int k = 0; k < nb_; k++) nitems[c++] = stages[k];
-      nitems[c++] = items[i];
-    }
-    TirStmt *body = c > 1 ? tir_seq(h, nitems, c) : nitems[0];
-    TirBlock sb = scope_blk->block;
-    /* (the target may sit in the scope block's init, e.g. blockize's) */
-    if (scope_blk->block.init && bp.s[scope_i + 1] == scope_blk->block.init) sb.init = body;
-    else sb.body = body;
-    sb.allocs = ir_alloc(h, (size_t)(sb.nallocs + nb_ + 1) * sizeof *sb.allocs);
-    if (scope_blk->block.nallocs) memcpy(sb.allocs, scope_blk->block.allocs, (size_t)sb.nallocs * sizeof *sb.allocs);
-    for (int k = 0; k < nb_; k++) sb.allocs[sb.nallocs++] = bufs[k];
-    TirStmt *nscope = tir_block(h, &sb);
-    nscope->span = scope_blk->span;
-    SchPath up = {0};
-    for (int d = 0; d <= scope_i; d++) sch_path_push(&up, bp.s[d]);
-    TirStmt *root = sch_replace_at(h, &up, scope_i, nscope);
-    sch_path_free(&up);
-    sch_commit(s, nm, func, root);
-    *out = xmalloc((size_t)(nb_ ? nb_ : 1) * sizeof **out);
-    for (int k = 0; k < nb_; k++) (*out)[k] = sch_block_rv(s, func, stage_realizes[k]);
-    SchVal args[3] = {sch_val_rv(block), sch_val_str(storage_scope), sch_val_int(cse_thresh)};
-    sch_record(s, prim, args, 3, *out, nb_);
-    rc = nb_;
-  }
+  TirStmt *root = replace_index_scope(h, &bp, scope_i, &order, &is);
+  sch_commit(s, nm, func, root);
+  *out = xmalloc((size_t)(nb_ ? nb_ : 1) * sizeof **out);
+  for (int k = 0; k < nb_; k++) (*out)[k] = sch_block_rv(s, func, is.realizes[k]);
+  SchVal args[3] = {sch_val_rv(block), sch_val_str(storage_scope), sch_val_int(cse_thresh)};
+  sch_record(s, prim, args, 3, *out, nb_);
+  rc = nb_;
 done:
   if (ctx) arith_free(ctx);
   free(ic.counts);

@@ -109,13 +109,10 @@ static void record_access(Matcher *m, const TirBuffer *desc, const TirBuffer *cu
     mismatch(m, "%s: wrong number of indices", where);
     return;
   }
-  if (m->nacc == m->capacc) {
-    m->capacc = m->capacc ? m->capacc * 2 : 16;
-    m->acc = xrealloc(m->acc, (size_t)m->capacc * sizeof *m->acc);
-  }
   TirExpr **di = ir_alloc(m->h, (size_t)(ndesc ? ndesc : 1) * sizeof *di);
   for (int i = 0; i < ndesc; i++) di[i] = desc_subst(m, desc_idx[i]);
-  m->acc[m->nacc++] = (Access){desc, cur_idx, di, where};
+  Access a = {desc, cur_idx, di, where};
+  VEC_PUSH(m->acc, m->nacc, m->capacc, a);
 }
 
 static void match_expr(Matcher *m, const TirExpr *c, const TirExpr *d);
@@ -422,26 +419,95 @@ static TirBuffer *fresh_buffer(TirMutator *mu, TirBuffer *b) {
 
 /* ---------------------------------------------------------------- tensorize */
 
+/* The registered intrinsic named name (NULL after an error that lists the
+ * registered ones). */
+static const TensorIntrin *check_tensor_intrin(Schedule *s, const char *name, const char *prim) {
+  const TensorIntrin *in = tensor_intrin_get(name);
+  if (in) return in;
+  StrBuf names;
+  sb_init(&names);
+  for (int i = 0; tensor_intrin_at(i); i++) sb_printf(&names, "%s'%s'", i ? ", " : "", tensor_intrin_at(i)->name);
+  sch_fail(s, SCH_ERR_NOT_FOUND, 1, "%s: no tensor intrinsic named '%s' is registered (registered: %s)", prim,
+           name, names.len ? names.data : "none");
+  sb_free(&names);
+  return NULL;
+}
+
+/* Matches block cb (at path p) against the intrinsic's description: fills
+ * m's maps and bind (one per description param), or sets m->failed and
+ * m->why.  m->ctx is made here (on h). */
+static void compute_tensorize_match(Matcher *m, IrHeap *h, const SchPath *p, const TirBlock *cb,
+                                    const TensorIntrin *in, Binding *bind) {
+  const TirStmt *droot = in->desc->body;
+  const TirBlock *db = tir_realize_block(droot);
+  m->h = h;
+  m->ctx = arith_new(h);
+  /* Ranges of the loops around the block and of its own iters. */
+  for (int d = 0; d < p->n; d++)
+    if (p->s[d]->kind == TIR_S_FOR)
+      arith_bind_range(m->ctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
+  for (int k = 0; k < cb->niters; k++)
+    arith_bind_range(m->ctx, cb->iters[k].var, cb->iters[k].dom.min, cb->iters[k].dom.extent);
+  match_stmt(m, cb->body, db->body, "body");
+  if (!m->failed) match_regions(m, cb, db, in->desc, bind);
+}
+
+/* Block cb with the implementation's body, with fresh vars and buffers,
+ * each implementation buffer bound to its matched region (bind). */
+static TirBlock build_tensorized_block(IrHeap *h, ArithCtx *ctx, const TensorIntrin *in, const TirBlock *cb,
+                                       const Binding *bind) {
+  const TirFunc *impl = in->impl;
+  const TirBlock *ib = tir_realize_block(impl->body);
+  TirMutator mu;
+  tir_mutator_init(&mu, h);
+  Fresh fr;
+  memset(&fr, 0, sizeof fr);
+  mu.ctx = &fr;
+  mu.def_var = fresh_var;
+  mu.buffer = fresh_buffer;
+  TirBlock nb = *cb;
+  nb.matches = ir_alloc(h, (size_t)(impl->nparams + cb->nmatches + 1) * sizeof *nb.matches);
+  nb.nmatches = 0;
+  for (int i = 0; i < impl->nparams; i++) {
+    TirBuffer *ibuf = impl->buffer_map[i];
+    const Binding *bd = &bind[i];
+    const TirBufferRegion *ir = region_of(ib->writes, ib->nwrites, ibuf);
+    if (!ir) ir = region_of(ib->reads, ib->nreads, ibuf);
+    int off = bd->cur->ndim - ibuf->ndim;
+    TirRange *rs = ir_alloc(h, (size_t)(bd->cur->ndim ? bd->cur->ndim : 1) * sizeof *rs);
+    for (int d = 0; d < bd->cur->ndim; d++) {
+      TirExpr *mn = bd->base[d];
+      TirExpr *ext = d < off ? tir_int(h, mn->dtype, 1)
+                             : tir_cast(h, mn->dtype, ir ? ir->ranges[d - off].extent : ibuf->shape[d - off]);
+      rs[d] = (TirRange){mn, arith_simplify(ctx, ext)};
+    }
+    TirMatchBuffer mb = {fresh_buffer(&mu, ibuf), {(TirBuffer *)bd->cur, rs, bd->cur->ndim}};
+    nb.matches[nb.nmatches++] = mb;
+  }
+  nb.body = tir_mutate_stmt(&mu, ib->body);
+  /* Annotations of the implementation's root block join the block's. */
+  if (ib->annotations && ib->annotations->kind == IRV_DICT)
+    for (int i = 0; i < ib->annotations->n; i++)
+      if (!irv_dict_get(nb.annotations, ib->annotations->keys[i]))
+        nb.annotations = irv_dict_set(h, nb.annotations, ib->annotations->keys[i], ib->annotations->items[i]);
+  tir_mutator_free(&mu);
+  ir_ptrmap_free(&fr.bufs);
+  return nb;
+}
+
 int sch_tensorize(Schedule *s, SchRV rv, const char *name, bool preserve_unit_iters) {
   const char *prim = "tensorize";
   SchPath p = {0};
   int rc = -1;
   IrModule *nm = NULL;
+  Binding *bind = NULL;
   Matcher m;
   memset(&m, 0, sizeof m);
   sb_init(&m.why);
-  const TensorIntrin *in = tensor_intrin_get(name);
-  if (!in) {
-    StrBuf names;
-    sb_init(&names);
-    for (int i = 0; tensor_intrin_at(i); i++) sb_printf(&names, "%s'%s'", i ? ", " : "", tensor_intrin_at(i)->name);
-    sch_error(s, 1, "%s: no tensor intrinsic named '%s' is registered (registered: %s)", prim, name,
-              names.len ? names.data : "none");
-    sb_free(&names);
-    goto done;
-  }
+  const TensorIntrin *in = check_tensor_intrin(s, name, prim);
+  if (!in) goto done;
   if (rv < 0 || rv >= s->nrvs) {
-    sch_error(s, 0, "%s: invalid handle", prim);
+    sch_fail(s, SCH_ERR_INVALID_HANDLE, 0, "%s: invalid handle", prim);
     goto done;
   }
   bool is_loop = s->rvs[rv].kind == SCH_RV_LOOP;
@@ -458,72 +524,23 @@ int sch_tensorize(Schedule *s, SchRV rv, const char *name, bool preserve_unit_it
     if (!realize) goto done;
   }
   const TirBlock *cb = tir_realize_block(realize);
-  const TirStmt *droot = in->desc->body;
-  const TirBlock *db = tir_realize_block(droot);
-  m.h = h;
-  m.ctx = arith_new(h);
-  /* Ranges of the loops around the block and of its own iters. */
-  for (int d = 0; d < p.n; d++)
-    if (p.s[d]->kind == TIR_S_FOR)
-      arith_bind_range(m.ctx, p.s[d]->loop.var, p.s[d]->loop.min, p.s[d]->loop.extent);
-  for (int k = 0; k < cb->niters; k++)
-    arith_bind_range(m.ctx, cb->iters[k].var, cb->iters[k].dom.min, cb->iters[k].dom.extent);
-  match_stmt(&m, cb->body, db->body, "body");
-  Binding *bind = xcalloc((size_t)(in->desc->nparams ? in->desc->nparams : 1), sizeof *bind);
-  if (!m.failed) match_regions(&m, cb, db, in->desc, bind);
+  bind = xcalloc((size_t)(in->desc->nparams ? in->desc->nparams : 1), sizeof *bind);
+  compute_tensorize_match(&m, h, &p, cb, in, bind);
   if (m.failed) {
-    sch_error(s, 0, "%s: the stmt doesn't match the tensor intrin '%s': %s", prim, name, m.why.data);
-    free(bind);
+    sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: the stmt doesn't match the tensor intrin '%s': %s", prim, name,
+             m.why.data);
     goto done;
   }
-  {
-    /* The implementation's body, with fresh vars and buffers. */
-    const TirFunc *impl = in->impl;
-    const TirBlock *ib = tir_realize_block(impl->body);
-    TirMutator mu;
-    tir_mutator_init(&mu, h);
-    Fresh fr;
-    memset(&fr, 0, sizeof fr);
-    mu.ctx = &fr;
-    mu.def_var = fresh_var;
-    mu.buffer = fresh_buffer;
-    TirBlock nb = *cb;
-    nb.matches = ir_alloc(h, (size_t)(impl->nparams + cb->nmatches + 1) * sizeof *nb.matches);
-    nb.nmatches = 0;
-    for (int i = 0; i < impl->nparams; i++) {
-      TirBuffer *ibuf = impl->buffer_map[i];
-      const Binding *bd = &bind[i];
-      const TirBufferRegion *ir = region_of(ib->writes, ib->nwrites, ibuf);
-      if (!ir) ir = region_of(ib->reads, ib->nreads, ibuf);
-      int off = bd->cur->ndim - ibuf->ndim;
-      TirRange *rs = ir_alloc(h, (size_t)(bd->cur->ndim ? bd->cur->ndim : 1) * sizeof *rs);
-      for (int d = 0; d < bd->cur->ndim; d++) {
-        TirExpr *mn = bd->base[d];
-        TirExpr *ext = d < off ? tir_int(h, mn->dtype, 1)
-                               : tir_cast(h, mn->dtype, ir ? ir->ranges[d - off].extent : ibuf->shape[d - off]);
-        rs[d] = (TirRange){mn, arith_simplify(m.ctx, ext)};
-      }
-      TirMatchBuffer mb = {fresh_buffer(&mu, ibuf), {(TirBuffer *)bd->cur, rs, bd->cur->ndim}};
-      nb.matches[nb.nmatches++] = mb;
-    }
-    nb.body = tir_mutate_stmt(&mu, ib->body);
-    /* Annotations of the implementation's root block join the block's. */
-    if (ib->annotations && ib->annotations->kind == IRV_DICT)
-      for (int i = 0; i < ib->annotations->n; i++)
-        if (!irv_dict_get(nb.annotations, ib->annotations->keys[i]))
-          nb.annotations = irv_dict_set(h, nb.annotations, ib->annotations->keys[i], ib->annotations->items[i]);
-    tir_mutator_free(&mu);
-    ir_ptrmap_free(&fr.bufs);
-    TirStmt *nr = sch_realize_with(h, realize, &nb, NULL, NULL);
-    TirStmt *root = sch_replace_at(h, &p, p.n - 1, nr);
-    sch_commit(s, nm, func, root);
-    nm = NULL;
-    SchVal args[3] = {sch_val_rv(rv), sch_val_str(name), sch_val_bool(preserve_unit_iters)};
-    sch_record(s, prim, args, 3, NULL, 0);
-    rc = 0;
-  }
-  free(bind);
+  TirBlock nb = build_tensorized_block(h, m.ctx, in, cb, bind);
+  TirStmt *nr = sch_realize_with(h, realize, &nb, NULL, NULL);
+  TirStmt *root = sch_replace_at(h, &p, p.n - 1, nr);
+  sch_commit(s, nm, func, root);
+  nm = NULL;
+  SchVal args[3] = {sch_val_rv(rv), sch_val_str(name), sch_val_bool(preserve_unit_iters)};
+  sch_record(s, prim, args, 3, NULL, 0);
+  rc = 0;
 done:
+  free(bind);
   if (nm) ir_module_free(nm);
   if (m.ctx) arith_free(m.ctx);
   ir_ptrmap_free(&m.vars);

@@ -15,7 +15,7 @@ static int nintrins, capintrins;
 static bool builtins_loaded;
 static bool loading_builtins;
 static SourceFile **builtin_srcs; /* spans of built-in nodes point here */
-static int nbuiltin_srcs;
+static int nbuiltin_srcs, capbuiltin_srcs;
 
 static TensorIntrin *find(const char *name) {
   for (int i = 0; i < nintrins; i++)
@@ -36,7 +36,7 @@ void tensor_intrin_clear(void) {
   for (int i = 0; i < nbuiltin_srcs; i++) src_free(builtin_srcs[i]);
   free(builtin_srcs);
   builtin_srcs = NULL;
-  nbuiltin_srcs = 0;
+  nbuiltin_srcs = capbuiltin_srcs = 0;
   builtins_loaded = false;
 }
 
@@ -109,12 +109,9 @@ int tensor_intrin_register(const char *name, const IrModule *m, const char *desc
     old->impl = (TirFunc *)impl;
     return 0;
   }
-  if (nintrins == capintrins) {
-    if (!intrins) atexit(clear_at_exit);
-    capintrins = capintrins ? capintrins * 2 : 8;
-    intrins = xrealloc(intrins, (size_t)capintrins * sizeof *intrins);
-  }
-  intrins[nintrins++] = (TensorIntrin){xstrdup(name), (TirFunc *)desc, (TirFunc *)impl, ir_module_copy(m)};
+  if (!intrins) atexit(clear_at_exit);
+  TensorIntrin in = {xstrdup(name), (TirFunc *)desc, (TirFunc *)impl, ir_module_copy(m)};
+  VEC_PUSH(intrins, nintrins, capintrins, in);
   return 0;
 }
 
@@ -206,8 +203,7 @@ static void load_builtins(void) {
   for (int i = 0; i < tvs_builtin_intrin_count; i++) {
     const TensorIntrinSource *bs = &tvs_builtin_intrin_sources[i];
     SourceFile *src = src_from_string(bs->file, bs->text, strlen(bs->text));
-    builtin_srcs = xrealloc(builtin_srcs, (size_t)(nbuiltin_srcs + 1) * sizeof *builtin_srcs);
-    builtin_srcs[nbuiltin_srcs++] = src;
+    VEC_PUSH(builtin_srcs, nbuiltin_srcs, capbuiltin_srcs, src);
     AstFile *f = parse_file(src, &d);
     IrModule *m = d.nerr ? NULL : elab_module(f, &d);
     for (int k = 0; m && k < f->module->body.len; k++) {
