@@ -41,45 +41,13 @@ DrvProduct drv_product_for(const char *path) {
   return DRV_PRODUCT_NONE;
 }
 
-/* The stages outside the lowering pipeline, before and after it. */
-static const struct {
-  const char *name;
-  const char *what;
-  bool after;  /* after the lowering passes (codegen) */
-} extra_stages[] = {
-    {"graph", "the merged module (graph functions and prim_funcs) as .tvs text", false},
-    {"legalize", "graph functions after LegalizeOps: high-level operators as R.call_tir to generated prim_funcs",
-     false},
-    {"tir", "the prim_funcs (as written after schedules, and legalized) as .tvs text", false},
-    {"llvm-unopt", "LLVM IR as generated, before LLVM's optimizations", true},
-    {"llvm", "LLVM IR after LLVM's -O0..-O3 pipeline (what -o FILE.ll writes)", true},
-    {"asm", "target assembly (what -o FILE.s writes)", true},
-};
-#define NEXTRA ((int)(sizeof extra_stages / sizeof extra_stages[0]))
-
-bool drv_is_stage(const char *name) {
-  for (int i = 0; i < NEXTRA; i++)
-    if (!strcmp(extra_stages[i].name, name)) return true;
-  return tir_pipeline_index(name) >= 0;
-}
-
-void drv_list_stages(FILE *out) {
-  for (int i = 0; i < NEXTRA; i++)
-    if (!extra_stages[i].after) fprintf(out, "%-28s %s\n", extra_stages[i].name, extra_stages[i].what);
-  int np;
-  const TirPass *passes = tir_cpu_pipeline(&np);
-  for (int i = 0; i < np; i++) fprintf(out, "%-28s %s\n", passes[i].name, passes[i].what);
-  for (int i = 0; i < NEXTRA; i++)
-    if (extra_stages[i].after) fprintf(out, "%-28s %s\n", extra_stages[i].name, extra_stages[i].what);
-}
-
 int drv_check_options(const DrvOptions *o, DiagCtx *d) {
   if (o->ninputs == 0) {
     diag_error(d, span_none, "no input file");
     return -1;
   }
   if (o->emit) {
-    if (!drv_is_stage(o->emit)) {
+    if (!drv_find_stage(o->emit, DRV_STAGES_EMIT, NULL)) {
       diag_error(d, span_none, "unknown stage '%s' for --emit (tvsc --list-stages lists them)", o->emit);
       return -1;
     }

@@ -115,8 +115,8 @@ static void complete_command(Repl *r, const char *text, Words *w, int *start) {
   const char *sp = strpbrk(text, " \t");
   if (!sp) {
     *start = 0;
-    for (int i = 0; repl_command_names[i]; i++) {
-      char *c = xasprintf(":%s", repl_command_names[i]);
+    for (int i = 0; repl_command_name(i); i++) {
+      char *c = xasprintf(":%s", repl_command_name(i));
       add(w, c);
       free(c);
     }
@@ -137,14 +137,15 @@ static void complete_command(Repl *r, const char *text, Words *w, int *start) {
   *start = (int)(word - text);
   w->prefix = word;
   if (!strcmp(cmd, "help")) {
-    for (int i = 0; repl_command_names[i]; i++) add(w, repl_command_names[i]);
+    for (int i = 0; repl_command_name(i); i++) add(w, repl_command_name(i));
   } else if (!strcmp(cmd, "load") || (!strcmp(cmd, "write") && argi == 1) ||
              (!strcmp(cmd, "trace") && argi == 2)) {
     add_paths(w, word);
   } else if (!strcmp(cmd, "trace") && argi == 1) {
     add(w, "save");
   } else if (!strcmp(cmd, "show")) {
-    for (const char *const *s = repl_stage_names(); *s; s++) add(w, *s);
+    for (int i = 0, n = drv_stage_count(); i < n; i++)
+      if (drv_stage_at(i).kind & DRV_STAGES_REPL) add(w, drv_stage_at(i).name);
     add_funcs(r, w);
   } else if (!strcmp(cmd, "blocks") || !strcmp(cmd, "run") || !strcmp(cmd, "time") || !strcmp(cmd, "write") ||
              (!strcmp(cmd, "loops") && argi == 2)) {

@@ -8,6 +8,7 @@
 #include "lang/ast.h"
 #include "base/diag.h"
 #include "base/util.h"
+#include "driver/stages.h"
 #include "repl/repl.h"
 #include "sched/schedule.h"
 
@@ -86,10 +87,9 @@ void repl_puts(Repl *r, const char *s);
 
 /* Runs a `:command line`; 0, -1 on error, 1 to quit. */
 int repl_command(Repl *r, const char *line);
-/* Command names for completion (NULL-terminated). */
-extern const char *const repl_command_names[];
-/* Stage names of :show (NULL-terminated list built on first use). */
-const char *const *repl_stage_names(void);
+/* The name of command i of the command table (completion), NULL past the
+ * last.  :show's stages are DRV_STAGES_REPL of driver/stages.h. */
+const char *repl_command_name(int i);
 
 /* ------------------------------------------------------------- execute.c */
 

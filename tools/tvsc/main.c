@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
       goto out;
     }
     if (!strcmp(a, "--list-stages")) {
-      drv_list_stages(stdout);
+      drv_print_stages(stdout, DRV_STAGES_EMIT);
       rc = 0;
       goto out;
     }
