@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "codegen/cg_export.h"
 #include "driver/drv_internal.h"
+#include "driver/run.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
@@ -94,21 +94,15 @@ typedef struct Run {
   const DrvOptions *o;
   DiagCtx *d;
   SourceFile **srcs;  /* every loaded file (kept alive with the modules) */
-  int nsrcs;
+  int nsrcs, capsrcs;
   Pending pending[4];
   int npending;
   double t0;          /* start time, for -v */
   CgOptions cg;       /* o->cg with the target resolved (drv_prepare_target) */
 } Run;
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void vlog(Run *r, const char *what) {
-  if (r->o->verbose) fprintf(r->o->log, "tvsc: %-28s %8.1f ms\n", what, now_ms() - r->t0);
+  if (r->o->verbose) fprintf(r->o->log, "tvsc: %-28s %8.1f ms\n", what, drv_now_ms() - r->t0);
 }
 
 /* Flushes diagnostics and reports whether there are errors. */
@@ -127,8 +121,7 @@ static IrModule *load_one(Run *r, const char *path) {
     diag_error(r->d, span_none, "cannot open '%s': %s", path, err ? err : "unknown error");
     return NULL;
   }
-  r->srcs = xrealloc(r->srcs, (size_t)(r->nsrcs + 1) * sizeof *r->srcs);
-  r->srcs[r->nsrcs++] = src;
+  VEC_PUSH(r->srcs, r->nsrcs, r->capsrcs, src);
   IrModule *m = tvs_load_module(src, r->d);
   if (failed(r)) {
     ir_module_free(m);
@@ -460,7 +453,7 @@ int drv_compile(const DrvOptions *o, DiagCtx *d) {
   memset(&r, 0, sizeof r);
   r.o = o;
   r.d = d;
-  r.t0 = now_ms();
+  r.t0 = drv_now_ms();
   r.cg = o->cg;
   int rc = -1;
   IrModule *m = load_all(&r);

@@ -582,7 +582,7 @@ static int cmd_help(Repl *r, int argc, char **argv) {
 /* Splits a command line into words (double or single quotes group). */
 static int split_words(const char *line, char ***out) {
   char **v = NULL;
-  int n = 0;
+  int n = 0, cap = 0;
   const char *p = line;
   for (;;) {
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
@@ -598,7 +598,7 @@ static int split_words(const char *line, char ***out) {
         sb_putc(&w, *p++);
       }
     }
-    v = xrealloc(v, (size_t)(n + 2) * sizeof *v);
+    VEC_RESERVE(v, cap, (size_t)n + 2); /* room for a NULL after the last */
     v[n++] = sb_take(&w);
   }
   *out = v;

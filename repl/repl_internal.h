@@ -50,7 +50,7 @@ struct Repl {
   ReplStep *steps;        /* applied inputs */
   int nsteps, capsteps;
   ReplGroup *redo;        /* undone groups (the last is redone first) */
-  int nredo;
+  int nredo, capredo;
   IrModule *prev;         /* the module before the last change (:diff) */
   char *prev_what;        /* what that change was */
   bool target_cpu;        /* :target cpu (default) or interp */
@@ -58,9 +58,9 @@ struct Repl {
   bool pager;             /* :set pager on: long outputs go through $PAGER on a terminal */
   int threads;            /* :set threads (0 = default) */
   ReplTiming *times;      /* last :time per function */
-  int ntimes;
+  int ntimes, captimes;
   ReplRef *refs;          /* cached reference outputs */
-  int nrefs;
+  int nrefs, caprefs;
   const char *src_name;   /* name for diagnostics of inputs ("<stdin>", script path) */
   bool echo;              /* script mode: inputs are echoed */
 };
