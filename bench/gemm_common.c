@@ -23,15 +23,6 @@ static double clock_s(clockid_t id) {
 double gemm_now(void) { return clock_s(CLOCK_MONOTONIC); }
 double gemm_cpu_now(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-double gemm_median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 TvsNDArray *gemm_matrix(int64_t rows, int64_t cols) {
   int64_t shape[2] = {rows, cols};
@@ -104,34 +95,34 @@ static double machine_busy_s(void) {
   return (double)busy / (double)sysconf(_SC_CLK_TCK);
 }
 
+typedef struct GemmCall {
+  GemmProblem *p;
+  int lib;
+} GemmCall;
+
+static int call_lib(void *ctx) {
+  GemmCall *c = ctx;
+  return gemm_run_lib(c->p, c->lib);
+}
+
 int gemm_time_lib(GemmProblem *p, int lib, int threads, int reps, double min_s, int pause_ms,
                   GemmTiming *out) {
   gemm_set_threads(lib, threads);
-  double w0 = gemm_now();
-  for (int w = 0; w < 3; w++)
-    if (gemm_run_lib(p, lib)) return -1;
-  double one = (gemm_now() - w0) / 3;
-  if (one > 0 && reps < min_s / one) reps = (int)(min_s / one) + 1;
-  out->reps = reps;
-  double *t = malloc((size_t)reps * sizeof *t), *cpu = malloc((size_t)reps * sizeof *cpu);
-  int rc = 0;
+  /* the harness of tvs run --time: 3 warm-up calls, then reps or more */
+  GemmCall c = {p, lib};
+  DrvTimeOptions o = {reps, 0, 3, min_s * 1e3};
+  DrvTiming tm;
   double busy0 = machine_busy_s(), own0 = gemm_cpu_now(), wall0 = gemm_now();
-  for (int r = 0; r < reps && !rc; r++) {
-    double s = gemm_now(), cs = clock_s(CLOCK_THREAD_CPUTIME_ID);
-    rc = gemm_run_lib(p, lib);
-    cpu[r] = clock_s(CLOCK_THREAD_CPUTIME_ID) - cs;
-    t[r] = gemm_now() - s;
-  }
+  int rc = drv_time_calls(call_lib, &c, &o, &tm);
   if (!rc) {
-    out->med_s = gemm_median(t, reps);
-    out->best_s = t[0]; /* sorted by gemm_median() */
-    out->cpu_med_s = gemm_median(cpu, reps);
+    out->reps = tm.reps;
+    out->med_s = tm.median_ms * 1e-3;
+    out->best_s = tm.min_ms * 1e-3;
+    out->cpu_med_s = tm.cpu_median_ms * 1e-3;
     double busy1 = machine_busy_s(), own1 = gemm_cpu_now(), wall1 = gemm_now();
     out->other_load = busy0 < 0 || busy1 < 0 ? -1 : ((busy1 - busy0) - (own1 - own0)) / (wall1 - wall0);
     if (out->other_load < 0 && busy0 >= 0) out->other_load = 0; /* jiffy rounding */
   }
-  free(t);
-  free(cpu);
   usleep((useconds_t)pause_ms * 1000);
   return rc;
 }

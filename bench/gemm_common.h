@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "driver/run.h" /* drv_median, drv_time_calls: the timing harness */
 #include "runtime/ndarray.h"
 #include "runtime/tvs_runtime.h"
 
@@ -16,7 +17,6 @@ extern const char *const gemm_lib_names[NLIBS];
 
 double gemm_now(void);        /* monotonic wall seconds */
 double gemm_cpu_now(void);    /* CPU seconds of the process */
-double gemm_median(double *v, int n); /* sorts v */
 
 /* A rows x cols float32 matrix (exits on out of memory). */
 TvsNDArray *gemm_matrix(int64_t rows, int64_t cols);

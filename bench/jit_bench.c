@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "codegen/codegen.h"
+#include "driver/run.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
 #include "base/util.h"
@@ -39,16 +40,11 @@ static Stamp stamp(void) {
   return s;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
+/* The median of v (left unsorted: the min and max columns read it). */
 static double median(const double *v, int n) {
   double *s = xcalloc((size_t)n, sizeof *s);
   memcpy(s, v, (size_t)n * sizeof *s);
-  qsort(s, (size_t)n, sizeof *s, cmp_double);
-  double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  double m = drv_median(s, n);
   free(s);
   return m;
 }

@@ -24,7 +24,7 @@ enum { M = 1024, N = 1024, K = 1024 };
 
 #define now gemm_now
 #define cpu_now gemm_cpu_now
-#define median gemm_median
+#define median drv_median
 #define matrix gemm_matrix
 #define fill gemm_fill
 #define call3 gemm_call3
@@ -176,6 +176,76 @@ static void usage(void) {
           "Run as: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE bench_matmul\n");
 }
 
+/* The libraries' versions and the machine. */
+static void print_environment(int reps) {
+  const char *ct = getenv("OPENBLAS_CORETYPE"), *l2 = getenv("OPENBLAS_L2_SIZE");
+  if (ct || l2)
+    printf("warning: OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s are set: OpenBLAS runs old kernels "
+           "(run under `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE`)\n",
+           ct ? ct : "(unset)", l2 ? l2 : "(unset)");
+  const dnnl_version_t *dv = dnnl_version();
+  int isa = (int)dnnl_get_effective_cpu_isa();
+  printf("oneDNN %d.%d.%d (GNU OpenMP runtime), effective ISA %s\n", dv->major, dv->minor, dv->patch,
+         isa == dnnl_cpu_isa_avx512_core_amx    ? "avx512_core_amx"
+         : isa == dnnl_cpu_isa_avx512_core_bf16 ? "avx512_core_bf16"
+         : isa == dnnl_cpu_isa_avx512_core_vnni ? "avx512_core_vnni"
+         : isa == dnnl_cpu_isa_avx512_core      ? "avx512_core"
+         : isa == dnnl_cpu_isa_avx2             ? "avx2"
+                                                : "other");
+  printf("OpenBLAS: core %s, config %s\n", openblas_get_corename(), openblas_get_config());
+  printf("CPUs available: %ld; timing: median of %d runs after 3 warm-up runs\n",
+         sysconf(_SC_NPROCESSORS_ONLN), reps);
+}
+
+/* Each library's result against a double-precision product and the others. */
+static bool check_agreement(const GemmProblem *pc, int nlibs) {
+  bool ok = true;
+  printf("\nresults (32 rows vs a double-precision product; error / sum|a*b|, fp32 scale ~1e-7):\n");
+  for (int l = 0; l < nlibs; l++) {
+    double e = gemm_check_rows(pc, pc->C[l]->t.data, 32);
+    printf("  %-10s max error %.2e%s\n", gemm_lib_names[l], e, e < 1e-5 ? "" : "  <-- WRONG");
+    if (e >= 1e-5) ok = false;
+  }
+  size_t nel = (size_t)M * N;
+  if (nlibs == NLIBS) {
+    double d1 = gemm_rel_diff(pc->C[LIB_TVS]->t.data, pc->C[LIB_DNNL]->t.data, nel);
+    double d2 = gemm_rel_diff(pc->C[LIB_TVS]->t.data, pc->C[LIB_OPENBLAS]->t.data, nel);
+    double d3 = gemm_rel_diff(pc->C[LIB_DNNL]->t.data, pc->C[LIB_OPENBLAS]->t.data, nel);
+    printf("  max |x - y| / max |y| over all of C: TVS-oneDNN %.2e, TVS-OpenBLAS %.2e, "
+           "oneDNN-OpenBLAS %.2e\n",
+           d1, d2, d3);
+    if (d1 > 1e-5 || d2 > 1e-5) ok = false;
+  }
+  return ok;
+}
+
+/* The timings: one row per library and thread count. */
+static void print_table(GemmTiming (*tm)[NLIBS], const int *thr, int nthr, int nlibs) {
+  double flop = 2.0 * M * N * K;
+  printf("\n%dx%dx%d fp32 matmul (C = A @ B, row-major)\n", M, N, K);
+  printf("%-10s %7s %10s %9s %9s %12s %11s %14s\n", "library", "threads", "median ms", "best ms",
+         "GFLOP/s", "vs best lib", "other load", "CPU-t GFLOP/s");
+  for (int t = 0; t < nthr; t++) {
+    double top = 0;
+    for (int l = 0; l < nlibs; l++)
+      if (flop / tm[t][l].med_s > top) top = flop / tm[t][l].med_s;
+    for (int l = 0; l < nlibs; l++) {
+      const GemmTiming *x = &tm[t][l];
+      printf("%-10s %7d %10.2f %9.2f %9.1f %11.0f%% %11.2f", gemm_lib_names[l], thr[t], x->med_s * 1e3,
+             x->best_s * 1e3, flop / x->med_s * 1e-9, 100.0 * (flop / x->med_s) / top, x->other_load);
+      if (thr[t] == 1) printf(" %14.1f", flop / x->cpu_med_s * 1e-9);
+      printf("\n");
+    }
+  }
+  printf("(GFLOP/s = 2*M*N*K / median wall time.  other load: CPUs busy with other processes\n"
+         " while timing, from /proc/stat; figures with other load above ~0.1 are disturbed.\n"
+         " CPU-t GFLOP/s, 1 thread only: over the median CPU time of the calling thread,\n"
+         " which ignores time-slicing by other processes.)\n");
+  for (int t = 1; t < nthr; t++)
+    printf("TVS speed-up %d -> %d threads: %.2fx (median wall times)\n", thr[0], thr[t],
+           tm[0][LIB_TVS].med_s / tm[t][LIB_TVS].med_s);
+}
+
 int main(int argc, char **argv) {
   const char *kpath = TVS_SOURCE_DIR "/bench/kernels/matmul_1024.tvs";
   const char *relu_path = TVS_SOURCE_DIR "/examples/mm_relu.tvs";
@@ -209,24 +279,7 @@ int main(int argc, char **argv) {
     return 2;
   }
 
-  /* --- environment */
-  const char *ct = getenv("OPENBLAS_CORETYPE"), *l2 = getenv("OPENBLAS_L2_SIZE");
-  if (ct || l2)
-    printf("warning: OPENBLAS_CORETYPE=%s OPENBLAS_L2_SIZE=%s are set: OpenBLAS runs old kernels "
-           "(run under `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE`)\n",
-           ct ? ct : "(unset)", l2 ? l2 : "(unset)");
-  const dnnl_version_t *dv = dnnl_version();
-  int isa = (int)dnnl_get_effective_cpu_isa();
-  printf("oneDNN %d.%d.%d (GNU OpenMP runtime), effective ISA %s\n", dv->major, dv->minor, dv->patch,
-         isa == dnnl_cpu_isa_avx512_core_amx    ? "avx512_core_amx"
-         : isa == dnnl_cpu_isa_avx512_core_bf16 ? "avx512_core_bf16"
-         : isa == dnnl_cpu_isa_avx512_core_vnni ? "avx512_core_vnni"
-         : isa == dnnl_cpu_isa_avx512_core      ? "avx512_core"
-         : isa == dnnl_cpu_isa_avx2             ? "avx2"
-                                                : "other");
-  printf("OpenBLAS: core %s, config %s\n", openblas_get_corename(), openblas_get_config());
-  printf("CPUs available: %ld; timing: median of %d runs after 3 warm-up runs\n",
-         sysconf(_SC_NPROCESSORS_ONLN), reps);
+  print_environment(reps);
 
   /* --- compile */
   CompileTimes relu = {0};
@@ -259,49 +312,9 @@ int main(int argc, char **argv) {
     for (int l = 0; l < nlibs; l++)
       if (gemm_time_lib(&c, l, thr[t], reps, 0, 300, &tm[t][l])) return 1;
 
-  /* --- agreement */
-  bool ok = true;
-  printf("\nresults (32 rows vs a double-precision product; error / sum|a*b|, fp32 scale ~1e-7):\n");
-  for (int l = 0; l < nlibs; l++) {
-    double e = gemm_check_rows(&c, c.C[l]->t.data, 32);
-    printf("  %-10s max error %.2e%s\n", gemm_lib_names[l], e, e < 1e-5 ? "" : "  <-- WRONG");
-    if (e >= 1e-5) ok = false;
-  }
-  size_t nel = (size_t)M * N;
-  if (nlibs == NLIBS) {
-    double d1 = gemm_rel_diff(c.C[LIB_TVS]->t.data, c.C[LIB_DNNL]->t.data, nel);
-    double d2 = gemm_rel_diff(c.C[LIB_TVS]->t.data, c.C[LIB_OPENBLAS]->t.data, nel);
-    double d3 = gemm_rel_diff(c.C[LIB_DNNL]->t.data, c.C[LIB_OPENBLAS]->t.data, nel);
-    printf("  max |x - y| / max |y| over all of C: TVS-oneDNN %.2e, TVS-OpenBLAS %.2e, "
-           "oneDNN-OpenBLAS %.2e\n",
-           d1, d2, d3);
-    if (d1 > 1e-5 || d2 > 1e-5) ok = false;
-  }
+  bool ok = check_agreement(&c, nlibs);
 
-  /* --- table */
-  double flop = 2.0 * M * N * K;
-  printf("\n%dx%dx%d fp32 matmul (C = A @ B, row-major)\n", M, N, K);
-  printf("%-10s %7s %10s %9s %9s %12s %11s %14s\n", "library", "threads", "median ms", "best ms",
-         "GFLOP/s", "vs best lib", "other load", "CPU-t GFLOP/s");
-  for (int t = 0; t < nthr; t++) {
-    double top = 0;
-    for (int l = 0; l < nlibs; l++)
-      if (flop / tm[t][l].med_s > top) top = flop / tm[t][l].med_s;
-    for (int l = 0; l < nlibs; l++) {
-      const GemmTiming *x = &tm[t][l];
-      printf("%-10s %7d %10.2f %9.2f %9.1f %11.0f%% %11.2f", gemm_lib_names[l], thr[t], x->med_s * 1e3,
-             x->best_s * 1e3, flop / x->med_s * 1e-9, 100.0 * (flop / x->med_s) / top, x->other_load);
-      if (thr[t] == 1) printf(" %14.1f", flop / x->cpu_med_s * 1e-9);
-      printf("\n");
-    }
-  }
-  printf("(GFLOP/s = 2*M*N*K / median wall time.  other load: CPUs busy with other processes\n"
-         " while timing, from /proc/stat; figures with other load above ~0.1 are disturbed.\n"
-         " CPU-t GFLOP/s, 1 thread only: over the median CPU time of the calling thread,\n"
-         " which ignores time-slicing by other processes.)\n");
-  for (int t = 1; t < nthr; t++)
-    printf("TVS speed-up %d -> %d threads: %.2fx (median wall times)\n", thr[0], thr[t],
-           tm[0][LIB_TVS].med_s / tm[t][LIB_TVS].med_s);
+  print_table(tm, thr, nthr, nlibs);
   if (!ok) printf("RESULTS DISAGREE\n");
 
   for (int l = 0; l < NLIBS; l++) tvs_ndarray_free(c.C[l]);

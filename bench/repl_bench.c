@@ -10,23 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/run.h"
 #include "repl/repl.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/* The timing helpers of driver/run.h (the harness of tvs run --time). */
+#define now_ms drv_now_ms
+#define median drv_median
 
 /* One `tvs repl FILE` process reading ":quit" from a pipe; wall ms. */
 static double startup_once(const char *file) {

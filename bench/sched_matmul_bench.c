@@ -147,8 +147,8 @@ static int bench_primitive(const IrModule *m, const char *block_name, int loop, 
     if (!rc && !sch_undo(s)) rc = -1;
   }
   if (!rc) {
-    *med_ms = gemm_median(t, reps);
-    *print_ms = gemm_median(tp, reps);
+    *med_ms = drv_median(t, reps);
+    *print_ms = drv_median(tp, reps);
   } else {
     fprintf(stderr, "bench_sched_matmul: split + print of block %s failed\n", block_name);
   }
@@ -185,6 +185,74 @@ typedef struct Row {
   double err;                /* TVS vs the double-precision product */
   double sched_ms, compile_ms;
 } Row;
+
+/* Times one shape with every library at every thread count and prints its
+ * rows; *good tells whether the results agree.  0, or -1 on a failure. */
+static int bench_shape(const Shape *sh, const CgOptions *copt, int reps, double min_s, const int *thr, int nthr,
+                       int nlibs, Row *row, bool *good_out) {
+  CgOptions opt = *copt;
+  char path[1024], spath[1024];
+  snprintf(path, sizeof path, "%s/bench/kernels/mm_%s.tvs", TVS_SOURCE_DIR, sh->name);
+  snprintf(spath, sizeof spath, "%s/bench/kernels/mm_%s.sched.tvs", TVS_SOURCE_DIR, sh->name);
+  Kernel k;
+  if (kernel_load(&k, path, spath, &opt)) return -1;
+  row->sched_ms = k.sched_ms;
+  row->compile_ms = k.compile_ms;
+  GemmProblem p = {.M = sh->M, .N = sh->N, .K = sh->K, .tvs_fn = k.fn};
+  p.A = gemm_matrix(sh->M, sh->K);
+  p.B = gemm_matrix(sh->K, sh->N);
+  for (int l = 0; l < NLIBS; l++) p.C[l] = gemm_matrix(sh->M, sh->N);
+  gemm_fill(p.A->t.data, (size_t)sh->M * sh->K, 1);
+  gemm_fill(p.B->t.data, (size_t)sh->K * sh->N, 2);
+  double flop = 2.0 * sh->M * sh->N * sh->K;
+  for (int t = 0; t < nthr; t++) {
+    double top = 0;
+    for (int l = 0; l < nlibs; l++) {
+      GemmTiming tm;
+      if (gemm_time_lib(&p, l, thr[t], reps, min_s, 300, &tm)) return -1;
+      row->gflops[t][l] = flop / tm.med_s * 1e-9;
+      row->load[t][l] = tm.other_load;
+      if (l != LIB_TVS && row->gflops[t][l] > top) top = row->gflops[t][l];
+    }
+    row->ratio[t] = top > 0 ? row->gflops[t][LIB_TVS] / top : 0;
+  }
+  row->err = gemm_check_rows(&p, p.C[LIB_TVS]->t.data, 32);
+  bool good = row->err < 1e-5;
+  for (int l = 1; l < nlibs; l++) good &= gemm_check_rows(&p, p.C[l]->t.data, 8) < 1e-5;
+  *good_out = good;
+  printf("\nmm_%s (M=%d N=%d K=%d): schedule %.1f ms, compile %.1f ms, TVS max error %.1e %s\n",
+         sh->name, sh->M, sh->N, sh->K, k.sched_ms, k.compile_ms, row->err, good ? "ok" : "WRONG");
+  printf("  %-10s %7s %9s %11s\n", "library", "threads", "GFLOP/s", "other load");
+  for (int t = 0; t < nthr; t++)
+    for (int l = 0; l < nlibs; l++)
+      printf("  %-10s %7d %9.1f %11.2f\n", gemm_lib_names[l], thr[t], row->gflops[t][l], row->load[t][l]);
+  for (int l = 0; l < NLIBS; l++) tvs_ndarray_free(p.C[l]);
+  tvs_ndarray_free(p.A);
+  tvs_ndarray_free(p.B);
+  kernel_free(&k);
+  return 0;
+}
+
+/* The summary table: GFLOP/s per shape and thread count, and the ratio. */
+static void print_summary(const Row *rows, const int *thr, int nthr, int nlibs, const char *only) {
+  printf("\nsummary: GFLOP/s (median wall time); ratio = TVS / best of oneDNN and OpenBLAS;\n"
+         "* = some row of that shape and thread count had other load above 0.1 (disturbed)\n");
+  printf("%-13s", "shape");
+  for (int t = 0; t < nthr; t++)
+    printf(" |%2dT %6s %6s %8s %6s", thr[t], "TVS", "oneDNN", "OpenBLAS", "ratio");
+  printf("\n");
+  for (int si = 0; si < NSHAPES; si++) {
+    if (only && strcmp(only, shapes[si].name)) continue;
+    printf("%-13s", shapes[si].name);
+    for (int t = 0; t < nthr; t++) {
+      bool disturbed = false;
+      for (int l = 0; l < nlibs; l++) disturbed |= rows[si].load[t][l] > 0.1;
+      printf(" |    %6.1f %6.1f %8.1f %5.0f%%%s", rows[si].gflops[t][LIB_TVS], rows[si].gflops[t][LIB_DNNL],
+             rows[si].gflops[t][LIB_OPENBLAS], 100 * rows[si].ratio[t], disturbed ? "*" : " ");
+    }
+    printf("\n");
+  }
+}
 
 int main(int argc, char **argv) {
   double min_s = 0.3;
@@ -236,68 +304,12 @@ int main(int argc, char **argv) {
   memset(rows, 0, sizeof rows);
   bool ok = true;
   for (int si = 0; si < NSHAPES; si++) {
-    const Shape *sh = &shapes[si];
-    if (only && strcmp(only, sh->name)) continue;
-    Row *row = &rows[si];
-    char path[1024], spath[1024];
-    snprintf(path, sizeof path, "%s/bench/kernels/mm_%s.tvs", TVS_SOURCE_DIR, sh->name);
-    snprintf(spath, sizeof spath, "%s/bench/kernels/mm_%s.sched.tvs", TVS_SOURCE_DIR, sh->name);
-    Kernel k;
-    if (kernel_load(&k, path, spath, &opt)) return 1;
-    row->sched_ms = k.sched_ms;
-    row->compile_ms = k.compile_ms;
-    GemmProblem p = {.M = sh->M, .N = sh->N, .K = sh->K, .tvs_fn = k.fn};
-    p.A = gemm_matrix(sh->M, sh->K);
-    p.B = gemm_matrix(sh->K, sh->N);
-    for (int l = 0; l < NLIBS; l++) p.C[l] = gemm_matrix(sh->M, sh->N);
-    gemm_fill(p.A->t.data, (size_t)sh->M * sh->K, 1);
-    gemm_fill(p.B->t.data, (size_t)sh->K * sh->N, 2);
-    double flop = 2.0 * sh->M * sh->N * sh->K;
-    for (int t = 0; t < nthr; t++) {
-      double top = 0;
-      for (int l = 0; l < nlibs; l++) {
-        GemmTiming tm;
-        if (gemm_time_lib(&p, l, thr[t], reps, min_s, 300, &tm)) return 1;
-        row->gflops[t][l] = flop / tm.med_s * 1e-9;
-        row->load[t][l] = tm.other_load;
-        if (l != LIB_TVS && row->gflops[t][l] > top) top = row->gflops[t][l];
-      }
-      row->ratio[t] = top > 0 ? row->gflops[t][LIB_TVS] / top : 0;
-    }
-    row->err = gemm_check_rows(&p, p.C[LIB_TVS]->t.data, 32);
-    bool good = row->err < 1e-5;
-    for (int l = 1; l < nlibs; l++) good &= gemm_check_rows(&p, p.C[l]->t.data, 8) < 1e-5;
+    if (only && strcmp(only, shapes[si].name)) continue;
+    bool good = true;
+    if (bench_shape(&shapes[si], &opt, reps, min_s, thr, nthr, nlibs, &rows[si], &good)) return 1;
     if (!good) ok = false;
-    printf("\nmm_%s (M=%d N=%d K=%d): schedule %.1f ms, compile %.1f ms, TVS max error %.1e %s\n",
-           sh->name, sh->M, sh->N, sh->K, k.sched_ms, k.compile_ms, row->err, good ? "ok" : "WRONG");
-    printf("  %-10s %7s %9s %11s\n", "library", "threads", "GFLOP/s", "other load");
-    for (int t = 0; t < nthr; t++)
-      for (int l = 0; l < nlibs; l++)
-        printf("  %-10s %7d %9.1f %11.2f\n", gemm_lib_names[l], thr[t], row->gflops[t][l], row->load[t][l]);
-    for (int l = 0; l < NLIBS; l++) tvs_ndarray_free(p.C[l]);
-    tvs_ndarray_free(p.A);
-    tvs_ndarray_free(p.B);
-    kernel_free(&k);
   }
-  if (nlibs == NLIBS) {
-    printf("\nsummary: GFLOP/s (median wall time); ratio = TVS / best of oneDNN and OpenBLAS;\n"
-           "* = some row of that shape and thread count had other load above 0.1 (disturbed)\n");
-    printf("%-13s", "shape");
-    for (int t = 0; t < nthr; t++)
-      printf(" |%2dT %6s %6s %8s %6s", thr[t], "TVS", "oneDNN", "OpenBLAS", "ratio");
-    printf("\n");
-    for (int si = 0; si < NSHAPES; si++) {
-      if (only && strcmp(only, shapes[si].name)) continue;
-      printf("%-13s", shapes[si].name);
-      for (int t = 0; t < nthr; t++) {
-        bool disturbed = false;
-        for (int l = 0; l < nlibs; l++) disturbed |= rows[si].load[t][l] > 0.1;
-        printf(" |    %6.1f %6.1f %8.1f %5.0f%%%s", rows[si].gflops[t][LIB_TVS], rows[si].gflops[t][LIB_DNNL],
-               rows[si].gflops[t][LIB_OPENBLAS], 100 * rows[si].ratio[t], disturbed ? "*" : " ");
-      }
-      printf("\n");
-    }
-  }
+  if (nlibs == NLIBS) print_summary(rows, thr, nthr, nlibs, only);
 
   /* one primitive + reprint: on mm_relu (the k loop of block Y), and on the
    * scheduled 1024 kernel (its k loop, inside the panel and row-tile loops) */

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "codegen/cg_export.h"
 #include "driver/drv_internal.h"
+#include "driver/run.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
@@ -41,45 +41,13 @@ DrvProduct drv_product_for(const char *path) {
   return DRV_PRODUCT_NONE;
 }
 
-/* The stages outside the lowering pipeline, before and after it. */
-static const struct {
-  const char *name;
-  const char *what;
-  bool after;  /* after the lowering passes (codegen) */
-} extra_stages[] = {
-    {"graph", "the merged module (graph functions and prim_funcs) as .tvs text", false},
-    {"legalize", "graph functions after LegalizeOps: high-level operators as R.call_tir to generated prim_funcs",
-     false},
-    {"tir", "the prim_funcs (as written after schedules, and legalized) as .tvs text", false},
-    {"llvm-unopt", "LLVM IR as generated, before LLVM's optimizations", true},
-    {"llvm", "LLVM IR after LLVM's -O0..-O3 pipeline (what -o FILE.ll writes)", true},
-    {"asm", "target assembly (what -o FILE.s writes)", true},
-};
-#define NEXTRA ((int)(sizeof extra_stages / sizeof extra_stages[0]))
-
-bool drv_is_stage(const char *name) {
-  for (int i = 0; i < NEXTRA; i++)
-    if (!strcmp(extra_stages[i].name, name)) return true;
-  return tir_pipeline_index(name) >= 0;
-}
-
-void drv_list_stages(FILE *out) {
-  for (int i = 0; i < NEXTRA; i++)
-    if (!extra_stages[i].after) fprintf(out, "%-28s %s\n", extra_stages[i].name, extra_stages[i].what);
-  int np;
-  const TirPass *passes = tir_cpu_pipeline(&np);
-  for (int i = 0; i < np; i++) fprintf(out, "%-28s %s\n", passes[i].name, passes[i].what);
-  for (int i = 0; i < NEXTRA; i++)
-    if (extra_stages[i].after) fprintf(out, "%-28s %s\n", extra_stages[i].name, extra_stages[i].what);
-}
-
 int drv_check_options(const DrvOptions *o, DiagCtx *d) {
   if (o->ninputs == 0) {
     diag_error(d, span_none, "no input file");
     return -1;
   }
   if (o->emit) {
-    if (!drv_is_stage(o->emit)) {
+    if (!drv_find_stage(o->emit, DRV_STAGES_EMIT, NULL)) {
       diag_error(d, span_none, "unknown stage '%s' for --emit (tvsc --list-stages lists them)", o->emit);
       return -1;
     }
@@ -126,21 +94,15 @@ typedef struct Run {
   const DrvOptions *o;
   DiagCtx *d;
   SourceFile **srcs;  /* every loaded file (kept alive with the modules) */
-  int nsrcs;
+  int nsrcs, capsrcs;
   Pending pending[4];
   int npending;
   double t0;          /* start time, for -v */
   CgOptions cg;       /* o->cg with the target resolved (drv_prepare_target) */
 } Run;
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void vlog(Run *r, const char *what) {
-  if (r->o->verbose) fprintf(r->o->log, "tvsc: %-28s %8.1f ms\n", what, now_ms() - r->t0);
+  if (r->o->verbose) fprintf(r->o->log, "tvsc: %-28s %8.1f ms\n", what, drv_now_ms() - r->t0);
 }
 
 /* Flushes diagnostics and reports whether there are errors. */
@@ -159,8 +121,7 @@ static IrModule *load_one(Run *r, const char *path) {
     diag_error(r->d, span_none, "cannot open '%s': %s", path, err ? err : "unknown error");
     return NULL;
   }
-  r->srcs = xrealloc(r->srcs, (size_t)(r->nsrcs + 1) * sizeof *r->srcs);
-  r->srcs[r->nsrcs++] = src;
+  VEC_PUSH(r->srcs, r->nsrcs, r->capsrcs, src);
   IrModule *m = tvs_load_module(src, r->d);
   if (failed(r)) {
     ir_module_free(m);
@@ -492,7 +453,7 @@ int drv_compile(const DrvOptions *o, DiagCtx *d) {
   memset(&r, 0, sizeof r);
   r.o = o;
   r.d = d;
-  r.t0 = now_ms();
+  r.t0 = drv_now_ms();
   r.cg = o->cg;
   int rc = -1;
   IrModule *m = load_all(&r);

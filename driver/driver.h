@@ -16,6 +16,7 @@
 
 #include "codegen/codegen.h"
 #include "base/diag.h"
+#include "driver/stages.h"
 
 /* What an output path's suffix asks for. */
 typedef enum DrvProduct {
@@ -59,11 +60,9 @@ DrvOptions drv_options_default(void);
 /* The product for path's suffix (.so .o .ll .s), DRV_PRODUCT_NONE otherwise. */
 DrvProduct drv_product_for(const char *path);
 
-/* Whether name is a stage --emit accepts: graph, legalize, tir, a lowering pass name,
- * llvm-unopt, llvm, asm. */
-bool drv_is_stage(const char *name);
-/* One line per stage, "NAME  description", in pipeline order. */
-void drv_list_stages(FILE *out);
+/* The stages --emit accepts are DRV_STAGES_EMIT of the registry in
+ * driver/stages.h: graph, legalize, tir, a lowering pass name, llvm-unopt,
+ * llvm, asm. */
 
 /* Checks the option combination without compiling (conflicting flags, no
  * output asked for, unknown stage or suffix).  0, or -1 with an error in d. */

@@ -86,7 +86,7 @@ typedef struct Bind {
 
 typedef struct Binds {
   Bind *items;
-  int n;
+  int n, cap;
 } Binds;
 
 static void add_bind(Binds *b, const TirFunc *f, const TirExpr *e, const char *buf, const char *what, int dim) {
@@ -95,21 +95,19 @@ static void add_bind(Binds *b, const TirFunc *f, const TirExpr *e, const char *b
     if (b->items[i].var == e->var) return;
   for (int i = 0; i < f->nparams; i++) /* scalar params are passed as scalars */
     if ((!f->buffer_map || !f->buffer_map[i]) && f->params[i] == e->var) return;
-  b->items = xrealloc(b->items, (size_t)(b->n + 1) * sizeof *b->items);
-  b->items[b->n++] = (Bind){e->var, buf, what, dim};
+  VEC_PUSH(b->items, b->n, b->cap, ((Bind){e->var, buf, what, dim}));
 }
 
 /* Which data vars the body stores to (the outputs, for the comments). */
 typedef struct Writes {
   const TirVar **vars;
-  int n;
+  int n, cap;
 } Writes;
 
 static bool note_store(TirVisitor *v, const TirStmt *s) {
   if (s->kind == TIR_S_STORE) {
     Writes *w = v->ctx;
-    w->vars = xrealloc(w->vars, (size_t)(w->n + 1) * sizeof *w->vars);
-    w->vars[w->n++] = s->store.buf->data;
+    VEC_PUSH(w->vars, w->n, w->cap, s->store.buf->data);
   }
   return true;
 }
@@ -133,26 +131,25 @@ static char *param_c_name(const char *name, char **used, int nused, int index) {
   return s;
 }
 
-/* nout > 0: a graph function's signature (codegen.h), whose last nout
- * tensors are its outputs. */
-static void emit_func(StrBuf *sb, const char *name, const TirFunc *f, int nout) {
-  Binds b = {NULL, 0};
+/* The symbolic dims that become extra C parameters, and the buffers the body
+ * stores to. */
+static void collect_binds(const TirFunc *f, Binds *b, Writes *w) {
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *buf = f->buffer_map ? f->buffer_map[i] : NULL;
     if (!buf) continue;
-    for (int d = 0; d < buf->ndim; d++) add_bind(&b, f, buf->shape[d], buf->name, "shape", d);
-    for (int d = 0; d < buf->nstrides; d++) add_bind(&b, f, buf->strides[d], buf->name, "strides", d);
-    add_bind(&b, f, buf->elem_offset, buf->name, "elem_offset", -1);
+    for (int d = 0; d < buf->ndim; d++) add_bind(b, f, buf->shape[d], buf->name, "shape", d);
+    for (int d = 0; d < buf->nstrides; d++) add_bind(b, f, buf->strides[d], buf->name, "strides", d);
+    add_bind(b, f, buf->elem_offset, buf->name, "elem_offset", -1);
   }
-  Writes w = {NULL, 0};
   TirVisitor v;
   memset(&v, 0, sizeof v);
   v.pre_stmt = note_store;
-  v.ctx = &w;
+  v.ctx = w;
   tir_visit_stmt(&v, f->body);
+}
 
-  char cname[256];
-  drv_direct_c_name(name, cname, sizeof cname);
+/* The comment above a function's prototypes: its entries. */
+static void put_entry_comment(StrBuf *sb, const char *name, const char *cname, int nout) {
   sb_printf(sb, "/* %s: packed entry __tvs_packed_%s (tvs_module_get_function(mod, \"%s\"))", name,
             name, name);
   if (strcmp(cname, name)) sb_printf(sb, ";\n * direct entry exported as %s (also as %s)", cname, name);
@@ -160,6 +157,17 @@ static void emit_func(StrBuf *sb, const char *name, const TirFunc *f, int nout) 
     sb_printf(sb, ";\n * graph function: the last %d tensor%s %s its output%s, allocated by the caller", nout,
               nout == 1 ? "" : "s", nout == 1 ? "is" : "are", nout == 1 ? "" : "s");
   sb_puts(sb, " */\n");
+}
+
+/* nout > 0: a graph function's signature (codegen.h), whose last nout
+ * tensors are its outputs. */
+static void emit_func(StrBuf *sb, const char *name, const TirFunc *f, int nout) {
+  Binds b = {NULL, 0, 0};
+  Writes w = {NULL, 0, 0};
+  collect_binds(f, &b, &w);
+  char cname[256];
+  drv_direct_c_name(name, cname, sizeof cname);
+  put_entry_comment(sb, name, cname, nout);
   if (!is_c_ident(name)) {
     sb_printf(sb, "/* (no direct prototype: '%s' is not a C identifier) */\n\n", name);
     free(b.items);

@@ -64,7 +64,7 @@ static char *target_machine_warnings(LLVMTargetRef target, const char *triple, c
 static int report_warnings(const char *text, const char *triple, DiagCtx *d) {
   int bad = 0;
   char **seen = NULL;
-  int nseen = 0;
+  int nseen = 0, capseen = 0;
   for (const char *p = text; *p;) {
     const char *eol = strchr(p, '\n');
     char *line = eol ? xstrndup(p, (size_t)(eol - p)) : xstrdup(p);
@@ -80,8 +80,7 @@ static int report_warnings(const char *text, const char *triple, DiagCtx *d) {
                  feature ? "mattr" : "mcpu");
       bad = 1;
     }
-    seen = xrealloc(seen, (size_t)(nseen + 1) * sizeof *seen);
-    seen[nseen++] = line;
+    VEC_PUSH(seen, nseen, capseen, line);
   }
   for (int i = 0; i < nseen; i++) free(seen[i]);
   free(seen);

@@ -305,25 +305,7 @@ static int cmd_loops(Repl *r, int argc, char **argv) {
 
 /* -------------------------------------------------------------- :show */
 
-static const char *const cg_stage_names[] = {"llvm-unopt", "llvm", "asm"};
-
-const char *const *repl_stage_names(void) {
-  static const char *names[64];
-  if (names[0]) return names;
-  int n = 0, np;
-  names[n++] = "tir";
-  const TirPass *p = tir_cpu_pipeline(&np);
-  for (int i = 0; i < np && n < 58; i++) names[n++] = p[i].name;
-  for (int i = 0; i < 3; i++) names[n++] = cg_stage_names[i];
-  names[n] = NULL;
-  return names;
-}
-
-static bool is_stage(const char *s) {
-  for (const char *const *p = repl_stage_names(); *p; p++)
-    if (!strcmp(*p, s)) return true;
-  return false;
-}
+static bool is_stage(const char *s) { return drv_find_stage(s, DRV_STAGES_REPL, NULL); }
 
 static int cmd_show(Repl *r, int argc, char **argv) {
   const char *stage = "tir", *func = NULL;
@@ -547,9 +529,7 @@ static const ReplCmd commands[] = {
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))
 
-const char *const repl_command_names[] = {"help", "load", "funcs", "blocks", "loops", "show", "diff",
-                                          "undo", "redo", "history", "trace", "reset", "write",
-                                          "target", "run", "time", "set", "quit", NULL};
+const char *repl_command_name(int i) { return i >= 0 && i < NCOMMANDS ? commands[i].name : NULL; }
 
 static const ReplCmd *find_cmd(const char *name) {
   if (!strcmp(name, "q") || !strcmp(name, "exit")) name = "quit";
@@ -575,7 +555,8 @@ static int cmd_help(Repl *r, int argc, char **argv) {
     fputc('\n', o);
     if (!strcmp(c->name, "show")) {
       fputs("    stages:", o);
-      for (const char *const *p = repl_stage_names(); *p; p++) fprintf(o, " %s", *p);
+      for (int i = 0, ns = drv_stage_count(); i < ns; i++)
+        if (drv_stage_at(i).kind & DRV_STAGES_REPL) fprintf(o, " %s", drv_stage_at(i).name);
       fputc('\n', o);
     }
     return 0;
@@ -601,7 +582,7 @@ static int cmd_help(Repl *r, int argc, char **argv) {
 /* Splits a command line into words (double or single quotes group). */
 static int split_words(const char *line, char ***out) {
   char **v = NULL;
-  int n = 0;
+  int n = 0, cap = 0;
   const char *p = line;
   for (;;) {
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
@@ -617,7 +598,7 @@ static int split_words(const char *line, char ***out) {
         sb_putc(&w, *p++);
       }
     }
-    v = xrealloc(v, (size_t)(n + 2) * sizeof *v);
+    VEC_RESERVE(v, cap, (size_t)n + 2); /* room for a NULL after the last */
     v[n++] = sb_take(&w);
   }
   *out = v;

@@ -12,7 +12,7 @@
 
 typedef struct Words {
   char **v;
-  int n;
+  int n, cap;
   const char *prefix;  /* only words starting with this are kept */
 } Words;
 
@@ -21,8 +21,7 @@ static void add(Words *w, const char *s) {
   if (strncmp(s, w->prefix, pl)) return;
   for (int i = 0; i < w->n; i++)
     if (!strcmp(w->v[i], s)) return;
-  w->v = xrealloc(w->v, (size_t)(w->n + 1) * sizeof *w->v);
-  w->v[w->n++] = xstrdup(s);
+  VEC_PUSH(w->v, w->n, w->cap, xstrdup(s));
 }
 
 void repl_free_words(char **words, int n) {
@@ -115,8 +114,8 @@ static void complete_command(Repl *r, const char *text, Words *w, int *start) {
   const char *sp = strpbrk(text, " \t");
   if (!sp) {
     *start = 0;
-    for (int i = 0; repl_command_names[i]; i++) {
-      char *c = xasprintf(":%s", repl_command_names[i]);
+    for (int i = 0; repl_command_name(i); i++) {
+      char *c = xasprintf(":%s", repl_command_name(i));
       add(w, c);
       free(c);
     }
@@ -137,14 +136,15 @@ static void complete_command(Repl *r, const char *text, Words *w, int *start) {
   *start = (int)(word - text);
   w->prefix = word;
   if (!strcmp(cmd, "help")) {
-    for (int i = 0; repl_command_names[i]; i++) add(w, repl_command_names[i]);
+    for (int i = 0; repl_command_name(i); i++) add(w, repl_command_name(i));
   } else if (!strcmp(cmd, "load") || (!strcmp(cmd, "write") && argi == 1) ||
              (!strcmp(cmd, "trace") && argi == 2)) {
     add_paths(w, word);
   } else if (!strcmp(cmd, "trace") && argi == 1) {
     add(w, "save");
   } else if (!strcmp(cmd, "show")) {
-    for (const char *const *s = repl_stage_names(); *s; s++) add(w, *s);
+    for (int i = 0, n = drv_stage_count(); i < n; i++)
+      if (drv_stage_at(i).kind & DRV_STAGES_REPL) add(w, drv_stage_at(i).name);
     add_funcs(r, w);
   } else if (!strcmp(cmd, "blocks") || !strcmp(cmd, "run") || !strcmp(cmd, "time") || !strcmp(cmd, "write") ||
              (!strcmp(cmd, "loops") && argi == 2)) {
@@ -195,7 +195,9 @@ static void add_methods(Words *w) {
   add(w, "trace");
 }
 
-static void complete_statement(Repl *r, const char *text, Words *w, int *start) {
+/* Completes inside a string literal (block or function names) and does
+ * nothing in a comment: true in either case, false elsewhere. */
+static bool complete_in_string(Repl *r, const char *text, Words *w, int *start) {
   int len = (int)strlen(text);
   /* Inside a string literal?  Count quotes outside of other strings. */
   char q = 0;
@@ -208,35 +210,25 @@ static void complete_statement(Repl *r, const char *text, Words *w, int *start) 
       q = text[i];
       qpos = i;
     } else if (text[i] == '#') {
-      return; /* a comment */
+      return true; /* a comment */
     }
   }
-  if (q) {
-    *start = qpos + 1;
-    w->prefix = text + qpos + 1;
-    /* func_name="..." and work_on("...") take functions, the rest blocks. */
-    int e = qpos;
-    while (e > 0 && text[e - 1] == ' ') e--;
-    bool funcs = (e >= 10 && !strncmp(text + e - 10, "func_name=", 10)) ||
-                 (e >= 8 && !strncmp(text + e - 8, "work_on(", 8));
-    if (funcs) add_funcs(r, w);
-    else add_blocks(r, w);
-    return;
-  }
-  int b = len;
-  while (b > 0 && ident_char(text[b - 1])) b--;
-  *start = b;
-  w->prefix = text + b;
-  if (b > 0 && text[b - 1] == '.') {
-    char *obj = dotted_before(text, b - 1);
-    if (is_schedule_var(r, obj)) add_methods(w);
-    else if (!strcmp(obj, "tvm")) add(w, "tir");
-    else if (!strcmp(obj, "tvm.tir") || !strcmp(obj, "tir")) add(w, "Schedule");
-    else if (strlen(obj) > 4 && (!strcmp(obj + strlen(obj) - 4, ".mod") || !strcmp(obj + strlen(obj) - 6, ".trace")))
-      add(w, "show");
-    free(obj);
-    return;
-  }
+  if (!q) return false;
+  *start = qpos + 1;
+  w->prefix = text + qpos + 1;
+  /* func_name="..." and work_on("...") take functions, the rest blocks. */
+  int e = qpos;
+  while (e > 0 && text[e - 1] == ' ') e--;
+  bool funcs = (e >= 10 && !strncmp(text + e - 10, "func_name=", 10)) ||
+               (e >= 8 && !strncmp(text + e - 8, "work_on(", 8));
+  if (funcs) add_funcs(r, w);
+  else add_blocks(r, w);
+  return true;
+}
+
+/* Completes inside the parentheses of a call (the word starts at b): a
+ * schedule method's keyword arguments, then values.  False when not in one. */
+static bool complete_call_args(Repl *r, const char *text, int b, Words *w) {
   /* Inside the parentheses of sch.method( ... ?  Find the innermost open one. */
   int depth = 0, open = -1;
   for (int i = b - 1; i >= 0; i--) {
@@ -253,35 +245,53 @@ static void complete_statement(Repl *r, const char *text, Words *w, int *start) 
       depth--;
     }
   }
+  if (open <= 0) return false;
   bool after_eq = false;
   for (int i = b - 1; i >= 0 && (text[i] == ' ' || text[i] == '='); i--)
     if (text[i] == '=') after_eq = true;
-  if (open > 0) {
-    char *callee = dotted_before(text, open);
-    const char *dot = strrchr(callee, '.');
-    if (dot && !after_eq) {
-      char *obj = xstrndup(callee, (size_t)(dot - callee));
-      if (is_schedule_var(r, obj)) {
-        const char *params[8];
-        int np = 0;
-        for (int i = 0; sch_script_method(i, params, &np); i++) {
-          if (strcmp(sch_script_method(i, NULL, NULL), dot + 1)) continue;
-          for (int k = 0; k < np; k++) {
-            char *kw = xasprintf("%s=", params[k]);
-            add(w, kw);
-            free(kw);
-          }
+  char *callee = dotted_before(text, open);
+  const char *dot = strrchr(callee, '.');
+  if (dot && !after_eq) {
+    char *obj = xstrndup(callee, (size_t)(dot - callee));
+    if (is_schedule_var(r, obj)) {
+      const char *params[8];
+      int np = 0;
+      for (int i = 0; sch_script_method(i, params, &np); i++) {
+        if (strcmp(sch_script_method(i, NULL, NULL), dot + 1)) continue;
+        for (int k = 0; k < np; k++) {
+          char *kw = xasprintf("%s=", params[k]);
+          add(w, kw);
+          free(kw);
         }
       }
-      free(obj);
     }
-    free(callee);
-    add_vars(r, w, -1);
-    add(w, "None");
-    add(w, "True");
-    add(w, "False");
+    free(obj);
+  }
+  free(callee);
+  add_vars(r, w, -1);
+  add(w, "None");
+  add(w, "True");
+  add(w, "False");
+  return true;
+}
+
+static void complete_statement(Repl *r, const char *text, Words *w, int *start) {
+  if (complete_in_string(r, text, w, start)) return;
+  int b = (int)strlen(text);
+  while (b > 0 && ident_char(text[b - 1])) b--;
+  *start = b;
+  w->prefix = text + b;
+  if (b > 0 && text[b - 1] == '.') {
+    char *obj = dotted_before(text, b - 1);
+    if (is_schedule_var(r, obj)) add_methods(w);
+    else if (!strcmp(obj, "tvm")) add(w, "tir");
+    else if (!strcmp(obj, "tvm.tir") || !strcmp(obj, "tir")) add(w, "Schedule");
+    else if (strlen(obj) > 4 && (!strcmp(obj + strlen(obj) - 4, ".mod") || !strcmp(obj + strlen(obj) - 6, ".trace")))
+      add(w, "show");
+    free(obj);
     return;
   }
+  if (complete_call_args(r, text, b, w)) return;
   add_vars(r, w, -1);
   add(w, repl_cur_mod(r)->name);
   add(w, "Schedule");
@@ -290,7 +300,7 @@ static void complete_statement(Repl *r, const char *text, Words *w, int *start) 
 }
 
 int repl_complete(Repl *r, const char *text, int *start, char ***out) {
-  Words w = {NULL, 0, ""};
+  Words w = {NULL, 0, 0, ""};
   int lead = 0;
   while (text[lead] == ' ' || text[lead] == '\t') lead++;
   *start = (int)strlen(text);

@@ -19,9 +19,8 @@ static Lines split_lines(const char *t) {
   while (*t) {
     const char *nl = strchr(t, '\n');
     int len = nl ? (int)(nl - t) : (int)strlen(t);
-    if (l.n == cap) {
-      cap = cap ? cap * 2 : 64;
-      l.s = xrealloc(l.s, (size_t)cap * sizeof *l.s);
+    if (l.n == cap) { /* parallel arrays: grow s, then len to the same cap */
+      VEC_RESERVE(l.s, cap, (size_t)l.n + 1);
       l.len = xrealloc(l.len, (size_t)cap * sizeof *l.len);
     }
     l.s[l.n] = t;
@@ -50,28 +49,28 @@ static void put_line(StrBuf *out, char kind, const char *s, int len, bool color)
   sb_putc(out, '\n');
 }
 
-int repl_unified_diff(StrBuf *out, const char *ta, const char *tb, const char *name_a,
-                      const char *name_b, bool color) {
-  Lines a = split_lines(ta), b = split_lines(tb);
+/* The edit script a -> b: ' ' kept, '-' removed, '+' added lines, in order
+ * (a longest common subsequence); *changes counts the '-' and '+' ops. */
+static Op *compute_ops(const Lines *a, const Lines *b, int *nops_out, int *changes_out) {
   /* Common prefix and suffix first: a schedule step usually touches the middle. */
   int pre = 0;
-  while (pre < a.n && pre < b.n && same(&a, pre, &b, pre)) pre++;
+  while (pre < a->n && pre < b->n && same(a, pre, b, pre)) pre++;
   int suf = 0;
-  while (suf < a.n - pre && suf < b.n - pre && same(&a, a.n - 1 - suf, &b, b.n - 1 - suf)) suf++;
-  int na = a.n - pre - suf, nb = b.n - pre - suf;
+  while (suf < a->n - pre && suf < b->n - pre && same(a, a->n - 1 - suf, b, b->n - 1 - suf)) suf++;
+  int na = a->n - pre - suf, nb = b->n - pre - suf;
   /* lcs[i][j] = LCS length of a[pre+i..] and b[pre+j..] in the middle part. */
   int *lcs = xcalloc((size_t)(na + 1) * (size_t)(nb + 1), sizeof *lcs);
 #define L(i, j) lcs[(size_t)(i) * (size_t)(nb + 1) + (size_t)(j)]
   for (int i = na - 1; i >= 0; i--)
     for (int j = nb - 1; j >= 0; j--)
-      L(i, j) = same(&a, pre + i, &b, pre + j) ? L(i + 1, j + 1) + 1
+      L(i, j) = same(a, pre + i, b, pre + j) ? L(i + 1, j + 1) + 1
                 : L(i + 1, j) > L(i, j + 1) ? L(i + 1, j) : L(i, j + 1);
-  Op *ops = xmalloc((size_t)(a.n + b.n + 1) * sizeof *ops);
+  Op *ops = xmalloc((size_t)(a->n + b->n + 1) * sizeof *ops);
   int nops = 0, changes = 0;
   for (int i = 0; i < pre; i++) ops[nops++] = (Op){' ', i, i};
   int i = 0, j = 0;
   while (i < na || j < nb) {
-    if (i < na && j < nb && same(&a, pre + i, &b, pre + j)) {
+    if (i < na && j < nb && same(a, pre + i, b, pre + j)) {
       ops[nops++] = (Op){' ', pre + i, pre + j};
       i++, j++;
     } else if (i < na && (j == nb || L(i + 1, j) >= L(i, j + 1))) {
@@ -82,9 +81,43 @@ int repl_unified_diff(StrBuf *out, const char *ta, const char *tb, const char *n
       j++, changes++;
     }
   }
-  for (int k = 0; k < suf; k++) ops[nops++] = (Op){' ', a.n - suf + k, b.n - suf + k};
+  for (int k = 0; k < suf; k++) ops[nops++] = (Op){' ', a->n - suf + k, b->n - suf + k};
 #undef L
   free(lcs);
+  *nops_out = nops;
+  *changes_out = changes;
+  return ops;
+}
+
+/* Appends the hunk of ops[start..stop): its @@ header, then its lines. */
+static void put_hunk(StrBuf *out, const Op *ops, int start, int stop, const Lines *a, const Lines *b, bool color) {
+  int as = -1, bs = -1, ac = 0, bc = 0;
+  for (int q = start; q < stop; q++) {
+    if (ops[q].kind != '+') {
+      if (as < 0) as = ops[q].ai;
+      ac++;
+    }
+    if (ops[q].kind != '-') {
+      if (bs < 0) bs = ops[q].bi;
+      bc++;
+    }
+  }
+  if (as < 0) as = ops[start].ai;
+  if (bs < 0) bs = ops[start].bi;
+  sb_printf(out, "%s@@ -%d,%d +%d,%d @@%s\n", color ? "\033[36m" : "", ac ? as + 1 : as, ac,
+            bc ? bs + 1 : bs, bc, color ? "\033[0m" : "");
+  for (int q = start; q < stop; q++) {
+    const Op *o = &ops[q];
+    if (o->kind == '+') put_line(out, '+', b->s[o->bi], b->len[o->bi], color);
+    else put_line(out, o->kind, a->s[o->ai], a->len[o->ai], color);
+  }
+}
+
+int repl_unified_diff(StrBuf *out, const char *ta, const char *tb, const char *name_a,
+                      const char *name_b, bool color) {
+  Lines a = split_lines(ta), b = split_lines(tb);
+  int nops, changes;
+  Op *ops = compute_ops(&a, &b, &nops, &changes);
   if (changes) {
     sb_printf(out, "--- %s\n+++ %s\n", name_a, name_b);
     int k = 0;
@@ -109,26 +142,7 @@ int repl_unified_diff(StrBuf *out, const char *ta, const char *tb, const char *n
         break;
       }
       int stop = end + 3 > nops ? nops : end + 3;
-      int as = -1, bs = -1, ac = 0, bc = 0;
-      for (int q = start; q < stop; q++) {
-        if (ops[q].kind != '+') {
-          if (as < 0) as = ops[q].ai;
-          ac++;
-        }
-        if (ops[q].kind != '-') {
-          if (bs < 0) bs = ops[q].bi;
-          bc++;
-        }
-      }
-      if (as < 0) as = ops[start].ai;
-      if (bs < 0) bs = ops[start].bi;
-      sb_printf(out, "%s@@ -%d,%d +%d,%d @@%s\n", color ? "\033[36m" : "", ac ? as + 1 : as, ac,
-                bc ? bs + 1 : bs, bc, color ? "\033[0m" : "");
-      for (int q = start; q < stop; q++) {
-        const Op *o = &ops[q];
-        if (o->kind == '+') put_line(out, '+', b.s[o->bi], b.len[o->bi], color);
-        else put_line(out, o->kind, a.s[o->ai], a.len[o->ai], color);
-      }
+      put_hunk(out, ops, start, stop, &a, &b, color);
       k = stop;
     }
   }

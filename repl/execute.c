@@ -5,28 +5,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "codegen/codegen.h"
-#include "ir/flops.h"
-#include "ir/interp.h"
+#include "driver/run.h"
 #include "repl/repl_internal.h"
 #include "runtime/ndarray.h"
 #include "runtime/npy.h"
 
 /* ------------------------------------------------------------ tensors */
-
-static DLDataType to_dl(DType t) {
-  DLDataType d = {kDLFloat, (uint8_t)t.bits, 1};
-  switch (t.code) {
-    case DT_INT: d.code = kDLInt; break;
-    case DT_UINT: d.code = kDLUInt; break;
-    case DT_BFLOAT: d.code = kDLBfloat; break;
-    case DT_BOOL: d.code = kDLBool, d.bits = 8; break;
-    default: break;
-  }
-  return d;
-}
 
 /* The arguments of one call: arrays for buffer params, scalars otherwise. */
 typedef struct Args {
@@ -104,23 +89,13 @@ static int make_args(Repl *r, const TirFunc *f, const NamedInput *in, int nin, A
         return -1;
       }
     } else {
-      int64_t shape[TVS_MAX_NDIM];
-      if (b->ndim > TVS_MAX_NDIM) {
-        repl_error(r, "parameter '%s' has too many dimensions", name);
-        args_free(&a);
-        return -1;
-      }
-      for (int d = 0; d < b->ndim; d++) {
-        if (b->shape[d]->kind != TIR_INT) {
-          repl_error(r, "parameter '%s' has a symbolic shape; give it with --input %s=x.npy", name, name);
-          args_free(&a);
-          return -1;
-        }
-        shape[d] = b->shape[d]->ival;
-      }
-      a.arrays[i] = tvs_ndarray_empty(b->ndim, shape, to_dl(b->dtype));
-      if (!a.arrays[i]) {
-        repl_error(r, "cannot allocate parameter '%s'", name);
+      DrvBindings none = {NULL, 0, 0}; /* the shape must be static */
+      DrvAllocStatus st = drv_alloc_buffer(b, &none, &a.arrays[i], NULL, NULL);
+      if (st == DRV_ALLOC_NDIM) repl_error(r, "parameter '%s' has too many dimensions", name);
+      else if (st == DRV_ALLOC_SYMBOLIC)
+        repl_error(r, "parameter '%s' has a symbolic shape; give it with --input %s=x.npy", name, name);
+      else if (st != DRV_ALLOC_OK) repl_error(r, "cannot allocate parameter '%s'", name);
+      if (st != DRV_ALLOC_OK) {
         args_free(&a);
         return -1;
       }
@@ -134,87 +109,38 @@ static int make_args(Repl *r, const TirFunc *f, const NamedInput *in, int nin, A
 
 /* ------------------------------------------------------------- running */
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* A callable: the JIT-compiled function, or the interpreter on m. */
 typedef struct Runner {
   Repl *r;
-  const IrModule *m;
-  const char *func;
-  const TirFunc *tf;
-  TVSModule *mod;
-  TVSFunction *fn;
-  double compile_ms;
+  DrvRunner dr;
 } Runner;
 
 static int runner_init(Runner *ru, Repl *r, const IrModule *m, const char *func, bool cpu) {
-  memset(ru, 0, sizeof *ru);
   ru->r = r;
-  ru->m = m;
-  ru->func = func;
-  ru->tf = ir_module_lookup(m, func)->tir;
-  if (!cpu) return 0;
+  if (!cpu) return drv_runner_init(&ru->dr, m, func, NULL, false, &r->diag);
   CgOptions opt = cg_options_default();
-  double t0 = now_ms();
   diag_clear(&r->diag);
   /* Only the function run is compiled (faster, and no other's warnings). */
-  IrModule *only = ir_module_copy(m);
-  only->nfuncs = 0;
-  for (int i = 0; i < m->nfuncs; i++)
-    if (!strcmp(m->funcs[i].name, func)) only->funcs[only->nfuncs++] = m->funcs[i];
-  ru->mod = cg_compile_module(only, &opt, &r->diag);
-  ir_module_free(only);
-  ru->compile_ms = now_ms() - t0;
+  DrvRunStatus st = drv_runner_init(&ru->dr, m, func, &opt, true, &r->diag);
   fflush(r->opt.out);
   diag_flush(&r->diag);
   diag_clear(&r->diag);
-  if (!ru->mod) return -1;
-  ru->fn = tvs_module_get_function(ru->mod, func);
-  if (!ru->fn) {
-    repl_error(r, "the compiled module has no function '%s'", func);
-    return -1;
-  }
-  return 0;
+  if (st == DRV_RUN_NO_FUNC) repl_error(r, "the compiled module has no function '%s'", func);
+  return st == DRV_RUN_OK ? 0 : -1;
 }
 
-static void runner_free(Runner *ru) {
-  tvs_func_release(ru->fn);
-  tvs_module_free(ru->mod);
-}
+static void runner_free(Runner *ru) { drv_runner_free(&ru->dr); }
 
 static int runner_call(Runner *ru, Args *a) {
-  if (!ru->fn) {
-    diag_clear(&ru->r->diag);
-    int rc = interp_run_tir(ru->m, ru->func, a->iargs, a->n, &ru->r->diag);
+  if (!ru->dr.fn) diag_clear(&ru->r->diag);
+  DrvRunStatus st = drv_runner_call(&ru->dr, a->iargs, a->n, &ru->r->diag);
+  if (!ru->dr.fn) {
     fflush(ru->r->opt.out);
     diag_flush(&ru->r->diag);
     diag_clear(&ru->r->diag);
-    return rc;
   }
-  TVSValue vals[64], ret;
-  int codes[64], ret_code = TVS_NULL;
-  if (a->n > 64) return repl_error(ru->r, "too many parameters"), -1;
-  for (int i = 0; i < a->n; i++) {
-    if (a->arrays[i]) {
-      vals[i].v_handle = &a->arrays[i]->t;
-      codes[i] = TVS_TENSOR;
-    } else if (dt_is_float(ru->tf->params[i]->dtype)) {
-      vals[i].v_float64 = a->iargs[i].f;
-      codes[i] = TVS_FLOAT;
-    } else {
-      vals[i].v_int64 = a->iargs[i].i;
-      codes[i] = TVS_INT;
-    }
-  }
-  if (tvs_func_call(ru->fn, vals, codes, a->n, &ret, &ret_code) != 0) {
-    repl_error(ru->r, "%s", tvs_get_last_error());
-    return -1;
-  }
-  return 0;
+  if (st == DRV_RUN_CALL) repl_error(ru->r, "%s", tvs_get_last_error());
+  return st == DRV_RUN_OK ? 0 : -1;
 }
 
 /* Parses [FUNC] [--input NAME=VALUE ...]. */
@@ -254,7 +180,7 @@ void repl_free_refs(Repl *r) {
   }
   free(r->refs);
   r->refs = NULL;
-  r->nrefs = 0;
+  r->nrefs = r->caprefs = 0;
 }
 
 /* The reference outputs of the unscheduled func on random inputs (cached). */
@@ -279,8 +205,7 @@ static TvsNDArray **reference(Repl *r, const char *func, const Args *inputs, boo
         return ref.arrays;
       }
   }
-  r->refs = xrealloc(r->refs, (size_t)(r->nrefs + 1) * sizeof *r->refs);
-  r->refs[r->nrefs++] = (ReplRef){xstrdup(cache ? func : ""), ref.arrays, ref.n};
+  VEC_PUSH(r->refs, r->nrefs, r->caprefs, ((ReplRef){xstrdup(cache ? func : ""), ref.arrays, ref.n}));
   return ref.arrays;
 }
 
@@ -354,9 +279,32 @@ int repl_cmd_run(Repl *r, int argc, char **argv) {
   return rc;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+typedef struct TimeCall {
+  Runner *ru;
+  Args *args;
+} TimeCall;
+
+static int time_call(void *ctx) {
+  TimeCall *c = ctx;
+  return runner_call(c->ru, c->args);
+}
+
+/* Prints the ratio to the previous :time of func and records this one. */
+static void note_timing(Repl *r, const char *func, double med) {
+  ReplTiming *prev = NULL;
+  for (int i = 0; i < r->ntimes; i++)
+    if (!strcmp(r->times[i].func, func)) prev = &r->times[i];
+  if (prev && med > 0) {
+    double ratio = prev->ms / med;
+    if (ratio >= 1) fprintf(r->opt.out, "; %.2fx faster than the previous :time (%.4f ms)", ratio, prev->ms);
+    else fprintf(r->opt.out, "; %.2fx slower than the previous :time (%.4f ms)", 1 / ratio, prev->ms);
+  }
+  fputc('\n', r->opt.out);
+  if (!prev) {
+    VEC_PUSH(r->times, r->ntimes, r->captimes, ((ReplTiming){xstrdup(func), 0}));
+    prev = &r->times[r->ntimes - 1];
+  }
+  prev->ms = med;
 }
 
 int repl_cmd_time(Repl *r, int argc, char **argv) {
@@ -370,46 +318,19 @@ int repl_cmd_time(Repl *r, int argc, char **argv) {
   if (make_args(r, tf, in, nin, &args)) return -1;
   Runner ru;
   int rc = -1;
-  double *t = NULL;
   if (runner_init(&ru, r, m, func, r->target_cpu)) goto out;
   /* Warm-up, then repetitions: r->repeat, or at least 5 and about 0.3 s. */
-  double t0 = now_ms();
-  if (runner_call(&ru, &args)) goto out;
-  double once = now_ms() - t0;
-  int reps = r->repeat;
-  if (reps <= 0) {
-    reps = once > 0 ? (int)(300.0 / once) : 1000;
-    reps = reps < 5 ? 5 : reps > 1000 ? 1000 : reps;
-  }
-  t = xcalloc((size_t)reps, sizeof *t);
-  for (int k = 0; k < reps; k++) {
-    double s0 = now_ms();
-    if (runner_call(&ru, &args)) goto out;
-    t[k] = now_ms() - s0;
-  }
-  qsort(t, (size_t)reps, sizeof *t, cmp_double);
-  double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+  DrvTimeOptions topt = {r->repeat, 300.0, 1, 0};
+  DrvTiming tm;
+  TimeCall call = {&ru, &args};
+  if (drv_time_calls(time_call, &call, &topt, &tm)) goto out;
+  double med = tm.median_ms;
   double flops = tir_count_flops(tf, NULL, 0);
-  fprintf(r->opt.out, "%s on %s: median %.4f ms over %d runs", func, r->target_cpu ? "cpu" : "interp", med, reps);
+  fprintf(r->opt.out, "%s on %s: median %.4f ms over %d runs", func, r->target_cpu ? "cpu" : "interp", med, tm.reps);
   if (flops > 0 && med > 0) fprintf(r->opt.out, ", %.2f GFLOP/s", flops / (med * 1e6));
-  ReplTiming *prev = NULL;
-  for (int i = 0; i < r->ntimes; i++)
-    if (!strcmp(r->times[i].func, func)) prev = &r->times[i];
-  if (prev && med > 0) {
-    double ratio = prev->ms / med;
-    if (ratio >= 1) fprintf(r->opt.out, "; %.2fx faster than the previous :time (%.4f ms)", ratio, prev->ms);
-    else fprintf(r->opt.out, "; %.2fx slower than the previous :time (%.4f ms)", 1 / ratio, prev->ms);
-  }
-  fputc('\n', r->opt.out);
-  if (!prev) {
-    r->times = xrealloc(r->times, (size_t)(r->ntimes + 1) * sizeof *r->times);
-    prev = &r->times[r->ntimes++];
-    prev->func = xstrdup(func);
-  }
-  prev->ms = med;
+  note_timing(r, func, med);
   rc = 0;
 out:
-  free(t);
   runner_free(&ru);
   args_free(&args);
   return rc;

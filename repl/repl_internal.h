@@ -8,6 +8,7 @@
 #include "lang/ast.h"
 #include "base/diag.h"
 #include "base/util.h"
+#include "driver/stages.h"
 #include "repl/repl.h"
 #include "sched/schedule.h"
 
@@ -49,7 +50,7 @@ struct Repl {
   ReplStep *steps;        /* applied inputs */
   int nsteps, capsteps;
   ReplGroup *redo;        /* undone groups (the last is redone first) */
-  int nredo;
+  int nredo, capredo;
   IrModule *prev;         /* the module before the last change (:diff) */
   char *prev_what;        /* what that change was */
   bool target_cpu;        /* :target cpu (default) or interp */
@@ -57,9 +58,9 @@ struct Repl {
   bool pager;             /* :set pager on: long outputs go through $PAGER on a terminal */
   int threads;            /* :set threads (0 = default) */
   ReplTiming *times;      /* last :time per function */
-  int ntimes;
+  int ntimes, captimes;
   ReplRef *refs;          /* cached reference outputs */
-  int nrefs;
+  int nrefs, caprefs;
   const char *src_name;   /* name for diagnostics of inputs ("<stdin>", script path) */
   bool echo;              /* script mode: inputs are echoed */
 };
@@ -86,10 +87,9 @@ void repl_puts(Repl *r, const char *s);
 
 /* Runs a `:command line`; 0, -1 on error, 1 to quit. */
 int repl_command(Repl *r, const char *line);
-/* Command names for completion (NULL-terminated). */
-extern const char *const repl_command_names[];
-/* Stage names of :show (NULL-terminated list built on first use). */
-const char *const *repl_stage_names(void);
+/* The name of command i of the command table (completion), NULL past the
+ * last.  :show's stages are DRV_STAGES_REPL of driver/stages.h. */
+const char *repl_command_name(int i);
 
 /* ------------------------------------------------------------- execute.c */
 

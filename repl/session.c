@@ -57,7 +57,7 @@ static void clear_redo(Repl *r) {
   }
   free(r->redo);
   r->redo = NULL;
-  r->nredo = 0;
+  r->nredo = r->capredo = 0;
 }
 
 static void clear_steps(Repl *r) {
@@ -69,7 +69,7 @@ static void clear_times(Repl *r) {
   for (int i = 0; i < r->ntimes; i++) free(r->times[i].func);
   free(r->times);
   r->times = NULL;
-  r->ntimes = 0;
+  r->ntimes = r->captimes = 0;
 }
 
 void repl_free(Repl *r) {
@@ -227,11 +227,7 @@ bool repl_input_incomplete(const char *text) {
 }
 
 static void push_step(Repl *r, ReplStep st) {
-  if (r->nsteps == r->capsteps) {
-    r->capsteps = r->capsteps ? r->capsteps * 2 : 16;
-    r->steps = xrealloc(r->steps, (size_t)r->capsteps * sizeof *r->steps);
-  }
-  r->steps[r->nsteps++] = st;
+  VEC_PUSH(r->steps, r->nsteps, r->capsteps, st);
 }
 
 /* The first line of a step's text, for messages. */
@@ -322,8 +318,7 @@ int repl_undo(Repl *r) {
   g.steps = xmalloc((size_t)g.n * sizeof *g.steps);
   memcpy(g.steps, r->steps + u, (size_t)g.n * sizeof *g.steps);
   r->nsteps = u;
-  r->redo = xrealloc(r->redo, (size_t)(r->nredo + 1) * sizeof *r->redo);
-  r->redo[r->nredo++] = g;
+  VEC_PUSH(r->redo, r->nredo, r->capredo, g);
   rebuild(r);
   char *what = first_line(g.steps[0].text);
   char *msg = xasprintf(":undo of %s", what);

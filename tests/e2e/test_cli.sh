@@ -82,5 +82,23 @@ contains "^"
 expect 1 "json diagnostics" "$TVS" check "$W/syntax.tvs" --diagnostics-format=json; contains '"severity":"error"'
 contains '"line":4'
 
+# One stage registry: tvs show lists every stage, tvsc --emit the same ones
+# without the source stages (tokens, ast), in the same order.
+TVSC=$(dirname "$TVS")/tvsc
+expect 0 "show stages" "$TVS" show --list-stages; contains "tokens"; contains "legalize"; contains "asm"
+awk '$1 != "tokens" && $1 != "ast" {print $1}' "$W/out" >"$W/show_stages"
+if [ -x "$TVSC" ]; then
+  expect 0 "tvsc stages" "$TVSC" --list-stages
+  awk '{print $1}' "$W/out" >"$W/emit_stages"
+  if cmp -s "$W/show_stages" "$W/emit_stages"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: tvs show and tvsc list different stages"; diff "$W/show_stages" "$W/emit_stages"; fi
+fi
+
+# Output shapes are expressions of size vars bound by --dim (n * 2, n // 2 + 1).
+printf '@T.prim_func\ndef f(a: T.handle, c: T.handle, d: T.handle):\n    n = T.int32()\n    A = T.match_buffer(a, (n,), "float32")\n    C = T.match_buffer(c, (n * 2,), "float32")\n    D = T.match_buffer(d, (n // 2 + 1,), "float32")\n    for i in range(n * 2):\n        with T.block("C"):\n            vi = T.axis.spatial(n * 2, i)\n            C[vi] = A[vi // 2]\n    for i in range(n // 2 + 1):\n        with T.block("D"):\n            vi = T.axis.spatial(n // 2 + 1, i)\n            D[vi] = A[vi]\n' >"$W/symdim.tvs"
+expect 0 "symbolic output shapes" "$TVS" run "$W/symdim.tvs" --dim n=7 --target interp
+contains "C: float32 (14,)"; contains "D: float32 (4,)"
+expect 1 "unbound size var" "$TVS" run "$W/symdim.tvs" --target interp; contains "dimension 0 is symbolic"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -12,12 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
-#include "codegen/codegen.h"
-#include "ir/flops.h"
-#include "ir/interp.h"
 #include "base/util.h"
+#include "driver/run.h"
 #include "runtime/npy.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
@@ -40,20 +37,6 @@ typedef struct RunArgs {
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
-
-static DLDataType to_dl(DType t) {
-  DLDataType d;
-  d.lanes = 1;
-  d.bits = t.bits;
-  switch (t.code) {
-    case DT_INT: d.code = kDLInt; break;
-    case DT_UINT: d.code = kDLUInt; break;
-    case DT_BFLOAT: d.code = kDLBfloat; break;
-    case DT_BOOL: d.code = kDLBool; d.bits = 8; break;
-    default: d.code = kDLFloat; break;
-  }
-  return d;
-}
 
 static void print_summary(const char *name, const DLTensor *t) {
   char dts[32];
@@ -110,88 +93,6 @@ static bool parse_scalar(const char *s, int64_t *iv, double *fv, bool *is_float)
   return false;
 }
 
-/* Known values of size vars while allocating outputs. */
-typedef struct Bindings {
-  const TirVar *vars[64];
-  int64_t vals[64];
-  int n;
-} Bindings;
-
-static bool lookup_binding(const Bindings *b, const TirVar *v, int64_t *out) {
-  for (int i = 0; i < b->n; i++)
-    if (b->vars[i] == v) return *out = b->vals[i], true;
-  return false;
-}
-
-static void add_binding(Bindings *b, const TirVar *v, int64_t val) {
-  int64_t old;
-  if (lookup_binding(b, v, &old) || b->n == 64) return;
-  b->vars[b->n] = v;
-  b->vals[b->n++] = val;
-}
-
-static int64_t floordiv64(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-/* Evaluates a shape expression over bound size vars; false when unknown. */
-static bool eval_shape(const TirExpr *e, const Bindings *b, int64_t *out) {
-  int64_t x, y;
-  switch (e->kind) {
-    case TIR_INT: *out = e->ival; return true;
-    case TIR_VAR: return lookup_binding(b, e->var, out);
-    case TIR_CAST: return eval_shape(e->un.a, b, out);
-    case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD:
-    case TIR_MIN: case TIR_MAX: case TIR_DIV: case TIR_MOD:
-      if (!eval_shape(e->bin.a, b, &x) || !eval_shape(e->bin.b, b, &y)) return false;
-      switch (e->kind) {
-        case TIR_ADD: *out = x + y; return true;
-        case TIR_SUB: *out = x - y; return true;
-        case TIR_MUL: *out = x * y; return true;
-        case TIR_MIN: *out = x < y ? x : y; return true;
-        case TIR_MAX: *out = x > y ? x : y; return true;
-        default:
-          if (y == 0) return false;
-          if (e->kind == TIR_DIV) *out = x / y;
-          else if (e->kind == TIR_MOD) *out = x % y;
-          else if (e->kind == TIR_FLOORDIV) *out = floordiv64(x, y);
-          else *out = x - floordiv64(x, y) * y;
-          return true;
-      }
-    default: return false;
-  }
-}
-
-/* Does any statement in s store to (or declare a write of) buffer data var v? */
-static bool stmt_writes(const TirStmt *s, const TirVar *v) {
-  if (!s) return false;
-  switch (s->kind) {
-    case TIR_S_STORE: return s->store.buf->data == v;
-    case TIR_S_SEQ:
-      for (int i = 0; i < s->seq.n; i++)
-        if (stmt_writes(s->seq.stmts[i], v)) return true;
-      return false;
-    case TIR_S_FOR: return stmt_writes(s->loop.body, v);
-    case TIR_S_IF: return stmt_writes(s->ifs.then_s, v) || stmt_writes(s->ifs.else_s, v);
-    case TIR_S_LET: return stmt_writes(s->let.body, v);
-    case TIR_S_ASSERT: return stmt_writes(s->assrt.body, v);
-    case TIR_S_WHILE: return stmt_writes(s->loop_while.body, v);
-    case TIR_S_BLOCK_REALIZE: return stmt_writes(s->realize.block, v);
-    case TIR_S_BLOCK:
-      for (int i = 0; i < s->block.nwrites; i++)
-        if (s->block.writes[i].buffer->data == v) return true;
-      for (int i = 0; i < s->block.nmatches; i++)
-        if (s->block.matches[i].source.buffer->data == v && stmt_writes(s->block.body, s->block.matches[i].buffer->data))
-          return true;
-      return stmt_writes(s->block.init, v) || stmt_writes(s->block.body, v);
-    case TIR_S_ALLOCATE: return stmt_writes(s->alloc.body, v);
-    case TIR_S_DECL_BUFFER: return stmt_writes(s->decl.body, v);
-    case TIR_S_ATTR: return stmt_writes(s->attr.body, v);
-    default: return false;
-  }
-}
-
 static int write_output(const char *dir, const char *name, const DLTensor *t) {
   char *path = xasprintf("%s/%s.npy", dir, name);
   char err[256];
@@ -208,353 +109,315 @@ static TvsNDArray *load_input(const char *param, const char *path) {
   return a;
 }
 
-/* ---------------------------------------------------------------- execution */
+/* ---------------------------------------------------------------- prim_func */
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* One call of the function on the chosen target; 0 or -1 (reported). */
-typedef struct Runner {
-  const IrModule *m;
+/* The arguments of one prim_func run, built in passes. */
+typedef struct TirRun {
+  const RunArgs *ra;
   const char *fname;
-  InterpArg *args;
-  int nargs;
-  TVSFunction *fn;     /* cpu: the packed entry; NULL for the interpreter */
-  TVSValue *values;
-  int *codes;
-  DiagCtx *d;
-} Runner;
+  const TirFunc *f;
+  int n;                 /* params */
+  InterpArg *args;       /* per param */
+  TvsNDArray **arrays;   /* per buffer param */
+  bool *is_output;       /* written back / summarized */
+  DrvBindings b;         /* size vars known so far */
+  uint64_t rng;
+} TirRun;
 
-static int run_once(Runner *r) {
-  if (!r->fn) {
-    int rc = interp_run_tir(r->m, r->fname, r->args, r->nargs, r->d);
-    diag_flush(r->d);
-    return rc;
+/* Every --input must name a param (or its buffer).  0, or -1 (reported). */
+static int check_tir_inputs(const TirRun *t) {
+  for (int i = 0; i < t->ra->ninputs; i++) {
+    bool found = false;
+    for (int k = 0; k < t->n; k++)
+      found |= !strcmp(t->f->params[k]->name, t->ra->inputs[i].name) ||
+               (t->f->buffer_map[k] && !strcmp(t->f->buffer_map[k]->name, t->ra->inputs[i].name));
+    if (!found) {
+      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", t->fname, t->ra->inputs[i].name);
+      return -1;
+    }
   }
-  TVSValue ret;
-  int ret_code = TVS_NULL;
-  if (tvs_func_call(r->fn, r->values, r->codes, r->nargs, &ret, &ret_code) != 0) {
-    fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+  return 0;
+}
+
+/* Scalar param i: its value from --input or --dim. */
+static int bind_tir_scalar(TirRun *t, int i, const char *val) {
+  const RunArgs *ra = t->ra;
+  const char *pname = t->f->params[i]->name;
+  int64_t iv;
+  double fv;
+  bool isf;
+  const char *dim = find_named(ra->dims, ra->ndims, pname);
+  if (!val) val = dim;
+  if (!val) {
+    fprintf(stderr, "tvs run: error: scalar parameter '%s' needs a value (--input %s=VALUE)\n", pname, pname);
+    return -1;
+  }
+  if (!parse_scalar(val, &iv, &fv, &isf)) {
+    fprintf(stderr, "tvs run: error: scalar parameter '%s': '%s' is not a number\n", pname, val);
+    return -1;
+  }
+  t->args[i].i = iv;
+  t->args[i].f = fv;
+  drv_bind(&t->b, t->f->params[i], iv);
+  return 0;
+}
+
+/* Pass 1: given inputs; bind size vars from their shapes. */
+static int bind_tir_given(TirRun *t) {
+  const RunArgs *ra = t->ra;
+  for (int i = 0; i < t->n; i++) {
+    const TirBuffer *buf = t->f->buffer_map[i];
+    const char *pname = buf ? buf->name : t->f->params[i]->name;
+    const char *val = find_named(ra->inputs, ra->ninputs, pname);
+    if (!val) val = find_named(ra->inputs, ra->ninputs, t->f->params[i]->name);
+    if (!buf) {
+      if (bind_tir_scalar(t, i, val)) return -1;
+      continue;
+    }
+    if (!val) continue;
+    if (!(t->arrays[i] = load_input(pname, val))) return -1;
+    t->args[i].tensor = &t->arrays[i]->t;
+    if (t->arrays[i]->t.ndim == buf->ndim)
+      for (int k = 0; k < buf->ndim; k++)
+        if (buf->shape[k]->kind == TIR_VAR) drv_bind(&t->b, buf->shape[k]->var, t->arrays[i]->t.shape[k]);
+  }
+  return 0;
+}
+
+/* --dim NAME=VALUE as an integer; 0, or -1 (reported). */
+static int parse_dim(const NamedValue *dim, int64_t *out) {
+  double fv;
+  bool isf;
+  if (!parse_scalar(dim->value, out, &fv, &isf) || isf) {
+    fprintf(stderr, "tvs run: error: --dim %s: '%s' is not an integer\n", dim->name, dim->value);
     return -1;
   }
   return 0;
 }
 
-/* Runs (and with --time, times) prim_func fname on ra->target.  The first
- * run produces the outputs; timed repetitions after a warm-up recompute
- * them from the same inputs (kernels are destination-passing and pure). */
-static int execute_tir(const IrModule *m, const char *fname, const TirFunc *f, InterpArg *args,
-                       int n, const Bindings *b, const RunArgs *ra, DiagCtx *d) {
-  Runner r = {m, fname, args, n, NULL, NULL, NULL, d};
-  TVSModule *mod = NULL;
-  int rc = -1;
-  double compile_ms = 0;
-  if (!strcmp(ra->target, "cpu")) {
-    CgOptions opt = cg_options_default();
-    opt.fast_math = ra->fast_math;
-    double t0 = now_ms();
-    mod = cg_compile_module(m, &opt, d);
-    compile_ms = now_ms() - t0;
-    diag_flush(d);
-    if (!mod) return -1;
-    r.fn = tvs_module_get_function(mod, fname);
-    if (!r.fn) {
-      fprintf(stderr, "tvs run: error: compiled module has no function '%s'\n", fname);
-      tvs_module_free(mod);
-      return -1;
-    }
-    r.values = xcalloc((size_t)(n ? n : 1), sizeof *r.values);
-    r.codes = xcalloc((size_t)(n ? n : 1), sizeof *r.codes);
-    for (int i = 0; i < n; i++) {
-      if (args[i].tensor) {
-        r.values[i].v_handle = args[i].tensor;
-        r.codes[i] = TVS_TENSOR;
-      } else if (dt_is_float(f->params[i]->dtype)) {
-        r.values[i].v_float64 = args[i].f;
-        r.codes[i] = TVS_FLOAT;
-      } else {
-        r.values[i].v_int64 = args[i].i;
-        r.codes[i] = TVS_INT;
-      }
+/* --dim NAME=VALUE binds the size vars of the buffer shapes by name. */
+static int bind_tir_dims(TirRun *t) {
+  for (int k = 0; k < t->ra->ndims; k++) {
+    int64_t iv;
+    if (parse_dim(&t->ra->dims[k], &iv)) return -1;
+    for (int i = 0; i < t->n; i++) {
+      const TirBuffer *buf = t->f->buffer_map[i];
+      if (!buf) continue;
+      for (int j = 0; j < buf->ndim; j++)
+        if (buf->shape[j]->kind == TIR_VAR && !strcmp(buf->shape[j]->var->name, t->ra->dims[k].name))
+          drv_bind(&t->b, buf->shape[j]->var, iv);
     }
   }
-  if (run_once(&r) != 0) goto out;
-  if (ra->time) {
-    /* Warm-up, then repetitions: at least 5 and about 1 s, unless --repeat. */
-    double t0 = now_ms();
-    if (run_once(&r) != 0) goto out;
-    double once = now_ms() - t0;
-    int reps = ra->repeat > 0 ? ra->repeat : once > 0 ? (int)(1000.0 / once) : 1000;
-    if (ra->repeat <= 0) reps = reps < 5 ? 5 : reps > 1000 ? 1000 : reps;
-    double *t = xcalloc((size_t)reps, sizeof *t);
-    for (int k = 0; k < reps; k++) {
-      double s0 = now_ms();
-      if (run_once(&r) != 0) {
-        free(t);
-        goto out;
-      }
-      t[k] = now_ms() - s0;
-    }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
-    FlopBinding fb[64];
-    int nb = 0;
-    for (int k = 0; k < b->n && nb < 64; k++) fb[nb++] = (FlopBinding){b->vars[k], b->vals[k]};
-    double flops = tir_count_flops(f, fb, nb);
-    printf("%s on %s: median %.4f ms over %d runs (min %.4f, max %.4f)", fname, ra->target, med,
-           reps, t[0], t[reps - 1]);
-    if (flops > 0 && med > 0) printf(", %.3g FLOP, %.2f GFLOP/s", flops, flops / (med * 1e6));
-    if (mod) printf(", compiled in %.1f ms", compile_ms);
-    printf("\n");
-    free(t);
-  }
-  rc = 0;
-out:
-  tvs_func_release(r.fn);
-  tvs_module_free(mod);
-  free(r.values);
-  free(r.codes);
-  return rc;
+  return 0;
 }
 
-/* ---------------------------------------------------------------- prim_func */
+/* Pass 2: allocates buffer param i (random when a read-only input in random
+ * mode, else an output). */
+static int alloc_tir_buffer(TirRun *t, int i) {
+  const TirBuffer *buf = t->f->buffer_map[i];
+  int k = 0;
+  int64_t v = 0;
+  switch (drv_alloc_buffer(buf, &t->b, &t->arrays[i], &k, &v)) {
+    case DRV_ALLOC_OK: break;
+    case DRV_ALLOC_NDIM:
+      fprintf(stderr, "tvs run: error: parameter '%s' has %d dimensions (at most %d supported)\n", buf->name, buf->ndim, TVS_MAX_NDIM);
+      return -1;
+    case DRV_ALLOC_SYMBOLIC:
+      fprintf(stderr,
+              "tvs run: error: cannot allocate '%s': dimension %d is symbolic; pass an input that binds it "
+              "or --dim NAME=VALUE\n", buf->name, k);
+      return -1;
+    case DRV_ALLOC_NEGATIVE:
+      fprintf(stderr, "tvs run: error: cannot allocate '%s': dimension %d is negative (%lld)\n", buf->name, k, (long long)v);
+      return -1;
+    case DRV_ALLOC_TOO_LARGE:
+      fprintf(stderr, "tvs run: error: cannot allocate '%s' (too large)\n", buf->name);
+      return -1;
+  }
+  t->args[i].tensor = &t->arrays[i]->t;
+  bool written = drv_stmt_writes(t->f->body, buf->data);
+  if (t->ra->ninputs == 0 && !written) tvs_ndarray_fill_random(&t->arrays[i]->t, &t->rng);
+  else t->is_output[i] = true;
+  return 0;
+}
+
+/* One call of the runner; 0 or -1 (reported). */
+typedef struct TirCall {
+  DrvRunner *ru;
+  TirRun *t;
+  DiagCtx *d;
+} TirCall;
+
+static int run_once(void *ctx) {
+  TirCall *c = ctx;
+  DrvRunStatus st = drv_runner_call(c->ru, c->t->args, c->t->n, c->d);
+  if (!c->ru->fn) diag_flush(c->d);
+  if (st == DRV_RUN_CALL) fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+  return st == DRV_RUN_OK ? 0 : -1;
+}
+
+/* --time: the timing line, after a warm-up: at least 5 runs and about 1 s,
+ * unless --repeat. */
+static int time_tir(TirCall *c) {
+  const RunArgs *ra = c->t->ra;
+  DrvTimeOptions topt = {ra->repeat, 1000.0, 1, 0};
+  DrvTiming tm;
+  if (drv_time_calls(run_once, c, &topt, &tm)) return -1;
+  double flops = tir_count_flops(c->t->f, c->t->b.v, c->t->b.n);
+  printf("%s on %s: median %.4f ms over %d runs (min %.4f, max %.4f)", c->t->fname, ra->target, tm.median_ms,
+         tm.reps, tm.min_ms, tm.max_ms);
+  if (flops > 0 && tm.median_ms > 0) printf(", %.3g FLOP, %.2f GFLOP/s", flops, flops / (tm.median_ms * 1e6));
+  if (c->ru->mod) printf(", compiled in %.1f ms", c->ru->compile_ms);
+  printf("\n");
+  return 0;
+}
+
+/* Runs (and with --time, times) the prim_func on ra->target.  The first
+ * run produces the outputs; timed repetitions after a warm-up recompute
+ * them from the same inputs (kernels are destination-passing and pure). */
+static int execute_tir(const IrModule *m, TirRun *t, DiagCtx *d) {
+  bool cpu = !strcmp(t->ra->target, "cpu");
+  CgOptions opt = cg_options_default();
+  opt.fast_math = t->ra->fast_math;
+  DrvRunner ru;
+  DrvRunStatus st = drv_runner_init(&ru, m, t->fname, cpu ? &opt : NULL, false, d);
+  if (cpu) diag_flush(d);
+  if (st == DRV_RUN_NO_FUNC)
+    fprintf(stderr, "tvs run: error: compiled module has no function '%s'\n", t->fname);
+  TirCall c = {&ru, t, d};
+  int rc = st == DRV_RUN_OK && run_once(&c) == 0 && (!t->ra->time || time_tir(&c) == 0) ? 0 : -1;
+  drv_runner_free(&ru);
+  return rc;
+}
 
 static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const RunArgs *ra,
                    DiagCtx *d) {
   int n = f->nparams, rc = 1;
-  InterpArg *args = xcalloc((size_t)(n ? n : 1), sizeof *args);
-  TvsNDArray **arrays = xcalloc((size_t)(n ? n : 1), sizeof *arrays);
-  bool *is_output = xcalloc((size_t)(n ? n : 1), sizeof *is_output);
-  Bindings b = {.n = 0};
-  uint64_t rng = ra->seed;
-  bool random_mode = ra->ninputs == 0;
-
-  for (int i = 0; i < ra->ninputs; i++) {
-    bool found = false;
-    for (int k = 0; k < n; k++) found |= !strcmp(f->params[k]->name, ra->inputs[i].name) ||
-                                         (f->buffer_map[k] && !strcmp(f->buffer_map[k]->name, ra->inputs[i].name));
-    if (!found) {
-      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
-      goto done;
-    }
-  }
-  /* Pass 1: given inputs; bind size vars from their shapes. */
+  TirRun t = {ra, fname, f, n, xcalloc((size_t)(n ? n : 1), sizeof *t.args),
+              xcalloc((size_t)(n ? n : 1), sizeof *t.arrays), xcalloc((size_t)(n ? n : 1), sizeof *t.is_output),
+              {NULL, 0, 0}, ra->seed};
+  if (check_tir_inputs(&t) || bind_tir_given(&t) || bind_tir_dims(&t)) goto done;
+  for (int i = 0; i < n; i++)
+    if (f->buffer_map[i] && !t.arrays[i] && alloc_tir_buffer(&t, i)) goto done;
+  if (execute_tir(m, &t, d) != 0) goto done;
   for (int i = 0; i < n; i++) {
-    const TirBuffer *buf = f->buffer_map[i];
-    const char *pname = buf ? buf->name : f->params[i]->name;
-    const char *val = find_named(ra->inputs, ra->ninputs, pname);
-    if (!val) val = find_named(ra->inputs, ra->ninputs, f->params[i]->name);
-    if (!buf) {
-      int64_t iv;
-      double fv;
-      bool isf;
-      const char *dim = find_named(ra->dims, ra->ndims, f->params[i]->name);
-      if (!val) val = dim;
-      if (!val) {
-        fprintf(stderr, "tvs run: error: scalar parameter '%s' needs a value (--input %s=VALUE)\n", pname, pname);
-        goto done;
-      }
-      if (!parse_scalar(val, &iv, &fv, &isf)) {
-        fprintf(stderr, "tvs run: error: scalar parameter '%s': '%s' is not a number\n", pname, val);
-        goto done;
-      }
-      args[i].i = iv;
-      args[i].f = fv;
-      add_binding(&b, f->params[i], iv);
-      continue;
-    }
-    if (!val) continue;
-    arrays[i] = load_input(pname, val);
-    if (!arrays[i]) goto done;
-    args[i].tensor = &arrays[i]->t;
-    if (arrays[i]->t.ndim == buf->ndim)
-      for (int k = 0; k < buf->ndim; k++)
-        if (buf->shape[k]->kind == TIR_VAR) add_binding(&b, buf->shape[k]->var, arrays[i]->t.shape[k]);
-  }
-  /* --dim NAME=VALUE binds size vars by name. */
-  for (int k = 0; k < ra->ndims; k++) {
-    int64_t iv;
-    double fv;
-    bool isf;
-    if (!parse_scalar(ra->dims[k].value, &iv, &fv, &isf) || isf) {
-      fprintf(stderr, "tvs run: error: --dim %s: '%s' is not an integer\n", ra->dims[k].name, ra->dims[k].value);
-      goto done;
-    }
-    for (int i = 0; i < n; i++) {
-      const TirBuffer *buf = f->buffer_map[i];
-      if (!buf) continue;
-      for (int j = 0; j < buf->ndim; j++)
-        if (buf->shape[j]->kind == TIR_VAR && !strcmp(buf->shape[j]->var->name, ra->dims[k].name))
-          add_binding(&b, buf->shape[j]->var, iv);
-    }
-  }
-  /* Pass 2: allocate the rest (random read-only inputs in random mode). */
-  for (int i = 0; i < n; i++) {
-    const TirBuffer *buf = f->buffer_map[i];
-    if (!buf || arrays[i]) continue;
-    int64_t shape[TVS_MAX_NDIM];
-    if (buf->ndim > TVS_MAX_NDIM) {
-      fprintf(stderr, "tvs run: error: parameter '%s' has %d dimensions (at most %d supported)\n", buf->name, buf->ndim, TVS_MAX_NDIM);
-      goto done;
-    }
-    for (int k = 0; k < buf->ndim; k++) {
-      if (!eval_shape(buf->shape[k], &b, &shape[k])) {
-        fprintf(stderr,
-                "tvs run: error: cannot allocate '%s': dimension %d is symbolic; pass an input that binds it "
-                "or --dim NAME=VALUE\n", buf->name, k);
-        goto done;
-      }
-      if (shape[k] < 0) {
-        fprintf(stderr, "tvs run: error: cannot allocate '%s': dimension %d is negative (%lld)\n", buf->name, k, (long long)shape[k]);
-        goto done;
-      }
-    }
-    arrays[i] = tvs_ndarray_empty(buf->ndim, shape, to_dl(buf->dtype));
-    if (!arrays[i]) {
-      fprintf(stderr, "tvs run: error: cannot allocate '%s' (too large)\n", buf->name);
-      goto done;
-    }
-    args[i].tensor = &arrays[i]->t;
-    bool written = stmt_writes(f->body, buf->data);
-    if (random_mode && !written) tvs_ndarray_fill_random(&arrays[i]->t, &rng);
-    else is_output[i] = true;
-  }
-  if (execute_tir(m, fname, f, args, n, &b, ra, d) != 0) goto done;
-  for (int i = 0; i < n; i++) {
-    if (!is_output[i]) continue;
+    if (!t.is_output[i]) continue;
     const char *name = f->buffer_map[i]->name;
-    if (ra->outdir && write_output(ra->outdir, name, &arrays[i]->t)) goto done;
-    if (random_mode) print_summary(name, &arrays[i]->t);
+    if (ra->outdir && write_output(ra->outdir, name, &t.arrays[i]->t)) goto done;
+    if (ra->ninputs == 0) print_summary(name, &t.arrays[i]->t);
   }
   rc = 0;
 done:
-  for (int i = 0; i < n; i++) tvs_ndarray_free(arrays[i]);
-  free(arrays);
-  free(args);
-  free(is_output);
+  for (int i = 0; i < n; i++) tvs_ndarray_free(t.arrays[i]);
+  free(t.arrays);
+  free(t.args);
+  free(t.is_output);
+  drv_bindings_free(&t.b);
   return rc;
 }
+/* ------------------------------------------------------------ graph function */
 
 /* ------------------------------------------------------------ graph function */
 
-/* call_tir steps of a graph function run the JIT-compiled prim_func. */
-static int run_native_tir(void *ctx, const char *name, InterpArg *args, int nargs, DiagCtx *d) {
-  TVSFunction *fn = tvs_module_get_function((TVSModule *)ctx, name);
-  if (!fn) {
-    diag_error(d, span_none, "compiled module has no function '%s'", name);
-    return -1;
-  }
-  TVSValue *v = xcalloc((size_t)(nargs ? nargs : 1), sizeof *v);
-  int *codes = xcalloc((size_t)(nargs ? nargs : 1), sizeof *codes);
-  for (int i = 0; i < nargs; i++) {
-    if (args[i].tensor) {
-      v[i].v_handle = args[i].tensor;
-      codes[i] = TVS_TENSOR;
-    } else {
-      v[i].v_int64 = args[i].i; /* call_tir passes tir_vars as int64 */
-      codes[i] = TVS_INT;
+/* The arguments of one graph function run. */
+typedef struct RelaxRun {
+  const RunArgs *ra;
+  const RxFunc *f;
+  int n;                 /* params */
+  InterpArg *args;
+  TvsNDArray **arrays;
+  DrvBindings b;         /* the function's symbolic vars known so far */
+  uint64_t rng;
+} RelaxRun;
+
+/* Given inputs (every --input must name a param); bind symbolic vars from
+ * their shapes, then --dim NAME=VALUE by name. */
+static int bind_relax_given(RelaxRun *x, const char *fname) {
+  const RunArgs *ra = x->ra;
+  for (int i = 0; i < ra->ninputs; i++) {
+    bool found = false;
+    for (int k = 0; k < x->n; k++) found |= !strcmp(x->f->params[k]->var.name, ra->inputs[i].name);
+    if (!found) {
+      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
+      return -1;
     }
   }
-  TVSValue ret;
-  int ret_code = TVS_NULL;
-  int rc = tvs_func_call(fn, v, codes, nargs, &ret, &ret_code);
-  if (rc) diag_error(d, span_none, "%s", tvs_get_last_error());
-  tvs_func_release(fn);
-  free(v);
-  free(codes);
-  return rc ? -1 : 0;
+  for (int i = 0; i < x->n; i++) {
+    const RxExpr *p = x->f->params[i];
+    const char *val = find_named(ra->inputs, ra->ninputs, p->var.name);
+    const RxSInfo *si = p->sinfo;
+    if (!val) continue;
+    if (!(x->arrays[i] = load_input(p->var.name, val))) return -1;
+    x->args[i].tensor = &x->arrays[i]->t;
+    if (si && si->kind == RX_SI_TENSOR && si->shape && si->ndim == x->arrays[i]->t.ndim)
+      for (int k = 0; k < si->ndim; k++)
+        if (si->shape[k]->kind == TIR_VAR) drv_bind(&x->b, si->shape[k]->var, x->arrays[i]->t.shape[k]);
+  }
+  for (int k = 0; k < ra->ndims; k++) {
+    int64_t iv;
+    if (parse_dim(&ra->dims[k], &iv)) return -1;
+    for (int j = 0; j < x->f->nsym_vars; j++)
+      if (!strcmp(x->f->sym_vars[j]->name, ra->dims[k].name)) drv_bind(&x->b, x->f->sym_vars[j], iv);
+  }
+  return 0;
 }
 
+/* A param without --input: random data of its static shape and dtype. */
+static int alloc_relax_param(RelaxRun *x, int i) {
+  const RxExpr *p = x->f->params[i];
+  const RxSInfo *si = p->sinfo;
+  if (!si || si->kind != RX_SI_TENSOR || !si->shape || dt_is_void(si->dtype)) {
+    fprintf(stderr, "tvs run: error: parameter '%s' needs --input (its shape or dtype is not static)\n", p->var.name);
+    return -1;
+  }
+  if (x->ra->ninputs) {
+    fprintf(stderr, "tvs run: error: missing --input for parameter '%s'\n", p->var.name);
+    return -1;
+  }
+  int64_t shape[TVS_MAX_NDIM];
+  if (si->ndim > TVS_MAX_NDIM) return -1;
+  for (int k = 0; k < si->ndim; k++)
+    if (!drv_eval_shape(si->shape[k], &x->b, &shape[k]) || shape[k] < 0) {
+      fprintf(stderr, "tvs run: error: parameter '%s': dimension %d is symbolic; use --dim NAME=VALUE or --input\n", p->var.name, k);
+      return -1;
+    }
+  x->arrays[i] = tvs_ndarray_empty(si->ndim, shape, drv_dl_dtype(si->dtype));
+  if (!x->arrays[i]) return -1;
+  tvs_ndarray_fill_random(&x->arrays[i]->t, &x->rng);
+  x->args[i].tensor = &x->arrays[i]->t;
+  return 0;
+}
+
+/* Steps through the graph function on the interpreter, its call_tir
+ * prim_funcs JIT-compiled on the cpu target. */
+static int execute_relax(const IrModule *m, const char *fname, RelaxRun *x, DLTensor ***results, int *nresults,
+                         DiagCtx *d) {
+  TVSModule *native = NULL;
+  if (!strcmp(x->ra->target, "cpu")) {
+    CgOptions opt = cg_options_default();
+    opt.fast_math = x->ra->fast_math;
+    native = cg_compile_module(m, &opt, d);
+    diag_flush(d);
+    if (!native) return -1;
+  }
+  int rc = interp_run_relax_with(m, fname, x->args, x->n, results, nresults, d,
+                                 native ? drv_call_native_tir : NULL, native);
+  tvs_module_free(native);
+  diag_flush(d);
+  return rc;
+}
 
 static int run_relax(const IrModule *m, const char *fname, const RxFunc *f, const RunArgs *ra,
                      DiagCtx *d) {
   int n = f->nparams, rc = 1;
-  InterpArg *args = xcalloc((size_t)(n ? n : 1), sizeof *args);
-  TvsNDArray **arrays = xcalloc((size_t)(n ? n : 1), sizeof *arrays);
+  RelaxRun x = {ra, f, n, xcalloc((size_t)(n ? n : 1), sizeof *x.args),
+                xcalloc((size_t)(n ? n : 1), sizeof *x.arrays), {NULL, 0, 0}, ra->seed};
   DLTensor **results = NULL;
   int nresults = 0;
-  uint64_t rng = ra->seed;
-  Bindings b = {.n = 0};
-  for (int i = 0; i < ra->ninputs; i++) {
-    bool found = false;
-    for (int k = 0; k < n; k++) found |= !strcmp(f->params[k]->var.name, ra->inputs[i].name);
-    if (!found) {
-      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
-      goto done;
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    const RxExpr *p = f->params[i];
-    const char *val = find_named(ra->inputs, ra->ninputs, p->var.name);
-    const RxSInfo *si = p->sinfo;
-    if (val) {
-      arrays[i] = load_input(p->var.name, val);
-      if (!arrays[i]) goto done;
-      args[i].tensor = &arrays[i]->t;
-      if (si && si->kind == RX_SI_TENSOR && si->shape && si->ndim == arrays[i]->t.ndim)
-        for (int k = 0; k < si->ndim; k++)
-          if (si->shape[k]->kind == TIR_VAR) add_binding(&b, si->shape[k]->var, arrays[i]->t.shape[k]);
-    }
-  }
-  for (int k = 0; k < ra->ndims; k++) {
-    int64_t iv;
-    double fv;
-    bool isf;
-    if (!parse_scalar(ra->dims[k].value, &iv, &fv, &isf) || isf) {
-      fprintf(stderr, "tvs run: error: --dim %s: '%s' is not an integer\n", ra->dims[k].name, ra->dims[k].value);
-      goto done;
-    }
-    for (int j = 0; j < f->nsym_vars; j++)
-      if (!strcmp(f->sym_vars[j]->name, ra->dims[k].name)) add_binding(&b, f->sym_vars[j], iv);
-  }
-  for (int i = 0; i < n; i++) {
-    if (arrays[i]) continue;
-    const RxExpr *p = f->params[i];
-    const RxSInfo *si = p->sinfo;
-    if (!si || si->kind != RX_SI_TENSOR || !si->shape || dt_is_void(si->dtype)) {
-      fprintf(stderr, "tvs run: error: parameter '%s' needs --input (its shape or dtype is not static)\n", p->var.name);
-      goto done;
-    }
-    if (ra->ninputs) {
-      fprintf(stderr, "tvs run: error: missing --input for parameter '%s'\n", p->var.name);
-      goto done;
-    }
-    int64_t shape[TVS_MAX_NDIM];
-    if (si->ndim > TVS_MAX_NDIM) goto done;
-    for (int k = 0; k < si->ndim; k++)
-      if (!eval_shape(si->shape[k], &b, &shape[k]) || shape[k] < 0) {
-        fprintf(stderr, "tvs run: error: parameter '%s': dimension %d is symbolic; use --dim NAME=VALUE or --input\n", p->var.name, k);
-        goto done;
-      }
-    arrays[i] = tvs_ndarray_empty(si->ndim, shape, to_dl(si->dtype));
-    if (!arrays[i]) goto done;
-    tvs_ndarray_fill_random(&arrays[i]->t, &rng);
-    args[i].tensor = &arrays[i]->t;
-  }
-  TVSModule *native = NULL;
-  if (!strcmp(ra->target, "cpu")) {
-    CgOptions opt = cg_options_default();
-    opt.fast_math = ra->fast_math;
-    native = cg_compile_module(m, &opt, d);
-    diag_flush(d);
-    if (!native) goto done;
-  }
-  int relax_rc = interp_run_relax_with(m, fname, args, n, &results, &nresults, d,
-                                       native ? run_native_tir : NULL, native);
-  tvs_module_free(native);
-  if (relax_rc != 0) {
-    diag_flush(d);
-    goto done;
-  }
-  diag_flush(d);
+  if (bind_relax_given(&x, fname)) goto done;
+  for (int i = 0; i < n; i++)
+    if (!x.arrays[i] && alloc_relax_param(&x, i)) goto done;
+  if (execute_relax(m, fname, &x, &results, &nresults, d) != 0) goto done;
   rc = 0;
   for (int i = 0; i < nresults; i++) {
     char name[32];
@@ -566,13 +429,162 @@ static int run_relax(const IrModule *m, const char *fname, const RxFunc *f, cons
 done:
   for (int i = 0; i < nresults; i++) interp_free_result(results[i]);
   free(results);
-  for (int i = 0; i < n; i++) tvs_ndarray_free(arrays[i]);
-  free(arrays);
-  free(args);
+  for (int i = 0; i < n; i++) tvs_ndarray_free(x.arrays[i]);
+  free(x.arrays);
+  free(x.args);
+  drv_bindings_free(&x.b);
   return rc;
 }
 
 /* ------------------------------------------------------ compiled module */
+
+/* The arguments of one call of a compiled module's function. */
+typedef struct SoRun {
+  const RunArgs *ra;
+  const TVSFuncInfo *info;
+  int n, nouts;
+  TVSValue *vals;
+  int *codes;
+  TvsNDArray **arrays;
+  const char *syms[64];  /* symbolic dims bound so far (--dim, then inputs) */
+  int64_t symv[64];
+  int nsyms;
+  uint64_t rng;
+} SoRun;
+
+/* Loads the .so and finds the function to call; NULL (reported) if none. */
+static TVSFunction *so_load_function(const RunArgs *ra, TVSModule **mod_out, const char **fname_out) {
+  char *path = strchr(ra->file, '/') ? xstrdup(ra->file) : xasprintf("./%s", ra->file); /* not a search */
+  TVSModule *mod = tvs_module_load(path);
+  free(path);
+  *mod_out = mod;
+  if (!mod) {
+    fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+    return NULL;
+  }
+  const TVSModuleMetadata *md = tvs_module_metadata(mod);
+  const char *fname = ra->func;
+  if (!fname && md && md->num_funcs == 1) fname = md->funcs[0].name;
+  if (!fname) fname = "main";
+  *fname_out = fname;
+  const TVSFuncInfo *info = tvs_module_func_info(mod, fname);
+  TVSFunction *fn = info ? tvs_module_get_function(mod, fname) : NULL;
+  if (!fn)
+    fprintf(stderr, "tvs run: error: module '%s' has no function '%s'%s\n", ra->file, fname,
+            ra->func ? "" : "; choose one with --func");
+  return fn;
+}
+
+/* Scalar param i: a number from --input. */
+static int so_bind_scalar(SoRun *s, int i, const char *val) {
+  const TVSParamInfo *p = &s->info->params[i];
+  int64_t iv;
+  double fv;
+  bool isf;
+  if (!val || !parse_scalar(val, &iv, &fv, &isf)) {
+    fprintf(stderr, "tvs run: error: scalar parameter '%s' needs a number (--input %s=VALUE)\n", p->name, p->name);
+    return -1;
+  }
+  s->codes[i] = p->type_code;
+  if (p->type_code == TVS_FLOAT) s->vals[i].v_float64 = fv;
+  else s->vals[i].v_int64 = iv;
+  return 0;
+}
+
+/* Tensor param i without --input: allocated with the metadata's shape (its
+ * symbolic dims bound); random when a read-only input in random mode. */
+static int so_alloc_tensor(SoRun *s, int i) {
+  const TVSParamInfo *p = &s->info->params[i];
+  int64_t shape[TVS_MAX_NDIM];
+  for (int d = 0; d < p->ndim && d < TVS_MAX_NDIM; d++) {
+    shape[d] = p->shape[d];
+    for (int k = 0; shape[d] < 0 && p->sym_dims && p->sym_dims[d] && k < s->nsyms; k++)
+      if (!strcmp(s->syms[k], p->sym_dims[d])) shape[d] = s->symv[k];
+    if (shape[d] < 0) {
+      fprintf(stderr, "tvs run: error: cannot allocate '%s': dimension %d is symbolic; pass an input "
+                      "that binds it or --dim NAME=VALUE\n", p->name, d);
+      return -1;
+    }
+  }
+  if (p->ndim > TVS_MAX_NDIM || !(s->arrays[i] = tvs_ndarray_empty(p->ndim, shape, p->dtype))) {
+    fprintf(stderr, "tvs run: error: cannot allocate '%s'\n", p->name);
+    return -1;
+  }
+  if (s->ra->ninputs == 0 && i < s->n - s->nouts) tvs_ndarray_fill_random(&s->arrays[i]->t, &s->rng);
+  return 0;
+}
+
+/* Builds every argument: scalars and given inputs first (they bind the
+ * symbolic dims), then the other tensors. */
+static int so_bind_params(SoRun *s, const char *fname) {
+  const RunArgs *ra = s->ra;
+  for (int i = 0; i < ra->ninputs; i++) {
+    bool found = false;
+    for (int k = 0; k < s->n; k++) found |= !strcmp(s->info->params[k].name, ra->inputs[i].name);
+    if (!found) {
+      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
+      return -1;
+    }
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < s->n; i++) {
+      const TVSParamInfo *p = &s->info->params[i];
+      const char *val = find_named(ra->inputs, ra->ninputs, p->name);
+      if (p->type_code != TVS_TENSOR) {
+        if (!pass && so_bind_scalar(s, i, val)) return -1;
+        continue;
+      }
+      if ((pass == 0) != (val != NULL)) continue;
+      if (val) {
+        if (!(s->arrays[i] = load_input(p->name, val))) return -1;
+        for (int d = 0; d < p->ndim && d < s->arrays[i]->t.ndim; d++)
+          if (p->shape[d] < 0 && p->sym_dims && p->sym_dims[d] && s->nsyms < 64) {
+            s->syms[s->nsyms] = p->sym_dims[d];
+            s->symv[s->nsyms++] = s->arrays[i]->t.shape[d];
+          }
+      } else if (so_alloc_tensor(s, i)) {
+        return -1;
+      }
+      s->codes[i] = TVS_TENSOR;
+      s->vals[i].v_handle = &s->arrays[i]->t;
+    }
+  return 0;
+}
+
+typedef struct SoCall {
+  TVSFunction *fn;
+  SoRun *s;
+} SoCall;
+
+static int so_call(void *ctx) {
+  SoCall *c = ctx;
+  TVSValue ret;
+  int ret_code = TVS_NULL;
+  if (tvs_func_call(c->fn, c->s->vals, c->s->codes, c->s->n, &ret, &ret_code) != 0) {
+    fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+    return -1;
+  }
+  return 0;
+}
+
+/* Writes and summarizes the outputs: a graph function's last num_outputs
+ * params; for prim_funcs the tensors given no --input (the last one
+ * without any). */
+static int so_write_outputs(const SoRun *s) {
+  const RunArgs *ra = s->ra;
+  int rc = 0;
+  for (int i = 0; i < s->n; i++) {
+    const TVSParamInfo *p = &s->info->params[i];
+    bool out = p->type_code == TVS_TENSOR &&
+               (s->info->num_outputs > 0 ? i >= s->n - s->nouts
+                : ra->ninputs            ? !find_named(ra->inputs, ra->ninputs, p->name)
+                                         : i == s->n - 1);
+    if (!out) continue;
+    if (ra->outdir && write_output(ra->outdir, p->name, &s->arrays[i]->t)) rc = 1;
+    if (!ra->ninputs) print_summary(p->name, &s->arrays[i]->t);
+  }
+  return rc;
+}
 
 /* `tvs run k.so`: a module compiled by tvsc, called through its packed entry
  * with tensors built from the module's metadata (dtypes, shapes; symbolic
@@ -581,127 +593,42 @@ done:
  * every tensor but the last gets random values and the last is the output.
  * A graph function's outputs are its last num_outputs params (metadata). */
 static int run_so(const RunArgs *ra) {
-  char *path = strchr(ra->file, '/') ? xstrdup(ra->file) : xasprintf("./%s", ra->file); /* not a search */
-  TVSModule *mod = tvs_module_load(path);
-  free(path);
-  if (!mod) {
-    fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
-    return 1;
-  }
-  const TVSModuleMetadata *md = tvs_module_metadata(mod);
-  const char *fname = ra->func;
-  if (!fname && md && md->num_funcs == 1) fname = md->funcs[0].name;
-  if (!fname) fname = "main";
-  const TVSFuncInfo *info = tvs_module_func_info(mod, fname);
-  TVSFunction *fn = info ? tvs_module_get_function(mod, fname) : NULL;
+  TVSModule *mod;
+  const char *fname = NULL;
+  TVSFunction *fn = so_load_function(ra, &mod, &fname);
   if (!fn) {
-    fprintf(stderr, "tvs run: error: module '%s' has no function '%s'%s\n", ra->file, fname,
-            ra->func ? "" : "; choose one with --func");
     tvs_module_free(mod);
     return 1;
   }
+  const TVSFuncInfo *info = tvs_module_func_info(mod, fname);
   int n = info->num_params, rc = 1;
-  /* graph functions say how many trailing params are outputs; for prim_funcs
-   * the outputs are the tensors given no --input (the last one without any) */
-  int nouts = info->num_outputs > 0 && info->num_outputs <= n ? info->num_outputs : 1;
-  TVSValue *vals = xcalloc((size_t)(n ? n : 1), sizeof *vals);
-  int *codes = xcalloc((size_t)(n ? n : 1), sizeof *codes);
-  TvsNDArray **arrays = xcalloc((size_t)(n ? n : 1), sizeof *arrays);
-  const char *syms[64];
-  int64_t symv[64];
-  int nsyms = 0;
-  uint64_t rng = ra->seed;
-  for (int k = 0; k < ra->ndims && nsyms < 64; k++) {
-    syms[nsyms] = ra->dims[k].name;
-    symv[nsyms++] = strtoll(ra->dims[k].value, NULL, 0);
+  SoRun s = {.ra = ra, .info = info, .n = n, .rng = ra->seed};
+  /* graph functions say how many trailing params are outputs */
+  s.nouts = info->num_outputs > 0 && info->num_outputs <= n ? info->num_outputs : 1;
+  s.vals = xcalloc((size_t)(n ? n : 1), sizeof *s.vals);
+  s.codes = xcalloc((size_t)(n ? n : 1), sizeof *s.codes);
+  s.arrays = xcalloc((size_t)(n ? n : 1), sizeof *s.arrays);
+  for (int k = 0; k < ra->ndims && s.nsyms < 64; k++) {
+    s.syms[s.nsyms] = ra->dims[k].name;
+    s.symv[s.nsyms++] = strtoll(ra->dims[k].value, NULL, 0);
   }
-  for (int i = 0; i < ra->ninputs; i++) {
-    bool found = false;
-    for (int k = 0; k < n; k++) found |= !strcmp(info->params[k].name, ra->inputs[i].name);
-    if (!found) {
-      fprintf(stderr, "tvs run: error: function '%s' has no parameter '%s'\n", fname, ra->inputs[i].name);
-      goto done;
-    }
-  }
-  for (int pass = 0; pass < 2; pass++) /* given inputs first: they bind the symbolic dims */
-    for (int i = 0; i < n; i++) {
-      const TVSParamInfo *p = &info->params[i];
-      const char *val = find_named(ra->inputs, ra->ninputs, p->name);
-      if (p->type_code != TVS_TENSOR) {
-        int64_t iv;
-        double fv;
-        bool isf;
-        if (pass) continue;
-        if (!val || !parse_scalar(val, &iv, &fv, &isf)) {
-          fprintf(stderr, "tvs run: error: scalar parameter '%s' needs a number (--input %s=VALUE)\n", p->name, p->name);
-          goto done;
-        }
-        codes[i] = p->type_code;
-        if (p->type_code == TVS_FLOAT) vals[i].v_float64 = fv;
-        else vals[i].v_int64 = iv;
-        continue;
-      }
-      if ((pass == 0) != (val != NULL)) continue;
-      if (val) {
-        if (!(arrays[i] = load_input(p->name, val))) goto done;
-        for (int d = 0; d < p->ndim && d < arrays[i]->t.ndim; d++)
-          if (p->shape[d] < 0 && p->sym_dims && p->sym_dims[d] && nsyms < 64) {
-            syms[nsyms] = p->sym_dims[d];
-            symv[nsyms++] = arrays[i]->t.shape[d];
-          }
-      } else {
-        int64_t shape[TVS_MAX_NDIM];
-        for (int d = 0; d < p->ndim && d < TVS_MAX_NDIM; d++) {
-          shape[d] = p->shape[d];
-          for (int k = 0; shape[d] < 0 && p->sym_dims && p->sym_dims[d] && k < nsyms; k++)
-            if (!strcmp(syms[k], p->sym_dims[d])) shape[d] = symv[k];
-          if (shape[d] < 0) {
-            fprintf(stderr, "tvs run: error: cannot allocate '%s': dimension %d is symbolic; pass an input "
-                            "that binds it or --dim NAME=VALUE\n", p->name, d);
-            goto done;
-          }
-        }
-        if (p->ndim > TVS_MAX_NDIM || !(arrays[i] = tvs_ndarray_empty(p->ndim, shape, p->dtype))) {
-          fprintf(stderr, "tvs run: error: cannot allocate '%s'\n", p->name);
-          goto done;
-        }
-        if (ra->ninputs == 0 && i < n - nouts) tvs_ndarray_fill_random(&arrays[i]->t, &rng);
-      }
-      codes[i] = TVS_TENSOR;
-      vals[i].v_handle = &arrays[i]->t;
-    }
-  int reps = ra->time ? (ra->repeat > 0 ? ra->repeat : 100) : 1;
-  double t0 = now_ms();
-  for (int k = 0; k < reps; k++) {
-    TVSValue ret;
-    int ret_code = TVS_NULL;
-    if (tvs_func_call(fn, vals, codes, n, &ret, &ret_code) != 0) {
-      fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
-      goto done;
-    }
-  }
-  if (ra->time) printf("%s in %s: mean %.4f ms over %d runs\n", fname, ra->file, (now_ms() - t0) / reps, reps);
-  rc = 0;
-  for (int i = 0; i < n; i++) {
-    const TVSParamInfo *p = &info->params[i];
-    bool out = p->type_code == TVS_TENSOR &&
-               (info->num_outputs > 0 ? i >= n - nouts
-                : ra->ninputs        ? !find_named(ra->inputs, ra->ninputs, p->name)
-                                     : i == n - 1);
-    if (!out) continue;
-    if (ra->outdir && write_output(ra->outdir, p->name, &arrays[i]->t)) rc = 1;
-    if (!ra->ninputs) print_summary(p->name, &arrays[i]->t);
-  }
+  SoCall call = {fn, &s};
+  DrvTimeOptions topt = {ra->repeat > 0 ? ra->repeat : 100, 0, 0, 0};
+  DrvTiming tm;
+  if (so_bind_params(&s, fname)) goto done;
+  if (!ra->time && so_call(&call)) goto done;
+  if (ra->time && drv_time_calls(so_call, &call, &topt, &tm)) goto done;
+  if (ra->time) printf("%s in %s: mean %.4f ms over %d runs\n", fname, ra->file, tm.mean_ms, tm.reps);
+  rc = so_write_outputs(&s);
 done:
-  for (int i = 0; i < n; i++) tvs_ndarray_free(arrays[i]);
-  free(arrays);
-  free(vals);
-  free(codes);
+  for (int i = 0; i < n; i++) tvs_ndarray_free(s.arrays[i]);
+  free(s.arrays);
+  free(s.vals);
+  free(s.codes);
   tvs_func_release(fn);
   tvs_module_free(mod);
   return rc;
 }
-
 /* ---------------------------------------------------------------- command */
 
 static int split_named(const char *opt, const char *arg, NamedValue *out) {
@@ -713,134 +640,130 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
   return 0;
 }
 
-int cmd_run(int argc, char **argv) {
-  ToolCommon common = {DIAG_FORMAT_TEXT, -1};
-  RunArgs ra;
-  const char *sched_path = NULL; /* --schedule FILE */
-  memset(&ra, 0, sizeof ra);
-  ra.target = "cpu";
-  int rc = 2;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int r = tool_common_option(&common, argc, argv, &i);
-    if (r < 0) goto out;
-    if (r > 0) continue;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      puts("usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
-           "                [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
-           "                [--time [--repeat N]] [--fast-math]\n"
-           "Runs a prim_func (destination-passing: params without --input are allocated\n"
-           "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
-           "written to DIR/output.npy). With no --input, read-only inputs are random\n"
-           "(seeded by --seed, default 0) and a summary of each output is printed.\n"
-           "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
-           "natively; --target interp uses the reference interpreter. A graph\n"
-           "function's bindings are stepped through by the interpreter while its\n"
-           "call_tir prim_funcs run on the target. --time prints the median time over\n"
-           "repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
-           "FILE may be a .so built by tvsc: its packed entry is called with tensors\n"
-           "shaped by the module's metadata.");
-      rc = 0;
-      goto out;
+static void print_run_help(void) {
+  puts("usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
+       "                [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
+       "                [--time [--repeat N]] [--fast-math]\n"
+       "Runs a prim_func (destination-passing: params without --input are allocated\n"
+       "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
+       "written to DIR/output.npy). With no --input, read-only inputs are random\n"
+       "(seeded by --seed, default 0) and a summary of each output is printed.\n"
+       "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
+       "natively; --target interp uses the reference interpreter. A graph\n"
+       "function's bindings are stepped through by the interpreter while its\n"
+       "call_tir prim_funcs run on the target. --time prints the median time over\n"
+       "repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
+       "FILE may be a .so built by tvsc: its packed entry is called with tensors\n"
+       "shaped by the module's metadata.");
+}
+
+/* Sets option `which` (an index into parse_run_arg's opts) to val; 0, or 2 on a
+ * usage error (printed). */
+static int set_run_option(RunArgs *ra, int which, const char *val) {
+  switch (which) {
+    case 0: ra->func = val; break;
+    case 1:
+      if (ra->ninputs == 64) return tool_usage_error("run", "too many --input options");
+      if (split_named("--input", val, &ra->inputs[ra->ninputs])) return 2;
+      ra->ninputs++;
+      break;
+    case 2: case 6: ra->outdir = val; break;
+    case 3: {
+      char *end;
+      errno = 0;
+      unsigned long long s = strtoull(val, &end, 0);
+      if (!*val || *end || errno) return tool_usage_error("run", "--seed expects an integer, got '%s'", val);
+      ra->seed = s;
+      break;
     }
+    case 4:
+      if (ra->ndims == 32) return tool_usage_error("run", "too many --dim options");
+      if (split_named("--dim", val, &ra->dims[ra->ndims])) return 2;
+      ra->ndims++;
+      break;
+    case 5: ra->target = val; break;
+    case 7: {
+      char *end;
+      long v = strtol(val, &end, 10);
+      if (!*val || *end || v < 1 || v > 1000000)
+        return tool_usage_error("run", "--repeat expects a positive integer, got '%s'", val);
+      ra->repeat = (int)v;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* Parses one argument at argv[*i] that is not a common option: 0 when
+ * consumed, 1 for --help (printed), 2 on a usage error (printed). */
+static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **argv, int *i) {
+  static const char *const opts[] = {"--func", "--input", "--output", "--seed", "--dim", "--target", "-o", "--repeat"};
+  const char *a = argv[*i];
+  if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    print_run_help();
+    return 1;
+  }
+  if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
+    if (a[10] == '=') *sched_path = a + 11;
+    else if (*i + 1 < argc) *sched_path = argv[++*i];
+    else return tool_usage_error("run", "--schedule needs a file");
+    return 0;
+  }
+  if (!strcmp(a, "--time")) return ra->time = true, 0;
+  if (!strcmp(a, "--fast-math")) return ra->fast_math = true, 0;
+  for (int k = 0; k < (int)(sizeof opts / sizeof opts[0]); k++) {
+    size_t l = strlen(opts[k]);
+    if (strncmp(a, opts[k], l) || (a[l] != '\0' && a[l] != '=')) continue;
     const char *val = NULL;
-    if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
-      if (a[10] == '=') sched_path = a + 11;
-      else if (i + 1 < argc) sched_path = argv[++i];
-      else { tool_usage_error("run", "--schedule needs a file"); goto out; }
-      continue;
-    }
-    if (!strcmp(a, "--time")) {
-      ra.time = true;
-      continue;
-    }
-    if (!strcmp(a, "--fast-math")) {
-      ra.fast_math = true;
-      continue;
-    }
-    const char *opts[] = {"--func", "--input", "--output", "--seed", "--dim", "--target", "-o", "--repeat"};
-    int which = -1;
-    for (int k = 0; k < (int)(sizeof opts / sizeof opts[0]); k++) {
-      size_t l = strlen(opts[k]);
-      if (!strncmp(a, opts[k], l) && (a[l] == '\0' || a[l] == '=')) {
-        which = k;
-        if (a[l] == '=') val = a + l + 1;
-        else if (i + 1 < argc) val = argv[++i];
-        else {
-          tool_usage_error("run", "%s needs a value", opts[k]);
-          goto out;
-        }
-        break;
-      }
-    }
-    if (which < 0) {
-      if (a[0] == '-' && a[1]) {
-        tool_usage_error("run", "unknown option '%s'", a);
-        goto out;
-      }
-      if (ra.file) {
-        tool_usage_error("run", "more than one input file ('%s' and '%s')", ra.file, a);
-        goto out;
-      }
-      ra.file = a;
-      continue;
-    }
-    switch (which) {
-      case 0: ra.func = val; break;
-      case 1:
-        if (ra.ninputs == 64) { tool_usage_error("run", "too many --input options"); goto out; }
-        if (split_named("--input", val, &ra.inputs[ra.ninputs])) goto out;
-        ra.ninputs++;
-        break;
-      case 2: case 6: ra.outdir = val; break;
-      case 3: {
-        char *end;
-        errno = 0;
-        unsigned long long s = strtoull(val, &end, 0);
-        if (!*val || *end || errno) { tool_usage_error("run", "--seed expects an integer, got '%s'", val); goto out; }
-        ra.seed = s;
-        break;
-      }
-      case 4:
-        if (ra.ndims == 32) { tool_usage_error("run", "too many --dim options"); goto out; }
-        if (split_named("--dim", val, &ra.dims[ra.ndims])) goto out;
-        ra.ndims++;
-        break;
-      case 5: ra.target = val; break;
-      case 7: {
-        char *end;
-        long v = strtol(val, &end, 10);
-        if (!*val || *end || v < 1 || v > 1000000) { tool_usage_error("run", "--repeat expects a positive integer, got '%s'", val); goto out; }
-        ra.repeat = (int)v;
-        break;
-      }
-    }
+    if (a[l] == '=') val = a + l + 1;
+    else if (*i + 1 < argc) val = argv[++*i];
+    else return tool_usage_error("run", "%s needs a value", opts[k]);
+    return set_run_option(ra, k, val);
   }
-  if (!ra.file) {
-    tool_usage_error("run", "no input file");
-    goto out;
-  }
-  if (strcmp(ra.target, "interp") != 0 && strcmp(ra.target, "cpu") != 0) {
-    tool_usage_error("run", "unknown target '%s' (available: cpu, interp)", ra.target);
-    goto out;
-  }
-  if (ra.outdir) {
+  if (a[0] == '-' && a[1]) return tool_usage_error("run", "unknown option '%s'", a);
+  if (ra->file) return tool_usage_error("run", "more than one input file ('%s' and '%s')", ra->file, a);
+  ra->file = a;
+  return 0;
+}
+
+/* Checks the parsed command line and creates the output directory. */
+static int check_run_args(const RunArgs *ra) {
+  if (!ra->file) return tool_usage_error("run", "no input file");
+  if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0)
+    return tool_usage_error("run", "unknown target '%s' (available: cpu, interp)", ra->target);
+  if (ra->outdir) {
     struct stat st;
-    if (stat(ra.outdir, &st) != 0 && mkdir(ra.outdir, 0777) != 0) {
-      tool_usage_error("run", "cannot create output directory '%s': %s", ra.outdir, strerror(errno));
-      goto out;
-    }
+    if (stat(ra->outdir, &st) != 0 && mkdir(ra->outdir, 0777) != 0)
+      return tool_usage_error("run", "cannot create output directory '%s': %s", ra->outdir, strerror(errno));
   }
-  size_t flen = strlen(ra.file);
-  if (flen > 3 && !strcmp(ra.file + flen - 3, ".so")) { /* compiled by tvsc */
-    rc = run_so(&ra);
-    goto out;
+  return 0;
+}
+
+/* The function to run: --func, the only one, or main; NULL (reported). */
+static const IrGlobal *pick_function(const IrModule *m, const RunArgs *ra) {
+  const IrGlobal *g = NULL;
+  if (ra->func) {
+    g = ir_module_lookup(m, ra->func);
+    if (!g) fprintf(stderr, "tvs run: error: module has no function '%s'\n", ra->func);
+  } else if (m->nfuncs == 0) {
+    fprintf(stderr, "tvs run: error: '%s' defines no function to run\n", ra->file);
+  } else if (m->nfuncs == 1) {
+    g = &m->funcs[0];
+  } else if ((g = ir_module_lookup(m, "main")) == NULL) {
+    fprintf(stderr, "tvs run: error: the module has %d functions; choose one with --func (", m->nfuncs);
+    for (int i = 0; i < m->nfuncs; i++) fprintf(stderr, i ? ", %s" : "%s", m->funcs[i].name);
+    fprintf(stderr, ")\n");
   }
+  return g;
+}
+
+/* `tvs run FILE.tvs`: load, schedule, pick the function, run it. */
+static int run_source(const RunArgs *ra, const ToolCommon *common, const char *sched_path) {
   DiagCtx d;
-  tool_diag_init(&d, &common);
+  tool_diag_init(&d, common);
   SourceFile *src = NULL;
-  IrModule *m = tool_load(ra.file, &d, &src);
-  rc = 1;
+  IrModule *m = tool_load(ra->file, &d, &src);
+  int rc = 1;
   if (m) { /* schedule statements in the file itself, then --schedule FILE */
     StrBuf sout;
     sb_init(&sout);
@@ -849,26 +772,32 @@ int cmd_run(int argc, char **argv) {
     fputs(sout.data, stdout);
     sb_free(&sout);
   }
-  if (m) {
-    const IrGlobal *g = NULL;
-    if (ra.func) {
-      g = ir_module_lookup(m, ra.func);
-      if (!g) fprintf(stderr, "tvs run: error: module has no function '%s'\n", ra.func);
-    } else if (m->nfuncs == 0) {
-      fprintf(stderr, "tvs run: error: '%s' defines no function to run\n", ra.file);
-    } else if (m->nfuncs == 1) {
-      g = &m->funcs[0];
-    } else if ((g = ir_module_lookup(m, "main")) == NULL) {
-      fprintf(stderr, "tvs run: error: the module has %d functions; choose one with --func (", m->nfuncs);
-      for (int i = 0; i < m->nfuncs; i++) fprintf(stderr, i ? ", %s" : "%s", m->funcs[i].name);
-      fprintf(stderr, ")\n");
-    }
-    if (g) rc = g->kind == IR_FUNC_TIR ? run_tir(m, g->name, g->tir, &ra, &d) : run_relax(m, g->name, g->rx, &ra, &d);
-  }
+  const IrGlobal *g = m ? pick_function(m, ra) : NULL;
+  if (g) rc = g->kind == IR_FUNC_TIR ? run_tir(m, g->name, g->tir, ra, &d) : run_relax(m, g->name, g->rx, ra, &d);
   ir_module_free(m);
   src_free(src);
   diag_free(&d);
-out:
+  return rc;
+}
+
+int cmd_run(int argc, char **argv) {
+  ToolCommon common = {DIAG_FORMAT_TEXT, -1};
+  RunArgs ra;
+  const char *sched_path = NULL; /* --schedule FILE */
+  memset(&ra, 0, sizeof ra);
+  ra.target = "cpu";
+  int rc = 0;
+  for (int i = 1; i < argc && !rc; i++) {
+    int r = tool_common_option(&common, argc, argv, &i);
+    if (r < 0) rc = 2;
+    else if (r == 0) rc = parse_run_arg(&ra, &sched_path, argc, argv, &i);
+  }
+  if (rc == 1) rc = 0; /* --help */
+  else if (!rc && !(rc = check_run_args(&ra))) {
+    size_t flen = strlen(ra.file);
+    if (flen > 3 && !strcmp(ra.file + flen - 3, ".so")) rc = run_so(&ra); /* compiled by tvsc */
+    else rc = run_source(&ra, &common, sched_path);
+  }
   for (int i = 0; i < ra.ninputs; i++) free((char *)ra.inputs[i].name);
   for (int i = 0; i < ra.ndims; i++) free((char *)ra.dims[i].name);
   return rc;

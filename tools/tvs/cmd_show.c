@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "driver/stages.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
@@ -11,37 +12,6 @@
 #include "parser/parser.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
-
-/* The stages a user can stop at, in pipeline order (DESIGN.md section 1);
- * the lowering passes of ir/transform/pipeline.c follow these. */
-static const struct {
-  const char *name;
-  const char *what;
-} stages[] = {
-    {"tokens", "the lexer's token stream (kind, line:col, text)"},
-    {"ast", "the syntax tree as parsed"},
-    {"graph", "the elaborated module: graph functions and prim_funcs, as .tvs text"},
-    {"legalize", "after LegalizeOps: high-level graph operators become calls of generated prim_funcs"},
-    {"tir", "the loop-IR prim_funcs of the module, as .tvs text"},
-};
-#define NSTAGES ((int)(sizeof stages / sizeof stages[0]))
-
-/* The codegen stages, after the lowering passes (codegen/codegen.h). */
-static const struct {
-  const char *name;
-  const char *what;
-} cg_stages[] = {
-    {"llvm-unopt", "LLVM IR of the lowered module, before LLVM's optimizations"},
-    {"llvm", "LLVM IR after LLVM's optimizations (-O0..-O3, --mcpu, --mattr, --fast-math)"},
-    {"asm", "target assembly of the optimized module"},
-};
-#define NCGSTAGES ((int)(sizeof cg_stages / sizeof cg_stages[0]))
-
-static bool is_cg_stage(const char *name) {
-  for (int i = 0; i < NCGSTAGES; i++)
-    if (!strcmp(cg_stages[i].name, name)) return true;
-  return false;
-}
 
 /* Printing the prim_funcs only, as a module of their own. */
 static void print_tir_only(StrBuf *sb, const IrModule *m, const PrintOptions *opt) {
@@ -121,152 +91,161 @@ static int show_codegen(const IrModule *m, const char *stage, const CgOptions *c
   return text ? 0 : 1;
 }
 
+/* The command line of `tvs show`. */
+typedef struct ShowArgs {
+  ToolCommon common;
+  const char *file, *stage;
+  const char *sched_path; /* --schedule FILE */
+  DumpAfter dump;
+  CgOptions cg;
+  bool list_stages;       /* --list-stages */
+} ShowArgs;
+
+/* Takes the value of option a ("--opt VALUE" or "--opt=VALUE", the option
+ * being len characters long); NULL when missing. */
+static const char *option_value(const char *a, size_t len, int argc, char **argv, int *i) {
+  if (a[len] == '=') return a + len + 1;
+  return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+/* Parses one argument at argv[*i] that is not a common option: 0 when
+ * consumed, 1 for --help (printed), 2 on a usage error (printed). */
+static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+    puts("usage: tvs show FILE [--stage NAME] [--dump-after NAME|all]\n"
+         "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
+         "       tvs show --list-stages");
+    return 1;
+  }
+  if (!strcmp(a, "--mcpu") || !strcmp(a, "--mattr")) {
+    if (*i + 1 >= argc) return tool_usage_error("show", "%s needs a value", a);
+    if (a[3] == 'c') sa->cg.mcpu = argv[++*i];
+    else sa->cg.mattr = argv[++*i];
+  } else if (!strncmp(a, "--mcpu=", 7)) {
+    sa->cg.mcpu = a + 7;
+  } else if (!strncmp(a, "--mattr=", 8)) {
+    sa->cg.mattr = a + 8;
+  } else if (!strcmp(a, "--fast-math")) {
+    sa->cg.fast_math = true;
+  } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+    sa->cg.opt_level = a[2] - '0';
+  } else if (!strcmp(a, "--list-stages")) {
+    sa->list_stages = true;
+  } else if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
+    if (!(sa->sched_path = option_value(a, 10, argc, argv, i)))
+      return tool_usage_error("show", "--schedule needs a file");
+  } else if (!strcmp(a, "--stage") || !strncmp(a, "--stage=", 8)) {
+    if (!(sa->stage = option_value(a, 7, argc, argv, i)))
+      return tool_usage_error("show", "--stage needs a stage name");
+  } else if (!strcmp(a, "--dump-after") || !strncmp(a, "--dump-after=", 13)) {
+    if (!(sa->dump.name = option_value(a, 12, argc, argv, i)))
+      return tool_usage_error("show", "--dump-after needs a pass name or 'all'");
+    if (strcmp(sa->dump.name, "all") && tir_pipeline_index(sa->dump.name) < 0)
+      return tool_usage_error("show", "unknown pass '%s' for --dump-after", sa->dump.name);
+  } else if (a[0] == '-' && a[1]) {
+    return tool_usage_error("show", "unknown option '%s'", a);
+  } else if (sa->file) {
+    return tool_usage_error("show", "more than one input file ('%s' and '%s')", sa->file, a);
+  } else {
+    sa->file = a;
+  }
+  return 0;
+}
+
+/* The source stages (tokens, ast): of the text, before elaboration. */
+static int show_source(const char *file, const char *stage, DiagCtx *d) {
+  const char *err = NULL;
+  SourceFile *src = src_from_path(file, &err);
+  if (!src) {
+    fprintf(stderr, "tvs: error: cannot open '%s': %s\n", file, err);
+    return 1;
+  }
+  int rc = !strcmp(stage, "tokens") ? show_tokens(src, d) : show_ast(src, d);
+  src_free(src);
+  return rc;
+}
+
+/* The module stages: graph, legalize, tir and the lowering passes (or every
+ * pass for a --dump-after without --stage).  Appends the text to sb. */
+static int show_module(const IrModule *m, ShowArgs *sa, bool dump_only, StrBuf *sb, DiagCtx *d) {
+  PrintOptions opt = print_options_default();
+  int pass_idx = tir_pipeline_index(sa->stage);
+  if (pass_idx >= 0 || sa->dump.name) {
+    /* A lowering stage: run the pipeline up to it (or all of it for a dump). */
+    IrModule *low = tir_lower(m, dump_only ? -1 : pass_idx, d, dump_after_pass, &sa->dump);
+    diag_flush(d);
+    if (!low) return 1;
+    if (!dump_only) print_tir_only(sb, low, &opt);
+    ir_module_free(low);
+  } else if (!strcmp(sa->stage, "tir")) {
+    print_tir_only(sb, m, &opt);
+  } else if (!strcmp(sa->stage, "legalize")) {
+    IrModule *leg = rx_legalize_ops(m, d, NULL);
+    print_module(sb, leg, &opt);
+    ir_module_free(leg);
+  } else {
+    print_module(sb, m, &opt);
+  }
+  return 0;
+}
+
+/* Loads and schedules the file, then prints sa->stage. */
+static int show_file(ShowArgs *sa, bool dump_only, DiagCtx *d) {
+  SourceFile *src = NULL;
+  IrModule *m = tool_load(sa->file, d, &src);
+  if (m) { /* schedule statements in the file itself, then --schedule FILE */
+    StrBuf sout;
+    sb_init(&sout);
+    if (sch_apply_schedules(&m, src, sa->sched_path, d, &sout)) ir_module_free(m), m = NULL;
+    diag_flush(d);
+    fputs(sout.data, stdout);
+    sb_free(&sout);
+  }
+  int rc = 1;
+  DrvStage st;
+  if (m && drv_find_stage(sa->stage, DRV_STAGE_CODEGEN, &st)) {
+    rc = show_codegen(m, sa->stage, &sa->cg, d);
+  } else if (m) {
+    StrBuf sb;
+    sb_init(&sb);
+    rc = show_module(m, sa, dump_only, &sb, d);
+    if (!rc) fputs(sb.data, stdout);
+    sb_free(&sb);
+  }
+  ir_module_free(m);
+  src_free(src);
+  return rc;
+}
+
 int cmd_show(int argc, char **argv) {
-  ToolCommon common = {DIAG_FORMAT_TEXT, -1};
-  const char *file = NULL, *stage = NULL;
-  const char *sched_path = NULL; /* --schedule FILE */
-  DumpAfter dump = {NULL};
-  CgOptions cg = cg_options_default();
+  ShowArgs sa = {.common = {DIAG_FORMAT_TEXT, -1}, .cg = cg_options_default()};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int r = tool_common_option(&common, argc, argv, &i);
+    int r = tool_common_option(&sa.common, argc, argv, &i);
     if (r < 0) return 2;
     if (r > 0) continue;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      puts("usage: tvs show FILE [--stage NAME] [--dump-after NAME|all]\n"
-           "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
-           "       tvs show --list-stages");
+    r = parse_show_arg(&sa, argc, argv, &i);
+    if (r) return r == 1 ? 0 : r;
+    if (sa.list_stages) {
+      drv_print_stages(stdout, DRV_STAGES_SHOW);
       return 0;
     }
-    if (!strcmp(a, "--mcpu") || !strcmp(a, "--mattr")) {
-      if (i + 1 >= argc) return tool_usage_error("show", "%s needs a value", a);
-      if (a[3] == 'c') cg.mcpu = argv[++i];
-      else cg.mattr = argv[++i];
-      continue;
-    }
-    if (!strncmp(a, "--mcpu=", 7)) { cg.mcpu = a + 7; continue; }
-    if (!strncmp(a, "--mattr=", 8)) { cg.mattr = a + 8; continue; }
-    if (!strcmp(a, "--fast-math")) { cg.fast_math = true; continue; }
-    if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-      cg.opt_level = a[2] - '0';
-      continue;
-    }
-    if (!strcmp(a, "--list-stages")) {
-      for (int k = 0; k < NSTAGES; k++) printf("%-8s %s\n", stages[k].name, stages[k].what);
-      int np;
-      const TirPass *passes = tir_cpu_pipeline(&np);
-      for (int k = 0; k < np; k++) printf("%s  %s\n", passes[k].name, passes[k].what);
-      for (int k = 0; k < NCGSTAGES; k++) printf("%s  %s\n", cg_stages[k].name, cg_stages[k].what);
-      return 0;
-    }
-    if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
-      if (a[10] == '=') sched_path = a + 11;
-      else if (i + 1 < argc) sched_path = argv[++i];
-      else return tool_usage_error("show", "--schedule needs a file");
-      continue;
-    }
-    if (!strcmp(a, "--stage") || !strncmp(a, "--stage=", 8)) {
-      if (a[7] == '=') stage = a + 8;
-      else if (i + 1 < argc) stage = argv[++i];
-      else return tool_usage_error("show", "--stage needs a stage name");
-      continue;
-    }
-    if (!strcmp(a, "--dump-after") || !strncmp(a, "--dump-after=", 13)) {
-      if (a[12] == '=') dump.name = a + 13;
-      else if (i + 1 < argc) dump.name = argv[++i];
-      else return tool_usage_error("show", "--dump-after needs a pass name or 'all'");
-      if (strcmp(dump.name, "all") && tir_pipeline_index(dump.name) < 0)
-        return tool_usage_error("show", "unknown pass '%s' for --dump-after", dump.name);
-      continue;
-    }
-    if (a[0] == '-' && a[1]) return tool_usage_error("show", "unknown option '%s'", a);
-    if (file) return tool_usage_error("show", "more than one input file ('%s' and '%s')", file, a);
-    file = a;
   }
-  if (!file) return tool_usage_error("show", "no input file");
-  bool dump_only = !stage && dump.name;
-  if (!stage) stage = "graph";
-  int k = 0;
-  while (k < NSTAGES && strcmp(stages[k].name, stage)) k++;
-  int pass_idx = k == NSTAGES ? tir_pipeline_index(stage) : -1;
-  if (k == NSTAGES && pass_idx < 0 && !is_cg_stage(stage)) {
-    tool_usage_error("show", "unknown stage '%s'", stage);
+  if (!sa.file) return tool_usage_error("show", "no input file");
+  bool dump_only = !sa.stage && sa.dump.name;
+  if (!sa.stage) sa.stage = "graph";
+  DrvStage st;
+  if (!drv_find_stage(sa.stage, DRV_STAGES_SHOW, &st)) {
+    tool_usage_error("show", "unknown stage '%s'", sa.stage);
     fputs("available stages:", stderr);
-    for (int j = 0; j < NSTAGES; j++) fprintf(stderr, " %s", stages[j].name);
-    int np;
-    const TirPass *passes = tir_cpu_pipeline(&np);
-    for (int j = 0; j < np; j++) fprintf(stderr, " %s", passes[j].name);
-    for (int j = 0; j < NCGSTAGES; j++) fprintf(stderr, " %s", cg_stages[j].name);
+    for (int j = 0, n = drv_stage_count(); j < n; j++)
+      if (drv_stage_at(j).kind & DRV_STAGES_SHOW) fprintf(stderr, " %s", drv_stage_at(j).name);
     fputc('\n', stderr);
     return 2;
   }
   DiagCtx d;
-  tool_diag_init(&d, &common);
-  int rc;
-  if (!strcmp(stage, "tokens") || !strcmp(stage, "ast")) {
-    const char *err = NULL;
-    SourceFile *src = src_from_path(file, &err);
-    if (!src) {
-      fprintf(stderr, "tvs: error: cannot open '%s': %s\n", file, err);
-      diag_free(&d);
-      return 1;
-    }
-    rc = !strcmp(stage, "tokens") ? show_tokens(src, &d) : show_ast(src, &d);
-    src_free(src);
-    diag_free(&d);
-    return rc;
-  }
-  SourceFile *src = NULL;
-  IrModule *m = tool_load(file, &d, &src);
-  if (m) { /* schedule statements in the file itself, then --schedule FILE */
-    StrBuf sout;
-    sb_init(&sout);
-    if (sch_apply_schedules(&m, src, sched_path, &d, &sout)) ir_module_free(m), m = NULL;
-    diag_flush(&d);
-    fputs(sout.data, stdout);
-    sb_free(&sout);
-  }
-  if (!m) {
-    src_free(src);
-    diag_free(&d);
-    return 1;
-  }
-  PrintOptions opt = print_options_default();
-  StrBuf sb;
-  sb_init(&sb);
-  if (is_cg_stage(stage)) {
-    rc = show_codegen(m, stage, &cg, &d);
-    sb_free(&sb);
-    ir_module_free(m);
-    src_free(src);
-    diag_free(&d);
-    return rc;
-  } else if (pass_idx >= 0 || dump.name) {
-    /* A lowering stage: run the pipeline up to it (or all of it for a dump). */
-    IrModule *low = tir_lower(m, dump_only ? -1 : pass_idx, &d, dump_after_pass, &dump);
-    diag_flush(&d);
-    if (!low) {
-      sb_free(&sb);
-      ir_module_free(m);
-      src_free(src);
-      diag_free(&d);
-      return 1;
-    }
-    if (!dump_only) print_tir_only(&sb, low, &opt);
-    ir_module_free(low);
-  } else if (!strcmp(stage, "tir")) {
-    print_tir_only(&sb, m, &opt);
-  } else if (!strcmp(stage, "legalize")) {
-    IrModule *leg = rx_legalize_ops(m, &d, NULL);
-    print_module(&sb, leg, &opt);
-    ir_module_free(leg);
-  } else {
-    print_module(&sb, m, &opt);
-  }
-  fputs(sb.data, stdout);
-  sb_free(&sb);
-  ir_module_free(m);
-  src_free(src);
+  tool_diag_init(&d, &sa.common);
+  int rc = st.kind == DRV_STAGE_SOURCE ? show_source(sa.file, sa.stage, &d) : show_file(&sa, dump_only, &d);
   diag_free(&d);
-  return 0;
+  return rc;
 }

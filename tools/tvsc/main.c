@@ -75,96 +75,95 @@ static void render(const DiagCtx *d) {
   }
 }
 
-int main(int argc, char **argv) {
-  DrvOptions o = drv_options_default();
-  const char **inputs = xcalloc((size_t)argc, sizeof *inputs);
-  const char **funcs = xcalloc((size_t)argc * 4 + 1, sizeof *funcs);
-  char **func_lists = xcalloc((size_t)argc, sizeof *func_lists);
-  int nlists = 0, rc = 2;
-  o.inputs = inputs;
-  o.funcs = funcs;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-    int t;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      fputs(usage, stdout);
-      rc = 0;
-      goto out;
-    }
-    if (!strcmp(a, "--version")) {
-      puts("tvsc 0.1.0 (TVS tensor compiler, LLVM CPU backend)");
-      rc = 0;
-      goto out;
-    }
-    if (!strcmp(a, "--list-stages")) {
-      drv_list_stages(stdout);
-      rc = 0;
-      goto out;
-    }
-    if (!strcmp(a, "-v")) { o.verbose = 1; continue; }
-    if (!strcmp(a, "--fast-math")) { o.cg.fast_math = true; continue; }
-    if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-      o.cg.opt_level = a[2] - '0';
-      continue;
-    }
-    if (a[0] == '-' && a[1] == 'O') { rc = usage_error("unknown optimization level '%s' (-O0..-O3)", a); goto out; }
-    static const char *const valued[] = {"-o", "-H", "--emit", "--func", "--schedule", "--target",
-                                         "--mtriple", "--mcpu", "--mattr", "--cc", "--runtime-dir"};
-    int which = -1;
-    for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; k++) {
-      t = take_value(valued[k], argc, argv, &i, &v);
-      if (t < 0) { rc = usage_error("%s needs a value", valued[k]); goto out; }
-      if (t > 0) which = k;
-    }
-    if (which < 0 && a[0] == '-' && a[1] == 'o' && a[2]) which = 0, v = a + 2; /* -oFILE */
-    if (which < 0 && a[0] == '-' && a[1] == 'H' && a[2]) which = 1, v = a + 2;
-    if (which < 0) {
-      if (a[0] == '-' && a[1]) { rc = usage_error("unknown option '%s'", a); goto out; }
-      inputs[o.ninputs++] = a;
-      continue;
-    }
-    const char **slot[] = {&o.output, &o.header, &o.emit, NULL, &o.schedule, NULL, &o.cg.triple,
-                           &o.cg.mcpu, &o.cg.mattr, &o.cc, &o.runtime_dir};
-    if (!v[0]) { rc = usage_error("%s needs a non-empty value", valued[which]); goto out; }
-    if (which == 3) { /* --func a,b */
-      char *list = func_lists[nlists++] = xstrdup(v);
-      for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-        if (o.nfuncs < argc * 4) funcs[o.nfuncs++] = tok;
-      continue;
-    }
-    if (which == 5) {
-      if (strcmp(v, "cpu") && strcmp(v, "llvm")) {
-        rc = usage_error("unknown target '%s' (tvsc emits code for: cpu)", v);
-        goto out;
-      }
-      continue;
-    }
-    if (*slot[which] && strcmp(*slot[which], v)) {
-      rc = usage_error("%s given twice ('%s' and '%s')", valued[which], *slot[which], v);
-      goto out;
-    }
-    *slot[which] = v;
+/* The command line being parsed. */
+typedef struct TvscArgs {
+  DrvOptions o;
+  const char **inputs;  /* o.inputs */
+  const char **funcs;   /* o.funcs */
+  int maxfuncs;
+  char **func_lists;    /* the --func values, split in place */
+  int nlists;
+} TvscArgs;
+
+static const char *const valued[] = {"-o", "-H", "--emit", "--func", "--schedule", "--target",
+                                     "--mtriple", "--mcpu", "--mattr", "--cc", "--runtime-dir"};
+
+/* Sets option valued[which] to v: -1, or 2 on a usage error (printed). */
+static int set_valued(TvscArgs *ta, int which, const char *v) {
+  DrvOptions *o = &ta->o;
+  const char **slot[] = {&o->output, &o->header, &o->emit, NULL, &o->schedule, NULL, &o->cg.triple,
+                         &o->cg.mcpu, &o->cg.mattr, &o->cc, &o->runtime_dir};
+  if (!v[0]) return usage_error("%s needs a non-empty value", valued[which]);
+  if (which == 3) { /* --func a,b */
+    char *list = ta->func_lists[ta->nlists++] = xstrdup(v);
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+      if (o->nfuncs < ta->maxfuncs) ta->funcs[o->nfuncs++] = tok;
+    return -1;
   }
-  if (o.ninputs == 0) {
-    rc = usage_error("no input file");
-    goto out;
+  if (which == 5) {
+    if (strcmp(v, "cpu") && strcmp(v, "llvm")) return usage_error("unknown target '%s' (tvsc emits code for: cpu)", v);
+    return -1;
   }
+  if (*slot[which] && strcmp(*slot[which], v))
+    return usage_error("%s given twice ('%s' and '%s')", valued[which], *slot[which], v);
+  *slot[which] = v;
+  return -1;
+}
+
+/* Parses the argument at argv[*i]: -1 when consumed, else the exit code
+ * (0 after --help, --version or --list-stages; 2 on a usage error). */
+static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
+  const char *a = argv[*i], *v = NULL;
+  if (!strcmp(a, "-h") || !strcmp(a, "--help")) return fputs(usage, stdout), 0;
+  if (!strcmp(a, "--version")) return puts("tvsc 0.1.0 (TVS tensor compiler, LLVM CPU backend)"), 0;
+  if (!strcmp(a, "--list-stages")) return drv_print_stages(stdout, DRV_STAGES_EMIT), 0;
+  if (!strcmp(a, "-v")) return ta->o.verbose = 1, -1;
+  if (!strcmp(a, "--fast-math")) return ta->o.cg.fast_math = true, -1;
+  if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return ta->o.cg.opt_level = a[2] - '0', -1;
+  if (a[0] == '-' && a[1] == 'O') return usage_error("unknown optimization level '%s' (-O0..-O3)", a);
+  int which = -1;
+  for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; k++) {
+    int t = take_value(valued[k], argc, argv, i, &v);
+    if (t < 0) return usage_error("%s needs a value", valued[k]);
+    if (t > 0) which = k;
+  }
+  if (which < 0 && a[0] == '-' && a[1] == 'o' && a[2]) which = 0, v = a + 2; /* -oFILE */
+  if (which < 0 && a[0] == '-' && a[1] == 'H' && a[2]) which = 1, v = a + 2;
+  if (which >= 0) return set_valued(ta, which, v);
+  if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
+  ta->inputs[ta->o.ninputs++] = a;
+  return -1;
+}
+
+/* Checks the options and compiles: 0, 1 on a compile error, 2 on a usage error. */
+static int compile(DrvOptions *o) {
   DiagCtx d;
   diag_init(&d, stderr); /* colour when stderr is a terminal */
   d.out = NULL; /* rendered below, with the tvsc prefix */
-  if (drv_check_options(&o, &d)) {
+  int rc;
+  if (drv_check_options(o, &d)) {
     render(&d);
-    diag_free(&d);
     rc = 2;
-    goto out;
+  } else {
+    o->report = render; /* while the sources the diagnostics point into live */
+    rc = drv_compile(o, &d) == 0 ? 0 : 1;
   }
-  o.report = render; /* while the sources the diagnostics point into live */
-  rc = drv_compile(&o, &d) == 0 ? 0 : 1;
   diag_free(&d);
-out:
-  for (int i = 0; i < nlists; i++) free(func_lists[i]);
-  free(func_lists);
-  free(inputs);
-  free(funcs);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  TvscArgs ta = {drv_options_default(), xcalloc((size_t)argc, sizeof *ta.inputs),
+                 xcalloc((size_t)argc * 4 + 1, sizeof *ta.funcs), argc * 4,
+                 xcalloc((size_t)argc, sizeof *ta.func_lists), 0};
+  ta.o.inputs = ta.inputs;
+  ta.o.funcs = ta.funcs;
+  int rc = -1;
+  for (int i = 1; i < argc && rc < 0; i++) rc = parse_arg(&ta, argc, argv, &i);
+  if (rc < 0) rc = ta.o.ninputs == 0 ? usage_error("no input file") : compile(&ta.o);
+  for (int i = 0; i < ta.nlists; i++) free(ta.func_lists[i]);
+  free(ta.func_lists);
+  free(ta.inputs);
+  free(ta.funcs);
   return rc;
 }

@@ -1,0 +1,58 @@
+/* stages.c - the stage registry: the front-end and graph stages, then each
+ * lowering pass of tir_cpu_pipeline() (ir/transform/pipeline.c, which holds
+ * the passes' own descriptions), then the codegen stages. */
+#include <string.h>
+
+#include "driver/stages.h"
+#include "ir/transform.h"
+
+/* The stages outside the lowering pipeline, before and after it. */
+static const DrvStage before[] = {
+    {"tokens", "the lexer's token stream (kind, line:col, text)", DRV_STAGE_SOURCE},
+    {"ast", "the syntax tree as parsed", DRV_STAGE_SOURCE},
+    {"graph", "the elaborated module (graph functions and prim_funcs) after the schedules, as .tvs text",
+     DRV_STAGE_GRAPH},
+    {"legalize", "graph functions after LegalizeOps: high-level operators become calls of generated prim_funcs",
+     DRV_STAGE_GRAPH},
+    {"tir", "the loop-IR prim_funcs after the schedules, as .tvs text", DRV_STAGE_TIR},
+};
+static const DrvStage after[] = {
+    {"llvm-unopt", "LLVM IR as generated, before LLVM's optimizations", DRV_STAGE_CODEGEN},
+    {"llvm", "LLVM IR after LLVM's -O0..-O3 pipeline (--mcpu, --mattr, --fast-math; what -o FILE.ll writes)",
+     DRV_STAGE_CODEGEN},
+    {"asm", "target assembly of the optimized module (what -o FILE.s writes)", DRV_STAGE_CODEGEN},
+};
+#define NBEFORE ((int)(sizeof before / sizeof before[0]))
+#define NAFTER ((int)(sizeof after / sizeof after[0]))
+
+int drv_stage_count(void) {
+  int np;
+  tir_cpu_pipeline(&np);
+  return NBEFORE + np + NAFTER;
+}
+
+DrvStage drv_stage_at(int i) {
+  if (i < NBEFORE) return before[i];
+  int np;
+  const TirPass *passes = tir_cpu_pipeline(&np);
+  if (i < NBEFORE + np) return (DrvStage){passes[i - NBEFORE].name, passes[i - NBEFORE].what, DRV_STAGE_PASS};
+  return after[i - NBEFORE - np];
+}
+
+bool drv_find_stage(const char *name, unsigned mask, DrvStage *out) {
+  for (int i = 0, n = drv_stage_count(); i < n; i++) {
+    DrvStage s = drv_stage_at(i);
+    if ((s.kind & mask) && !strcmp(s.name, name)) {
+      if (out) *out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+void drv_print_stages(FILE *out, unsigned mask) {
+  for (int i = 0, n = drv_stage_count(); i < n; i++) {
+    DrvStage s = drv_stage_at(i);
+    if (s.kind & mask) fprintf(out, "%-28s %s\n", s.name, s.what);
+  }
+}
