@@ -35,7 +35,7 @@ int sch_reorder_block_iter_var(Schedule *s, SchRV block, const int64_t *new_orde
     StrBuf sb;
     sb_init(&sb);
     for (int i = 0; i < n; i++) sb_printf(&sb, "%s%lld", i ? ", " : "", (long long)new_order[i]);
-    sch_error(s, 1, "%s: new_order [%s] is not a permutation of [0, %d) (block '%s' has %d block "
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: new_order [%s] is not a permutation of [0, %d) (block '%s' has %d block "
                     "iters)", prim, sb.data ? sb.data : "", b->niters, b->name, b->niters);
     sb_free(&sb);
     return sch_path_free(&bp), -1;
@@ -83,10 +83,12 @@ static TirBuffer *retyped(const Retype *r, const TirBuffer *b) {
 
 static void retype_add(Retype *r, IrHeap *h, const TirBuffer *b) {
   if (retyped(r, b)) return;
-  if (r->n == r->cap) {
-    r->cap = r->cap ? 2 * r->cap : 4;
-    r->old = xrealloc(r->old, (size_t)r->cap * sizeof *r->old);
-    r->nw = xrealloc(r->nw, (size_t)r->cap * sizeof *r->nw);
+  /* old and nw share cap: grow the first, follow with the second. */
+  int cap = r->cap;
+  VEC_RESERVE(r->old, cap, r->n + 1);
+  if (cap != r->cap) {
+    r->cap = cap;
+    r->nw = xrealloc(r->nw, (size_t)cap * sizeof *r->nw);
   }
   TirBuffer *nb = tir_buffer_copy(h, b);
   nb->dtype = r->dst;
@@ -157,14 +159,14 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block].func;
   if (buffer_index < 0 || buffer_index >= b->nwrites) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
               buffer_index, b->nwrites, b->name);
     return -1;
   }
   TirBuffer *buf = b->writes[buffer_index].buffer;
   DType dt;
   if (!dtype || !dt_parse(dtype, &dt) || dt_is_void(dt) || dt_is_handle(dt) || dt.lanes != 1) {
-    sch_error(s, 2, "%s: \"%s\" is not a valid data type", prim, dtype ? dtype : "");
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: \"%s\" is not a valid data type", prim, dtype ? dtype : "");
     return -1;
   }
   TirFunc *f = sch_cur_func(s, func);
@@ -173,7 +175,7 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
   IrModule *nm = NULL;
   if (!dt_eq(dt, buf->dtype)) {
     if (sch_is_param_buffer(f, buf)) {
-      sch_error(s, 1, "%s: buffer '%s' is a function parameter; only a buffer allocated by a block "
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer '%s' is a function parameter; only a buffer allocated by a block "
                       "can change its dtype", prim, buf->name);
       return -1;
     }
@@ -184,7 +186,7 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
     v.pre_stmt = scan_pre;
     tir_visit_stmt(&v, f->body);
     if (!r.found) {
-      sch_error(s, 1, "%s: buffer '%s' written by block '%s' is not allocated by a block", prim,
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer '%s' written by block '%s' is not allocated by a block", prim,
                 buf->name, b->name);
       return -1;
     }
@@ -299,14 +301,14 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block].func;
   if (!buf_type || (strcmp(buf_type, "read") && strcmp(buf_type, "write"))) {
-    sch_error(s, 2, "%s: buf_type must be \"read\" or \"write\", got \"%s\"", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: buf_type must be \"read\" or \"write\", got \"%s\"", prim,
               buf_type ? buf_type : "");
     goto done;
   }
   bool is_write = !strcmp(buf_type, "write");
   int nregs = is_write ? b->nwrites : b->nreads;
   if (buffer_index < 0 || buffer_index >= nregs) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
               buffer_index, nregs, is_write ? "writes" : "reads", b->name);
     goto done;
   }
@@ -314,7 +316,7 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   const char *why = NULL;
   flat = flatten_ranges(gen_new_ranges, &why);
   if (!flat) {
-    sch_error(s, 3, "%s: invalid gen_new_ranges '%s': %s", prim, gen_new_ranges, why);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: invalid gen_new_ranges '%s': %s", prim, gen_new_ranges, why);
     goto done;
   }
   nm = sch_begin(s);
@@ -323,12 +325,12 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   SchIndexMap map;
   if (sch_index_map_parse(s, h, flat, it, prim, 3, &map)) goto done;
   if (map.nsrc != b->niters) {
-    sch_error(s, 3, "%s: gen_new_ranges takes %d arguments but block '%s' has %d block iters", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: gen_new_ranges takes %d arguments but block '%s' has %d block iters", prim,
               map.nsrc, b->name, b->niters);
     goto done;
   }
   if (map.ndst != 2 * reg->n) {
-    sch_error(s, 3, "%s: gen_new_ranges gives %d ranges but buffer '%s' has %d dimensions", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: gen_new_ranges gives %d ranges but buffer '%s' has %d dimensions", prim,
               map.ndst / 2, reg->buffer->name, reg->n);
     goto done;
   }

@@ -74,20 +74,20 @@ static TirBuffer *layout_buffer(Schedule *s, const char *prim, const TirBlock *b
                                 int index, TirFunc *f) {
   int n = is_write ? b->nwrites : b->nreads;
   if (index < 0 || index >= n) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
               index, n, is_write ? "writes" : "reads", b->name);
     return NULL;
   }
   TirBuffer *buf = is_write ? b->writes[index].buffer : b->reads[index].buffer;
   const TirBlock *m = find_block(f->body, matches_as_view, buf);
   if (m) {
-    sch_error(s, 1, "%s: buffer '%s' is defined by a match_buffer of block '%s'; only function "
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1, "%s: buffer '%s' is defined by a match_buffer of block '%s'; only function "
                     "parameters and buffers allocated by a block can be changed",
               prim, buf->name, m->name);
     return NULL;
   }
   if (!sch_is_param_buffer(f, buf) && !find_block(f->body, allocates, buf)) {
-    sch_error(s, 1, "%s: buffer '%s' is neither a function parameter nor allocated by a block",
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer '%s' is neither a function parameter nor allocated by a block",
               prim, buf->name);
     return NULL;
   }
@@ -602,10 +602,11 @@ static TirStmt *replace_writer(IrHeap *h, const SchPath *p, const TirBuffer *buf
 }
 
 /* Every realize writing buf, as paths (pre-order). */
-static void all_writers(TirStmt *st, const TirBuffer *buf, SchPath *cur, SchPath **out, int *n) {
+static void all_writers(TirStmt *st, const TirBuffer *buf, SchPath *cur, SchPath **out, int *n,
+                        int *cap) {
   sch_path_push(cur, st);
   if (st->kind == TIR_S_BLOCK_REALIZE && sch_block_writes(tir_realize_block(st), buf)) {
-    *out = xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
+    VEC_RESERVE(*out, *cap, *n + 1);
     memset(&(*out)[*n], 0, sizeof **out);
     sch_path_copy(&(*out)[(*n)++], cur);
   }
@@ -613,7 +614,7 @@ static void all_writers(TirStmt *st, const TirBuffer *buf, SchPath *cur, SchPath
   int k = sch_children(st, kids, 64);
   TirStmt **all = kids;
   if (st->kind == TIR_S_SEQ && st->seq.n > 64) all = st->seq.stmts, k = st->seq.n;
-  for (int i = 0; i < k; i++) all_writers(all[i], buf, cur, out, n);
+  for (int i = 0; i < k; i++) all_writers(all[i], buf, cur, out, n, cap);
   cur->n--;
 }
 
@@ -626,8 +627,8 @@ static TirStmt *swap_loop(TirMutator *m, TirStmt *st) {
 static TirStmt *replace_writers(IrHeap *h, TirStmt *root, const TirBuffer *buf, TirBuffer *nb,
                                 const SchIndexMap *inv, TirExpr *padding, const SchIndexMap *pad) {
   SchPath cur = {0}, *ws = NULL;
-  int nw = 0;
-  all_writers(root, buf, &cur, &ws, &nw);
+  int nw = 0, capw = 0;
+  all_writers(root, buf, &cur, &ws, &nw, &capw);
   sch_path_free(&cur);
   IrPtrMap swaps;
   ir_ptrmap_init(&swaps);
@@ -687,7 +688,7 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   if (!buf) return -1;
   const TirBlock *viewer = find_block(f->body, matches_from, buf);
   if (viewer) {
-    sch_error(s, 1, "%s: buffer '%s' is viewed by a match_buffer of block '%s'; its layout cannot be "
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1, "%s: buffer '%s' is viewed by a match_buffer of block '%s'; its layout cannot be "
                     "changed under the view",
               prim, buf->name, viewer->name);
     return -1;
@@ -702,7 +703,7 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   char pred_text[256] = "";
   if (sch_index_map_parse(s, h, index_map, it, prim, 2, &map)) goto fail;
   if (map.nsrc != buf->ndim) {
-    sch_error(s, 2, "%s: the index map takes %d indices but buffer '%s' has %d dimensions", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the index map takes %d indices but buffer '%s' has %d dimensions", prim,
               map.nsrc, buf->name, buf->ndim);
     goto fail;
   }
@@ -717,7 +718,7 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   }
   const char *why = NULL;
   if (!sch_index_map_image(h, &map, buf->shape, nb->shape, &why)) {
-    sch_error(s, 2, "%s: cannot infer the shape of buffer '%s' under the index map: %s", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: cannot infer the shape of buffer '%s' under the index map: %s", prim,
               buf->name, why);
     goto fail;
   }
@@ -725,7 +726,7 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
     if (pad_value->kind == SV_CODE) {
       if (sch_index_map_parse_value(s, h, pad_value->s, it, nb, buf->dtype, prim, 3, &pad)) goto fail;
       if (pad.nsrc != map.ndst || pad.ndst != 1) {
-        sch_error(s, 3, "%s: pad_value must map the %d indices of the new buffer to one value, got "
+        sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: pad_value must map the %d indices of the new buffer to one value, got "
                         "%d indices and %d values",
                   prim, map.ndst, pad.nsrc, pad.ndst);
         goto fail;
@@ -747,7 +748,7 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
     }
     if (!dt_eq(pad.dst[0]->dtype, buf->dtype)) {
       char a[DT_STR_MAX], c[DT_STR_MAX];
-      sch_error(s, 3, "%s: type mismatch: buffer '%s' has dtype %s but pad_value has dtype %s", prim,
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: type mismatch: buffer '%s' has dtype %s but pad_value has dtype %s", prim,
                 buf->name, dt_str(buf->dtype, a), dt_str(pad.dst[0]->dtype, c));
       goto fail;
     }
@@ -755,7 +756,7 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   TirExpr *padding = NULL;
   if (!assume_injective) {
     if (!sch_index_map_inverse(h, &map, buf->shape, "axis", &inv, &padding, &why)) {
-      sch_error(s, 2, "%s: the index map is not a bijection from the shape of buffer '%s' (%s); pass "
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the index map is not a bijection from the shape of buffer '%s' (%s); pass "
                       "assume_injective_transform=True if it is injective",
                 prim, buf->name, why);
       goto fail;
@@ -763,7 +764,7 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   }
   if (padding && !has_pad) {
     print_expr_to(pred_text, sizeof pred_text, padding);
-    sch_error(s, 2, "%s: the transformation would introduce padding at %s in buffer '%s'; give a "
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the transformation would introduce padding at %s in buffer '%s'; give a "
                     "pad_value",
               prim, pred_text, buf->name);
     goto fail;
@@ -887,13 +888,13 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
   for (int d = first; d < ri; d++) {
     const TirStmt *st = bp.s[d];
     if (st->kind != TIR_S_FOR) { /* first is a For, so d - 1 is one */
-      sch_error(s, 0, "%s: loop '%s' holds more than block '%s' (a %s); the block must be the only "
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: loop '%s' holds more than block '%s' (a %s); the block must be the only "
                       "child of its loops",
                 prim, bp.s[d - 1]->loop.var->name, b->name, tir_stmt_kind_name(st->kind));
       return sch_path_free(&bp), -1;
     }
     if (!tir_is_zero(st->loop.min)) {
-      sch_error(s, 0, "%s: loop '%s' above block '%s' does not start at 0", prim, st->loop.var->name,
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: loop '%s' above block '%s' does not start at 0", prim, st->loop.var->name,
                 b->name);
       return sch_path_free(&bp), -1;
     }
@@ -903,14 +904,14 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
   for (int k = 0; trivial && k < nloops; k++)
     trivial = expr_is_var(realize->realize.values[k], bp.s[first + k]->loop.var);
   if (!trivial) {
-    sch_error(s, 0, "%s: block '%s' must have trivial bindings (each iter bound to its own loop, "
+    sch_fail(s, SCH_ERR_NOT_AFFINE, 0, "%s: block '%s' must have trivial bindings (each iter bound to its own loop, "
                     "in loop order, without a predicate)",
               prim, b->name);
     return sch_path_free(&bp), -1;
   }
   for (int i = 0; i < b->niters; i++)
     if (!tir_is_zero(b->iters[i].dom.min)) {
-      sch_error(s, 0, "%s: the domain of iter '%s' of block '%s' does not start at 0", prim,
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: the domain of iter '%s' of block '%s' does not start at 0", prim,
                 b->iters[i].var->name, b->name);
       return sch_path_free(&bp), -1;
     }
@@ -920,7 +921,7 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
   SchIndexMap map, inv;
   if (sch_index_map_parse(s, h, index_map, it, prim, 1, &map)) goto fail;
   if (map.nsrc != b->niters) {
-    sch_error(s, 1, "%s: the index map takes %d indices but block '%s' has %d iters", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: the index map takes %d indices but block '%s' has %d iters", prim,
               map.nsrc, b->name, b->niters);
     goto fail;
   }
@@ -928,7 +929,7 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
   for (int i = 0; i < b->niters; i++) ext[i] = b->iters[i].dom.extent;
   const char *why = NULL;
   if (!sch_index_map_inverse(h, &map, ext, "v", &inv, NULL, &why)) {
-    sch_error(s, 1, "%s: the index map is not bijective affine on the iters of block '%s' (%s)", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: the index map is not bijective affine on the iters of block '%s' (%s)", prim,
               b->name, why);
     goto fail;
   }
@@ -947,7 +948,7 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
     if (t < 0) {
       char txt[256];
       print_expr_to(txt, sizeof txt, as_old[j]);
-      sch_error(s, 1, "%s: cannot detect the type of the new iter %s of block '%s': it %s", prim,
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: cannot detect the type of the new iter %s of block '%s': it %s", prim,
                 txt, b->name, t == -1 ? "mixes iters of different types" : "uses no iter");
       goto fail;
     }
@@ -1037,12 +1038,12 @@ int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_i
   if (!buf) return -1;
   for (int i = 0; i < n; i++) {
     if (axis_separators[i] <= 0 || axis_separators[i] >= buf->ndim) {
-      sch_error(s, 2, "%s: axis separator %lld is out of range [1, %d) of buffer '%s'", prim,
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: axis separator %lld is out of range [1, %d) of buffer '%s'", prim,
                 (long long)axis_separators[i], buf->ndim, buf->name);
       return -1;
     }
     if (i > 0 && axis_separators[i] <= axis_separators[i - 1]) {
-      sch_error(s, 2, "%s: the axis separators of buffer '%s' must be strictly increasing", prim,
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the axis separators of buffer '%s' must be strictly increasing", prim,
                 buf->name);
       return -1;
     }

@@ -108,15 +108,15 @@ int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool pr
   sb_init(&fs);
   format_factors(&fs, factors, n);
   if (has_annotations(loop)) {
-    sch_error(s, 0, "split: loop '%s' has annotations or a thread binding", name);
+    sch_fail(s, SCH_ERR_LOOP_KIND, 0, "split: loop '%s' has annotations or a thread binding", name);
     goto done;
   }
   if (!tir_is_zero(loop->loop.min)) {
-    sch_error(s, 0, "split: loop '%s' does not start at 0", name);
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "split: loop '%s' does not start at 0", name);
     goto done;
   }
   if (n < 1) {
-    sch_error(s, 1, "split: factors must not be empty");
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: factors must not be empty");
     goto done;
   }
   for (int i = 0; i < n; i++) {
@@ -124,14 +124,14 @@ int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool pr
       ninfer++;
       infer_at = i;
     } else if (factors[i] < 0) {
-      sch_error(s, 1, "split: all the constant factors must be positive, got %s", fs.data);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: all the constant factors must be positive, got %s", fs.data);
       goto done;
     } else {
       prod *= factors[i];
     }
   }
   if (ninfer > 1) {
-    sch_error(s, 1, "split: only one factor can be None or -1, got %s", fs.data);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: only one factor can be None or -1, got %s", fs.data);
     goto done;
   }
   IrModule *nm = sch_begin(s);
@@ -149,7 +149,7 @@ int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool pr
     StrBuf es;
     sb_init(&es);
     print_tir_expr(&es, extent);
-    sch_error(s, 1, "split: factors %s multiply to %lld but loop '%s' has extent %s", fs.data,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: factors %s multiply to %lld but loop '%s' has extent %s", fs.data,
               (long long)prod, name, es.data);
     sb_free(&es);
     arith_free(ctx);
@@ -202,7 +202,7 @@ done:
 
 SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
   if (n < 1) {
-    sch_error(s, -1, "fuse: expected at least one loop");
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, -1, "fuse: expected at least one loop");
     return -1;
   }
   SchPath p = {0}, q = {0};
@@ -213,19 +213,19 @@ SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
     if (!loops[i]) goto done;
     const char *nm = sch_loop_name(loops[i]);
     if (has_annotations(loops[i])) {
-      sch_error(s, i, "fuse: loop '%s' has annotations or a thread binding", nm);
+      sch_fail(s, SCH_ERR_LOOP_KIND, i, "fuse: loop '%s' has annotations or a thread binding", nm);
       goto done;
     }
     if (!tir_is_zero(loops[i]->loop.min)) {
-      sch_error(s, i, "fuse: loop '%s' does not start at 0", nm);
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' does not start at 0", nm);
       goto done;
     }
     if (i > 0 && loops[i - 1]->loop.body != loops[i]) {
       if (sch_contains(loops[i - 1]->loop.body, loops[i]))
-        sch_error(s, i, "fuse: loop '%s' is not the only child of loop '%s'", nm,
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' is not the only child of loop '%s'", nm,
                   sch_loop_name(loops[i - 1]));
       else
-        sch_error(s, i, "fuse: loop '%s' is not the parent of loop '%s'", sch_loop_name(loops[i - 1]),
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' is not the parent of loop '%s'", sch_loop_name(loops[i - 1]),
                   nm);
       goto done;
     }
@@ -233,7 +233,7 @@ SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
   for (int i = 0; i < n; i++)
     for (int k = 0; k < n; k++)
       if (k != i && tir_expr_uses_var(loops[i]->loop.extent, loops[k]->loop.var)) {
-        sch_error(s, i, "fuse: the extent of loop '%s' depends on loop '%s'",
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: the extent of loop '%s' depends on loop '%s'",
                   sch_loop_name(loops[i]), sch_loop_name(loops[k]));
         goto done;
       }
@@ -308,7 +308,7 @@ static bool iters_reorderable(Schedule *s, TirStmt *st) {
     for (int k = 0; k < b->niters; k++) {
       TirIterType t = b->iters[k].type;
       if (t != TIR_ITER_SPATIAL && t != TIR_ITER_REDUCE) {
-        sch_error(s, -1,
+        sch_fail(s, SCH_ERR_LOOP_KIND, -1,
                   "reorder: block '%s' has iter '%s' that is neither data-parallel nor a "
                   "reduction",
                   b->name, b->iters[k].var->name);
@@ -331,7 +331,7 @@ int sch_reorder(Schedule *s, const SchRV *rvs, int n) {
     if (!loops[i]) goto done;
     for (int k = 0; k < i; k++)
       if (loops[k] == loops[i]) {
-        sch_error(s, i, "reorder: loop '%s' appears more than once", sch_loop_name(loops[i]));
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "reorder: loop '%s' appears more than once", sch_loop_name(loops[i]));
         goto done;
       }
   }
@@ -360,19 +360,19 @@ int sch_reorder(Schedule *s, const SchRV *rvs, int n) {
       bool found = false;
       for (int k = 0; k < len; k++) found |= chain[k] == loops[i];
       if (!found) {
-        sch_error(s, i, "reorder: loops '%s' and '%s' are not in one chain",
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "reorder: loops '%s' and '%s' are not in one chain",
                   sch_loop_name(loops[top]), sch_loop_name(loops[i]));
         goto done;
       }
     }
     if (!on_path) {
-      sch_error(s, bottom, "reorder: loops '%s' and '%s' are not in one chain",
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, bottom, "reorder: loops '%s' and '%s' are not in one chain",
                 sch_loop_name(loops[top]), sch_loop_name(loops[bottom]));
       goto done;
     }
     for (int k = 0; k + 1 < len; k++) {
       if (chain[k]->kind != TIR_S_FOR || chain[k]->loop.body != chain[k + 1]) {
-        sch_error(s, bottom, "reorder: loops '%s' and '%s' are not in one chain",
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, bottom, "reorder: loops '%s' and '%s' are not in one chain",
                   sch_loop_name(loops[top]), sch_loop_name(loops[bottom]));
         goto done;
       }
@@ -390,7 +390,7 @@ int sch_reorder(Schedule *s, const SchRV *rvs, int n) {
       for (int j = k + 1; j < len; j++)
         if (tir_expr_uses_var(order[k]->loop.min, order[j]->loop.var) ||
             tir_expr_uses_var(order[k]->loop.extent, order[j]->loop.var)) {
-          sch_error(s, -1,
+          sch_fail(s, SCH_ERR_LOOP_STRUCTURE, -1,
                     "reorder: the min or extent of loop '%s' depends on loop '%s', which would "
                     "be inside it in the new order",
                     sch_loop_name(order[k]), sch_loop_name(order[j]));
@@ -425,7 +425,7 @@ SchRV sch_add_unit_loop(Schedule *s, SchRV rv) {
                         : sch_find_block(s, rv, "add_unit_loop", 0, &p);
   if (!st) return sch_path_free(&p), -1;
   if (!is_loop && p.n == 1) {
-    sch_error(s, 0, "add_unit_loop: cannot add loops on top of the root block");
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0, "add_unit_loop: cannot add loops on top of the root block");
     sch_path_free(&p);
     return -1;
   }

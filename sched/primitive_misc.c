@@ -70,7 +70,7 @@ static TirStmt *merge_rebuild(IrHeap *h, TirStmt *st, TirStmt *target, TirStmt *
 
 SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
   if (n < 1) {
-    sch_error(s, -1, "merge: expected at least one loop");
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, -1, "merge: expected at least one loop");
     return -1;
   }
   SchPath *paths = xcalloc((size_t)n, sizeof *paths);
@@ -83,7 +83,7 @@ SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
     if (!loops[i]) goto done;
     for (int k = 0; k < i; k++)
       if (loops[k] == loops[i]) {
-        sch_error(s, i, "merge: loop '%s' appears more than once", sch_loop_name(loops[i]));
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' appears more than once", sch_loop_name(loops[i]));
         goto done;
       }
   }
@@ -96,7 +96,7 @@ SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
   }
   for (int i = 0; i < n; i++)
     if (paths[i].n - 1 <= lca && n > 1) {
-      sch_error(s, i, "merge: loop '%s' encloses the other loops to merge",
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' encloses the other loops to merge",
                 sch_loop_name(loops[i]));
       goto done;
     }
@@ -107,28 +107,28 @@ SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
       TirStmt *st = paths[i].s[k];
       if (st->kind != TIR_S_FOR) continue;
       if (has_annotations(st)) {
-        sch_error(s, i, "merge: loop '%s' has annotations or a thread binding", sch_loop_name(st));
+        sch_fail(s, SCH_ERR_LOOP_KIND, i, "merge: loop '%s' has annotations or a thread binding", sch_loop_name(st));
         goto done;
       }
       if (!tir_is_zero(st->loop.min)) {
-        sch_error(s, i, "merge: loop '%s' does not start at 0", sch_loop_name(st));
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' does not start at 0", sch_loop_name(st));
         goto done;
       }
       nests[i][depth[i]++] = st;
     }
     for (int k = depth[i] - 1; k > 0; k--)
       if (nests[i][k]->loop.body != nests[i][k - 1]) {
-        sch_error(s, i, "merge: loop '%s' is not the only child of loop '%s'",
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' is not the only child of loop '%s'",
                   sch_loop_name(nests[i][k - 1]), sch_loop_name(nests[i][k]));
         goto done;
       }
     if (sch_scope_index(&paths[i], paths[i].n - 1) != sch_scope_index(&paths[0], paths[0].n - 1)) {
-      sch_error(s, i, "merge: loops '%s' and '%s' are not under the same block scope",
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loops '%s' and '%s' are not under the same block scope",
                 sch_loop_name(loops[0]), sch_loop_name(loops[i]));
       goto done;
     }
     if (i > 0 && depth[i] != depth[0]) {
-      sch_error(s, i,
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i,
                 "merge: the nesting depth of the loops to merge must be the same: loop '%s' is %d "
                 "deep and loop '%s' %d deep below their common ancestor",
                 sch_loop_name(loops[0]), depth[0], sch_loop_name(loops[i]), depth[i]);
@@ -145,7 +145,7 @@ SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
           sb_init(&b);
           print_tir_expr(&a, nests[0][k]->loop.extent);
           print_tir_expr(&b, nests[i][k]->loop.extent);
-          sch_error(s, i, "merge: the extents of the loops to merge must be the same: loop '%s' has "
+          sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: the extents of the loops to merge must be the same: loop '%s' has "
                           "extent %s and loop '%s' extent %s",
                     sch_loop_name(nests[0][k]), a.data, sch_loop_name(nests[i][k]), b.data);
           sb_free(&a);
@@ -279,11 +279,11 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
   int rc = -1;
   int64_t lo, ext;
   if (has_annotations(loop)) {
-    sch_error(s, 0, "loop_partition: loop '%s' has annotations or a thread binding", name);
+    sch_fail(s, SCH_ERR_LOOP_KIND, 0, "loop_partition: loop '%s' has annotations or a thread binding", name);
     goto done;
   }
   if (!tir_is_const_int(loop->loop.min, &lo) || !tir_is_const_int(loop->loop.extent, &ext)) {
-    sch_error(s, 0,
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
               "loop_partition: the min and extent of loop '%s' must be known at compile time, but "
               "they are symbolic",
               name);
@@ -291,7 +291,7 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
   }
   const char *bname = first_block_name(loop->loop.body);
   if (!bname) {
-    sch_error(s, 0, "loop_partition: the body of loop '%s' is not a loop nest around one block",
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "loop_partition: the body of loop '%s' is not a loop nest around one block",
               name);
     goto done;
   }
@@ -304,7 +304,7 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
     const TirBlock *b = tir_realize_block(st);
     for (int i = 0; i < b->niters && i < st->realize.n && b->init; i++) {
       if (b->iters[i].type == TIR_ITER_REDUCE && tir_expr_uses_var(st->realize.values[i], loop->loop.var)) {
-        sch_error(s, 0,
+        sch_fail(s, SCH_ERR_REDUCTION, 0,
                   "loop_partition: loop '%s' is bound to the reduce iter '%s' of block '%s', which "
                   "has an init; every piece would start the reduction over (decompose_reduction "
                   "first)",
@@ -314,7 +314,7 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
     }
   }
   if (n < 1) {
-    sch_error(s, 1, "loop_partition: factors must not be empty");
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "loop_partition: factors must not be empty");
     goto done;
   }
   int infer_at = -1;
@@ -322,12 +322,12 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
   for (int i = 0; i < n; i++) {
     if (factors[i] == 0 || factors[i] == -1) {
       if (infer_at >= 0) {
-        sch_error(s, 1, "loop_partition: only one factor can be None or -1");
+        sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "loop_partition: only one factor can be None or -1");
         goto done;
       }
       infer_at = i;
     } else if (factors[i] < 0) {
-      sch_error(s, 1, "loop_partition: all the constant factors must be positive, got %lld",
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "loop_partition: all the constant factors must be positive, got %lld",
                 (long long)factors[i]);
       goto done;
     } else {
@@ -335,7 +335,7 @@ int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n
     }
   }
   if (sum >= ext) {
-    sch_error(s, 1,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
               "loop_partition: the factors add up to %lld, which is not less than the extent %lld "
               "of loop '%s'",
               (long long)sum, (long long)ext, name);

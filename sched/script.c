@@ -28,7 +28,7 @@ typedef struct Eval {
   StrBuf *out;
   const IrModule *input;  /* the module the script schedules */
   Schedule **scheds;      /* schedules created (SV_SCHED i = index) */
-  int nscheds;
+  int nscheds, capscheds;
   Var *vars;
   int nvars, capvars;
   const AstList *defs[16]; /* user functions (def apply_trace(sch): ...) */
@@ -68,18 +68,14 @@ static void assign(Eval *ev, const char *name, SchVal v) {
     x->val = v;
     return;
   }
-  if (ev->nvars == ev->capvars) {
-    ev->capvars = ev->capvars ? ev->capvars * 2 : 16;
-    ev->vars = xrealloc(ev->vars, (size_t)ev->capvars * sizeof *ev->vars);
-  }
+  VEC_RESERVE(ev->vars, ev->capvars, ev->nvars + 1);
   ev->vars[ev->nvars].name = name;
   ev->vars[ev->nvars++].val = v;
 }
 
 static int new_sched(Eval *ev) {
-  ev->scheds = xrealloc(ev->scheds, (size_t)(ev->nscheds + 1) * sizeof *ev->scheds);
-  ev->scheds[ev->nscheds] = sch_new(ev->input, ev->diag);
-  return ev->nscheds++;
+  VEC_PUSH(ev->scheds, ev->nscheds, ev->capscheds, sch_new(ev->input, ev->diag));
+  return ev->nscheds - 1;
 }
 
 static const char *suggest(const char *name, const char *const *cands, int n) {
@@ -232,16 +228,11 @@ static bool convert_buffer(Eval *ev, Schedule *s, const SchParam *p, const SchVa
   return false;
 }
 
-/* Converts a script value into the normalized argument of param p (args:
- * the arguments converted so far, args[0] first). */
-static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, SchVal *v,
-                    const char *method, const SchVal *args, int argi) {
-  Span sp = node->span;
+/* Checks a value for a plain (non-handle) parameter: ints, floats, bools,
+ * strings, index maps, annotation values. */
+static bool convert_plain(Eval *ev, Schedule *s, const SchParam *p, SchVal *v, Span sp,
+                          const char *method) {
   switch (p->kind) {
-    case SP_READ_BUFFER:
-    case SP_WRITE_BUFFER:
-    case SP_BUFFER:
-      return convert_buffer(ev, s, p, argi > 0 ? &args[0] : NULL, v, sp, method, argi);
     case SP_INDEX_MAP:
       if (v->kind == SV_CODE) return true;
       err(ev, sp, "%s: argument '%s' must be a lambda (an index map), got %s", method, p->name, kind_word(v));
@@ -273,6 +264,38 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
       if (v->kind == SV_INT || v->kind == SV_NONE) return true;
       err(ev, sp, "%s: argument '%s' must be an int or None, got %s", method, p->name, kind_word(v));
       return false;
+    case SP_INT:
+      if (v->kind == SV_INT) return true;
+      err(ev, sp, "%s: argument '%s' must be an int, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_BOOL:
+      if (v->kind == SV_BOOL) return true;
+      if (v->kind == SV_INT && (v->i == 0 || v->i == 1)) return v->kind = SV_BOOL, true;
+      err(ev, sp, "%s: argument '%s' must be a bool, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_STR:
+      if (v->kind == SV_STR) return true;
+      err(ev, sp, "%s: argument '%s' must be a string, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_OPT_STR:
+      if (v->kind == SV_STR || v->kind == SV_NONE) return true;
+      err(ev, sp, "%s: argument '%s' must be a string or None, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_ANY:
+      if ((int)v->kind <= SV_LIST && v->kind != SV_RV) return true;
+      if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_EXPR) return true; /* a sampled int */
+      err(ev, sp, "%s: unsupported annotation value (%s)", method, kind_word(v));
+      return false;
+    default:
+      return false;
+  }
+}
+
+/* Checks (and resolves block names in) a value for a block or loop handle
+ * parameter. */
+static bool convert_handle(Eval *ev, Schedule *s, const SchParam *p, SchVal *v, Span sp,
+                           const char *method) {
+  switch (p->kind) {
     case SP_OPT_BLOCKS:
     case SP_BLOCKS:
       if (v->kind == SV_NONE && p->kind == SP_OPT_BLOCKS) return true;
@@ -326,64 +349,72 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
           return false;
         }
       return true;
-    case SP_INT:
-      if (v->kind == SV_INT) return true;
-      err(ev, sp, "%s: argument '%s' must be an int, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_BOOL:
-      if (v->kind == SV_BOOL) return true;
-      if (v->kind == SV_INT && (v->i == 0 || v->i == 1)) return v->kind = SV_BOOL, true;
-      err(ev, sp, "%s: argument '%s' must be a bool, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_STR:
-      if (v->kind == SV_STR) return true;
-      err(ev, sp, "%s: argument '%s' must be a string, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_OPT_STR:
-      if (v->kind == SV_STR || v->kind == SV_NONE) return true;
-      err(ev, sp, "%s: argument '%s' must be a string or None, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_FACTORS:
-      if (v->kind != SV_LIST) {
-        err(ev, sp, "%s: argument '%s' must be a list of ints and None, got %s", method, p->name,
-            kind_word(v));
-        return false;
-      }
-      for (int i = 0; i < v->n; i++) {
-        if (v->items[i].kind == SV_NONE) continue;
-        if (v->items[i].kind == SV_RV && sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_EXPR) {
-          int64_t x = sch_expr_value(s, (SchRV)v->items[i].i); /* a sampled factor */
-          if (x == 0 || x < -1) {
-            err(ev, sp, "%s: all the constant factors must be positive, got %lld (%s)", method, (long long)x,
-                sch_rv_name(s, (SchRV)v->items[i].i));
-            return false;
-          }
-          continue;
-        }
-        if (v->items[i].kind == SV_RV) {
-          err(ev, sp, "%s: factors must be ints, None or ExprRVs (sampled), got the %s handle '%s'", method,
-              sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_BLOCK ? "block" : "loop",
-              sch_rv_name(s, (SchRV)v->items[i].i));
-          return false;
-        }
-        if (v->items[i].kind != SV_INT) {
-          err(ev, sp, "%s: factors must be ints or None, got %s", method, kind_word(&v->items[i]));
-          return false;
-        }
-        if (v->items[i].i == 0 || v->items[i].i < -1) {
-          err(ev, sp, "%s: all the constant factors must be positive, got %lld", method,
-              (long long)v->items[i].i);
-          return false;
-        }
-      }
-      return true;
-    case SP_ANY:
-      if ((int)v->kind <= SV_LIST && v->kind != SV_RV) return true;
-      if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_EXPR) return true; /* a sampled int */
-      err(ev, sp, "%s: unsupported annotation value (%s)", method, kind_word(v));
+    default:
       return false;
   }
-  return false;
+}
+
+/* Checks a split/partition factor list: ints, None, or sampled ExprRVs. */
+static bool convert_factors(Eval *ev, Schedule *s, const SchParam *p, SchVal *v, Span sp,
+                            const char *method) {
+  if (v->kind != SV_LIST) {
+    err(ev, sp, "%s: argument '%s' must be a list of ints and None, got %s", method, p->name,
+        kind_word(v));
+    return false;
+  }
+  for (int i = 0; i < v->n; i++) {
+    if (v->items[i].kind == SV_NONE) continue;
+    if (v->items[i].kind == SV_RV && sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_EXPR) {
+      int64_t x = sch_expr_value(s, (SchRV)v->items[i].i); /* a sampled factor */
+      if (x == 0 || x < -1) {
+        err(ev, sp, "%s: all the constant factors must be positive, got %lld (%s)", method, (long long)x,
+            sch_rv_name(s, (SchRV)v->items[i].i));
+        return false;
+      }
+      continue;
+    }
+    if (v->items[i].kind == SV_RV) {
+      err(ev, sp, "%s: factors must be ints, None or ExprRVs (sampled), got the %s handle '%s'", method,
+          sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_BLOCK ? "block" : "loop",
+          sch_rv_name(s, (SchRV)v->items[i].i));
+      return false;
+    }
+    if (v->items[i].kind != SV_INT) {
+      err(ev, sp, "%s: factors must be ints or None, got %s", method, kind_word(&v->items[i]));
+      return false;
+    }
+    if (v->items[i].i == 0 || v->items[i].i < -1) {
+      err(ev, sp, "%s: all the constant factors must be positive, got %lld", method,
+          (long long)v->items[i].i);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Converts a script value into the normalized argument of param p (args:
+ * the arguments converted so far, args[0] first). */
+static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, SchVal *v,
+                    const char *method, const SchVal *args, int argi) {
+  Span sp = node->span;
+  switch (p->kind) {
+    case SP_READ_BUFFER:
+    case SP_WRITE_BUFFER:
+    case SP_BUFFER:
+      return convert_buffer(ev, s, p, argi > 0 ? &args[0] : NULL, v, sp, method, argi);
+    case SP_OPT_BLOCKS:
+    case SP_BLOCKS:
+    case SP_LOOP_OR_BLOCKS:
+    case SP_BLOCK:
+    case SP_BLOCK_OR_LOOP:
+    case SP_LOOP:
+    case SP_LOOPS:
+      return convert_handle(ev, s, p, v, sp, method);
+    case SP_FACTORS:
+      return convert_factors(ev, s, p, v, sp, method);
+    default:
+      return convert_plain(ev, s, p, v, sp, method);
+  }
 }
 
 static SchVal parse_default(const char *d) {
@@ -419,7 +450,7 @@ static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *
     set[0] = true;
     nodes[0] = call;
   }
-  int pos = varargs ? 1 : 0;
+  int pos = varargs ? 1 : 0, capvar = 0; /* capvar: args[0].items's capacity (varargs) */
   bool ok = true;
   for (int i = 0; i < call->list.len && ok; i++) {
     const Ast *a = call->list.items[i];
@@ -448,15 +479,11 @@ static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *
     } else if (varargs) {
       SchVal v = eval(ev, a->kind == AST_STARRED ? a->a : a);
       if (a->kind == AST_STARRED && v.kind == SV_LIST) {
-        for (int k = 0; k < v.n; k++) {
-          args[0].items = xrealloc(args[0].items, (size_t)(args[0].n + 1) * sizeof *args[0].items);
-          args[0].items[args[0].n++] = sch_val_copy(&v.items[k]);
-        }
+        for (int k = 0; k < v.n; k++) VEC_PUSH(args[0].items, args[0].n, capvar, sch_val_copy(&v.items[k]));
         sch_val_free(&v);
       } else {
         if (args[0].n < 8) spans[args[0].n] = a->span, nspans = args[0].n + 1;
-        args[0].items = xrealloc(args[0].items, (size_t)(args[0].n + 1) * sizeof *args[0].items);
-        args[0].items[args[0].n++] = v;
+        VEC_PUSH(args[0].items, args[0].n, capvar, v);
       }
     } else {
       if (pos >= m->nparams) {
@@ -631,6 +658,94 @@ static bool is_index_map_ctor(Arena *a, const Ast *callee) {
   return !strcmp(d, "T.index_map") || (n >= 17 && !strcmp(d + n - 17, "IndexMap.from_func"));
 }
 
+/* A call of a user function `def f(sch): ...` by name: binds the argument
+ * and runs the body.  False when no such function is defined. */
+static bool eval_def_call(Eval *ev, const Ast *e, const Ast *callee) {
+  for (int d = 0; d < ev->ndefs; d++) {
+    if (strcmp(ev->def_nodes[d]->name, callee->name)) continue;
+    const Ast *def = ev->def_nodes[d];
+    ev->def_called[d] = true;
+    if (e->list.len != 1 || def->list.len != 1) {
+      err(ev, e->span, "'%s' takes exactly one argument (the schedule)", def->name);
+      return true;
+    }
+    SchVal v = eval(ev, e->list.items[0]);
+    assign(ev, def->list.items[0]->name, v);
+    for (int k = 0; k < def->body.len && !ev->failed; k++) {
+      const Ast *st = def->body.items[k];
+      if (st->kind == AST_RETURN) break;
+      script_stmt(ev, st);
+    }
+    return true;
+  }
+  return false;
+}
+
+/* sch.<name>(...): a primitive, get, show, or an unknown method. */
+static SchVal eval_sched_method(Eval *ev, const SchVal *obj, const Ast *e) {
+  const Ast *callee = e->a;
+  const char *name = callee->name;
+  SchVal res = sch_val_none();
+  Schedule *s = sched_of(ev, obj);
+  const SchMethod *m = sch_method_lookup(name);
+  if (m) {
+    res = call_method(ev, s, m, e);
+  } else if (!strcmp(name, "get") && e->list.len == 1 && e->list.items[0]->kind != AST_KEYWORD) {
+    /* sch.get(v): the integer a sampled ExprRV holds */
+    SchVal v = eval(ev, e->list.items[0]);
+    if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
+      res = sch_val_int(sch_expr_value(s, (SchRV)v.i));
+    else if (v.kind == SV_INT)
+      res = sch_val_int(v.i);
+    else if (!ev->failed)
+      err(ev, e->list.items[0]->span, "get: expected an ExprRV (a sampled value), got %s", kind_word(&v));
+    sch_val_free(&v);
+  } else if (!strcmp(name, "show")) {
+    SchVal mv = val_kind(SV_MODULE, obj->i);
+    emit(ev, &mv);
+  } else {
+    const char *cands[64];
+    int n = 0;
+    for (int i = 0; sch_method_at(i) && n < 60; i++) cands[n++] = sch_method_at(i)->name;
+    cands[n++] = "get_sblock";
+    cands[n++] = "mod";
+    cands[n++] = "trace";
+    const char *sg = suggest(name, cands, n);
+    if (sg) err(ev, callee->span, "schedule has no method '%s'; did you mean '%s'?", name, sg);
+    else err(ev, callee->span, "schedule has no method '%s'", name);
+  }
+  return res;
+}
+
+/* <value>.<name>(...): a schedule's methods, or show/script/as_python of a
+ * module, function or trace. */
+static SchVal eval_method_call(Eval *ev, const Ast *e) {
+  const Ast *callee = e->a;
+  SchVal obj = eval(ev, callee->a);
+  if (ev->failed) return sch_val_none();
+  const char *name = callee->name;
+  SchVal res = sch_val_none();
+  int kind = (int)obj.kind;
+  if (kind == SV_SCHED) {
+    res = eval_sched_method(ev, &obj, e);
+  } else if ((kind == SV_MODULE || kind == SV_FUNC || kind == SV_TRACE || kind == SV_MODREF) &&
+             (!strcmp(name, "show") || !strcmp(name, "script") || !strcmp(name, "as_python"))) {
+    if (!strcmp(name, "show")) {
+      emit(ev, &obj);
+    } else {
+      StrBuf sb;
+      sb_init(&sb);
+      render(ev, &obj, &sb);
+      res = sch_val_str(sb.data);
+      sb_free(&sb);
+    }
+  } else {
+    err(ev, callee->span, "%s has no method '%s'", kind_word(&obj), name);
+  }
+  sch_val_free(&obj);
+  return res;
+}
+
 static SchVal eval_call(Eval *ev, const Ast *e) {
   const Ast *callee = e->a;
   Arena tmp;
@@ -658,79 +773,12 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
     }
     return sch_val_none();
   }
-  if (callee->kind == AST_NAME) {
-    for (int d = 0; d < ev->ndefs; d++) {
-      if (strcmp(ev->def_nodes[d]->name, callee->name)) continue;
-      const Ast *def = ev->def_nodes[d];
-      ev->def_called[d] = true;
-      if (e->list.len != 1 || def->list.len != 1) {
-        err(ev, e->span, "'%s' takes exactly one argument (the schedule)", def->name);
-        return sch_val_none();
-      }
-      SchVal v = eval(ev, e->list.items[0]);
-      assign(ev, def->list.items[0]->name, v);
-      for (int k = 0; k < def->body.len && !ev->failed; k++) {
-        const Ast *st = def->body.items[k];
-        if (st->kind == AST_RETURN) break;
-        script_stmt(ev, st);
-      }
-      return sch_val_none();
-    }
-  }
+  if (callee->kind == AST_NAME && eval_def_call(ev, e, callee)) return sch_val_none();
   if (callee->kind != AST_ATTR) {
     err(ev, callee->span, "schedule scripts can only call methods of a schedule, Schedule() and print()");
     return sch_val_none();
   }
-  SchVal obj = eval(ev, callee->a);
-  if (ev->failed) return sch_val_none();
-  const char *name = callee->name;
-  SchVal res = sch_val_none();
-  int kind = (int)obj.kind;
-  if (kind == SV_SCHED) {
-    Schedule *s = sched_of(ev, &obj);
-    const SchMethod *m = sch_method_lookup(name);
-    if (m) {
-      res = call_method(ev, s, m, e);
-    } else if (!strcmp(name, "get") && e->list.len == 1 && e->list.items[0]->kind != AST_KEYWORD) {
-      /* sch.get(v): the integer a sampled ExprRV holds */
-      SchVal v = eval(ev, e->list.items[0]);
-      if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
-        res = sch_val_int(sch_expr_value(s, (SchRV)v.i));
-      else if (v.kind == SV_INT)
-        res = sch_val_int(v.i);
-      else if (!ev->failed)
-        err(ev, e->list.items[0]->span, "get: expected an ExprRV (a sampled value), got %s", kind_word(&v));
-      sch_val_free(&v);
-    } else if (!strcmp(name, "show")) {
-      SchVal mv = val_kind(SV_MODULE, obj.i);
-      emit(ev, &mv);
-    } else {
-      const char *cands[64];
-      int n = 0;
-      for (int i = 0; sch_method_at(i) && n < 60; i++) cands[n++] = sch_method_at(i)->name;
-      cands[n++] = "get_sblock";
-      cands[n++] = "mod";
-      cands[n++] = "trace";
-      const char *sg = suggest(name, cands, n);
-      if (sg) err(ev, callee->span, "schedule has no method '%s'; did you mean '%s'?", name, sg);
-      else err(ev, callee->span, "schedule has no method '%s'", name);
-    }
-  } else if ((kind == SV_MODULE || kind == SV_FUNC || kind == SV_TRACE || kind == SV_MODREF) &&
-             (!strcmp(name, "show") || !strcmp(name, "script") || !strcmp(name, "as_python"))) {
-    if (!strcmp(name, "show")) {
-      emit(ev, &obj);
-    } else {
-      StrBuf sb;
-      sb_init(&sb);
-      render(ev, &obj, &sb);
-      res = sch_val_str(sb.data);
-      sb_free(&sb);
-    }
-  } else {
-    err(ev, callee->span, "%s has no method '%s'", kind_word(&obj), name);
-  }
-  sch_val_free(&obj);
-  return res;
+  return eval_method_call(ev, e);
 }
 
 static SchVal eval(Eval *ev, const Ast *e) {
