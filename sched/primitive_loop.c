@@ -95,48 +95,49 @@ static SchVal factors_val(const int64_t *f, int n) {
 
 /* ---------------------------------------------------------------- split */
 
-int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool preserve_unit_iters,
-              bool disable_predication, SchRV *out) {
-  SchPath p = {0};
-  TirStmt *loop = sch_find_loop(s, loop_rv, "split", 0, &p);
-  if (!loop) return sch_path_free(&p), -1;
+/* The factor checks: loop kind and min, then the factors themselves
+ * (fs: the factors as text).  Sets the inferred factor's position (-1: none)
+ * and the product of the others. */
+static bool check_split(Schedule *s, const TirStmt *loop, const int64_t *factors, int n,
+                        const char *fs, int *infer_at, int64_t *prod) {
   const char *name = sch_loop_name(loop);
-  int ninfer = 0, infer_at = -1;
-  int64_t prod = 1;
-  int rc = -1;
-  StrBuf fs;
-  sb_init(&fs);
-  format_factors(&fs, factors, n);
+  int ninfer = 0;
   if (has_annotations(loop)) {
     sch_fail(s, SCH_ERR_LOOP_KIND, 0, "split: loop '%s' has annotations or a thread binding", name);
-    goto done;
+    return false;
   }
   if (!tir_is_zero(loop->loop.min)) {
     sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "split: loop '%s' does not start at 0", name);
-    goto done;
+    return false;
   }
   if (n < 1) {
     sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: factors must not be empty");
-    goto done;
+    return false;
   }
   for (int i = 0; i < n; i++) {
     if (factors[i] == 0 || factors[i] == -1) {
       ninfer++;
-      infer_at = i;
+      *infer_at = i;
     } else if (factors[i] < 0) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: all the constant factors must be positive, got %s", fs.data);
-      goto done;
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: all the constant factors must be positive, got %s", fs);
+      return false;
     } else {
-      prod *= factors[i];
+      *prod *= factors[i];
     }
   }
   if (ninfer > 1) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: only one factor can be None or -1, got %s", fs.data);
-    goto done;
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: only one factor can be None or -1, got %s", fs);
+    return false;
   }
-  IrModule *nm = sch_begin(s);
-  IrHeap *h = nm->heap;
-  ArithCtx *ctx = arith_new(h);
+  return true;
+}
+
+/* The factors as expressions, the inferred one ceil(extent / prod); NULL when
+ * the constant factors do not cover the extent. */
+static TirExpr **compute_split_factors(Schedule *s, ArithCtx *ctx, const TirStmt *loop,
+                                       const int64_t *factors, int n, int infer_at, int64_t prod,
+                                       const char *fs) {
+  IrHeap *h = arith_heap(ctx);
   DType dt = loop->loop.var->dtype;
   TirExpr *extent = loop->loop.extent;
   TirExpr *prod_e = tir_int(h, dt, prod);
@@ -149,16 +150,24 @@ int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool pr
     StrBuf es;
     sb_init(&es);
     print_tir_expr(&es, extent);
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: factors %s multiply to %lld but loop '%s' has extent %s", fs.data,
-              (long long)prod, name, es.data);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: factors %s multiply to %lld but loop '%s' has extent %s",
+             fs, (long long)prod, sch_loop_name(loop), es.data);
     sb_free(&es);
-    arith_free(ctx);
-    ir_module_free(nm);
-    goto done;
+    return NULL;
   }
+  return fe;
+}
+
+/* The nest of n loops (vars[i] over fe[i]) replacing loop, its body's
+ * bindings rewritten to the combined index. */
+static TirStmt *build_split_nest(ArithCtx *ctx, const TirStmt *loop, TirExpr **fe, int n,
+                                 bool preserve_unit_iters, bool disable_predication, TirVar **vars) {
+  IrHeap *h = arith_heap(ctx);
+  DType dt = loop->loop.var->dtype;
+  const char *name = sch_loop_name(loop);
+  TirExpr *extent = loop->loop.extent;
   /* The combined index ((v0 * f1 + v1) * f2 + v2)...; unit factors are left
    * out of it unless preserve_unit_iters. */
-  TirVar **vars = ir_alloc(h, (size_t)n * sizeof *vars);
   TirExpr *value = NULL;
   for (int i = 0; i < n; i++) {
     char nbuf[256];
@@ -183,6 +192,32 @@ int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool pr
     body = tir_for(h, vars[i], tir_int(h, dt, 0), fe[i], TIR_FOR_SERIAL, NULL, NULL, body);
     body->span = loop->span;
   }
+  return body;
+}
+
+int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool preserve_unit_iters,
+              bool disable_predication, SchRV *out) {
+  SchPath p = {0};
+  TirStmt *loop = sch_find_loop(s, loop_rv, "split", 0, &p);
+  if (!loop) return sch_path_free(&p), -1;
+  int infer_at = -1;
+  int64_t prod = 1;
+  int rc = -1;
+  StrBuf fs;
+  sb_init(&fs);
+  format_factors(&fs, factors, n);
+  if (!check_split(s, loop, factors, n, fs.data, &infer_at, &prod)) goto done;
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  ArithCtx *ctx = arith_new(h);
+  TirExpr **fe = compute_split_factors(s, ctx, loop, factors, n, infer_at, prod, fs.data);
+  if (!fe) {
+    arith_free(ctx);
+    ir_module_free(nm);
+    goto done;
+  }
+  TirVar **vars = ir_alloc(h, (size_t)n * sizeof *vars);
+  TirStmt *body = build_split_nest(ctx, loop, fe, n, preserve_unit_iters, disable_predication, vars);
   TirStmt *root = sch_replace_at(h, &p, p.n - 1, body);
   arith_free(ctx);
   const char *func = s->rvs[loop_rv].func;
