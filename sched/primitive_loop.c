@@ -235,6 +235,91 @@ done:
 
 /* ----------------------------------------------------------------- fuse */
 
+/* Finds the loops: plain loops from 0, each the only child of the one
+ * before, no extent depending on another loop (path of the first in p). */
+static bool check_fuse(Schedule *s, const SchRV *rvs, int n, TirStmt **loops, SchPath *p, SchPath *q) {
+  for (int i = 0; i < n; i++) {
+    loops[i] = sch_find_loop(s, rvs[i], "fuse", i, i == 0 ? p : q);
+    if (!loops[i]) return false;
+    const char *nm = sch_loop_name(loops[i]);
+    if (has_annotations(loops[i])) {
+      sch_fail(s, SCH_ERR_LOOP_KIND, i, "fuse: loop '%s' has annotations or a thread binding", nm);
+      return false;
+    }
+    if (!tir_is_zero(loops[i]->loop.min)) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' does not start at 0", nm);
+      return false;
+    }
+    if (i > 0 && loops[i - 1]->loop.body != loops[i]) {
+      if (sch_contains(loops[i - 1]->loop.body, loops[i]))
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' is not the only child of loop '%s'", nm,
+                 sch_loop_name(loops[i - 1]));
+      else
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' is not the parent of loop '%s'",
+                 sch_loop_name(loops[i - 1]), nm);
+      return false;
+    }
+  }
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      if (k != i && tir_expr_uses_var(loops[i]->loop.extent, loops[k]->loop.var)) {
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: the extent of loop '%s' depends on loop '%s'",
+                 sch_loop_name(loops[i]), sch_loop_name(loops[k]));
+        return false;
+      }
+  return true;
+}
+
+/* The fused loop `<l0>_<l1>_..._fused` (var in *fv_out) over the product of
+ * the extents, the innermost body's loop vars rewritten to its digits. */
+static TirStmt *build_fused_loop(ArithCtx *ctx, TirStmt *const *loops, int n, bool preserve_unit_iters,
+                                 TirVar **fv_out) {
+  IrHeap *h = arith_heap(ctx);
+  DType dt = loops[0]->loop.var->dtype;
+  for (int i = 1; i < n; i++)
+    if (loops[i]->loop.var->dtype.bits > dt.bits) dt = loops[i]->loop.var->dtype;
+  StrBuf name;
+  sb_init(&name);
+  for (int i = 0; i < n; i++) sb_printf(&name, "%s_", sch_loop_name(loops[i]));
+  sb_puts(&name, "fused");
+  TirVar *fv = tir_var(h, name.data, dt);
+  sb_free(&name);
+  TirExpr *extent = NULL;
+  for (int i = 0; i < n; i++) {
+    TirExpr *e = loops[i]->loop.extent;
+    if (!dt_eq(e->dtype, dt)) e = tir_cast(h, dt, e);
+    extent = extent ? tir_binary(h, TIR_MUL, extent, e) : e;
+  }
+  extent = arith_simplify(ctx, extent);
+  arith_bind_range(ctx, fv, tir_int(h, dt, 0), extent);
+  IrPtrMap vmap;
+  ir_ptrmap_init(&vmap);
+  TirExpr *stride = tir_int(h, dt, 1);
+  for (int i = n - 1; i >= 0; i--) {
+    TirExpr *e = loops[i]->loop.extent;
+    if (!dt_eq(e->dtype, dt)) e = tir_cast(h, dt, e);
+    TirExpr *v;
+    if (!preserve_unit_iters && tir_is_one(e)) {
+      v = tir_int(h, dt, 0);
+    } else {
+      v = tir_var_ref(h, fv);
+      if (!tir_is_one(stride)) v = tir_binary(h, TIR_FLOORDIV, v, stride);
+      if (i > 0) v = tir_binary(h, TIR_FLOORMOD, v, e);
+      v = arith_simplify(ctx, v);
+    }
+    if (!dt_eq(v->dtype, loops[i]->loop.var->dtype)) v = tir_cast(h, loops[i]->loop.var->dtype, v);
+    ir_ptrmap_put(&vmap, loops[i]->loop.var, v);
+    stride = arith_simplify(ctx, tir_binary(h, TIR_MUL, stride, e));
+  }
+  TirStmt *body = tir_substitute_stmt(h, loops[n - 1]->loop.body, &vmap);
+  ir_ptrmap_free(&vmap);
+  body = sch_simplify_bindings(ctx, body, NULL);
+  body = tir_for(h, fv, tir_int(h, dt, 0), extent, TIR_FOR_SERIAL, NULL, NULL, body);
+  body->span = loops[0]->span;
+  *fv_out = fv;
+  return body;
+}
+
 SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
   if (n < 1) {
     sch_fail(s, SCH_ERR_INVALID_ARGUMENT, -1, "fuse: expected at least one loop");
@@ -243,80 +328,12 @@ SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
   SchPath p = {0}, q = {0};
   TirStmt **loops = xmalloc((size_t)n * sizeof *loops);
   SchRV res = -1;
-  for (int i = 0; i < n; i++) {
-    loops[i] = sch_find_loop(s, rvs[i], "fuse", i, i == 0 ? &p : &q);
-    if (!loops[i]) goto done;
-    const char *nm = sch_loop_name(loops[i]);
-    if (has_annotations(loops[i])) {
-      sch_fail(s, SCH_ERR_LOOP_KIND, i, "fuse: loop '%s' has annotations or a thread binding", nm);
-      goto done;
-    }
-    if (!tir_is_zero(loops[i]->loop.min)) {
-      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' does not start at 0", nm);
-      goto done;
-    }
-    if (i > 0 && loops[i - 1]->loop.body != loops[i]) {
-      if (sch_contains(loops[i - 1]->loop.body, loops[i]))
-        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' is not the only child of loop '%s'", nm,
-                  sch_loop_name(loops[i - 1]));
-      else
-        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: loop '%s' is not the parent of loop '%s'", sch_loop_name(loops[i - 1]),
-                  nm);
-      goto done;
-    }
-  }
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < n; k++)
-      if (k != i && tir_expr_uses_var(loops[i]->loop.extent, loops[k]->loop.var)) {
-        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "fuse: the extent of loop '%s' depends on loop '%s'",
-                  sch_loop_name(loops[i]), sch_loop_name(loops[k]));
-        goto done;
-      }
-  {
+  if (check_fuse(s, rvs, n, loops, &p, &q)) {
     IrModule *nmod = sch_begin(s);
     IrHeap *h = nmod->heap;
     ArithCtx *ctx = arith_new(h);
-    DType dt = loops[0]->loop.var->dtype;
-    for (int i = 1; i < n; i++)
-      if (loops[i]->loop.var->dtype.bits > dt.bits) dt = loops[i]->loop.var->dtype;
-    StrBuf name;
-    sb_init(&name);
-    for (int i = 0; i < n; i++) sb_printf(&name, "%s_", sch_loop_name(loops[i]));
-    sb_puts(&name, "fused");
-    TirVar *fv = tir_var(h, name.data, dt);
-    sb_free(&name);
-    TirExpr *extent = NULL;
-    for (int i = 0; i < n; i++) {
-      TirExpr *e = loops[i]->loop.extent;
-      if (!dt_eq(e->dtype, dt)) e = tir_cast(h, dt, e);
-      extent = extent ? tir_binary(h, TIR_MUL, extent, e) : e;
-    }
-    extent = arith_simplify(ctx, extent);
-    arith_bind_range(ctx, fv, tir_int(h, dt, 0), extent);
-    IrPtrMap vmap;
-    ir_ptrmap_init(&vmap);
-    TirExpr *stride = tir_int(h, dt, 1);
-    for (int i = n - 1; i >= 0; i--) {
-      TirExpr *e = loops[i]->loop.extent;
-      if (!dt_eq(e->dtype, dt)) e = tir_cast(h, dt, e);
-      TirExpr *v;
-      if (!preserve_unit_iters && tir_is_one(e)) {
-        v = tir_int(h, dt, 0);
-      } else {
-        v = tir_var_ref(h, fv);
-        if (!tir_is_one(stride)) v = tir_binary(h, TIR_FLOORDIV, v, stride);
-        if (i > 0) v = tir_binary(h, TIR_FLOORMOD, v, e);
-        v = arith_simplify(ctx, v);
-      }
-      if (!dt_eq(v->dtype, loops[i]->loop.var->dtype)) v = tir_cast(h, loops[i]->loop.var->dtype, v);
-      ir_ptrmap_put(&vmap, loops[i]->loop.var, v);
-      stride = arith_simplify(ctx, tir_binary(h, TIR_MUL, stride, e));
-    }
-    TirStmt *body = tir_substitute_stmt(h, loops[n - 1]->loop.body, &vmap);
-    ir_ptrmap_free(&vmap);
-    body = sch_simplify_bindings(ctx, body, NULL);
-    body = tir_for(h, fv, tir_int(h, dt, 0), extent, TIR_FOR_SERIAL, NULL, NULL, body);
-    body->span = loops[0]->span;
+    TirVar *fv = NULL;
+    TirStmt *body = build_fused_loop(ctx, loops, n, preserve_unit_iters, &fv);
     TirStmt *root = sch_replace_at(h, &p, p.n - 1, body);
     arith_free(ctx);
     const char *func = s->rvs[rvs[0]].func;
@@ -325,7 +342,6 @@ SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
     SchVal args[2] = {sch_val_rv_list(rvs, n), sch_val_bool(preserve_unit_iters)};
     sch_record(s, "fuse", args, 2, &res, 1);
   }
-done:
   free(loops);
   sch_path_free(&p);
   sch_path_free(&q);
@@ -356,11 +372,79 @@ static bool iters_reorderable(Schedule *s, TirStmt *st) {
   return ok;
 }
 
+/* Every loop must lie on the single-child chain from the outermost listed
+ * (*top) to the innermost (*bottom); the chain (malloc'd, *len loops) is
+ * returned, NULL after an error. */
+static TirStmt **check_reorder_chain(Schedule *s, const SchPath *paths, TirStmt *const *loops, int n,
+                                     int *top_out, int *bottom_out, int *len_out) {
+  int top = 0, bottom = 0;
+  for (int i = 1; i < n; i++) {
+    if (paths[i].n < paths[top].n) top = i;
+    if (paths[i].n > paths[bottom].n) bottom = i;
+  }
+  int len = paths[bottom].n - paths[top].n + 1;
+  TirStmt **chain = xmalloc((size_t)len * sizeof *chain);
+  int base = paths[top].n - 1;
+  bool on_path = paths[bottom].s[base] == loops[top];
+  for (int k = 0; k < len && on_path; k++) chain[k] = paths[bottom].s[base + k];
+  for (int i = 0; i < n && on_path; i++) {
+    if (i == top) continue;
+    bool found = false;
+    for (int k = 0; k < len; k++) found |= chain[k] == loops[i];
+    if (!found) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "reorder: loops '%s' and '%s' are not in one chain",
+               sch_loop_name(loops[top]), sch_loop_name(loops[i]));
+      return free(chain), NULL;
+    }
+  }
+  if (!on_path) {
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, bottom, "reorder: loops '%s' and '%s' are not in one chain",
+             sch_loop_name(loops[top]), sch_loop_name(loops[bottom]));
+    return free(chain), NULL;
+  }
+  for (int k = 0; k + 1 < len; k++) {
+    if (chain[k]->kind != TIR_S_FOR || chain[k]->loop.body != chain[k + 1]) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, bottom, "reorder: loops '%s' and '%s' are not in one chain",
+               sch_loop_name(loops[top]), sch_loop_name(loops[bottom]));
+      return free(chain), NULL;
+    }
+  }
+  *top_out = top;
+  *bottom_out = bottom;
+  *len_out = len;
+  return chain;
+}
+
+/* The new chain (malloc'd): listed loops take the chain positions of listed
+ * loops, in the given order; NULL when a loop's min or extent would use a
+ * loop inside it. */
+static TirStmt **compute_reorder(Schedule *s, TirStmt *const *chain, int len, TirStmt *const *loops, int n) {
+  TirStmt **order = xmalloc((size_t)len * sizeof *order);
+  int next = 0;
+  for (int k = 0; k < len; k++) {
+    bool listed = false;
+    for (int i = 0; i < n; i++) listed |= chain[k] == loops[i];
+    order[k] = listed ? loops[next++] : chain[k];
+  }
+  for (int k = 0; k < len; k++)
+    for (int j = k + 1; j < len; j++)
+      if (tir_expr_uses_var(order[k]->loop.min, order[j]->loop.var) ||
+          tir_expr_uses_var(order[k]->loop.extent, order[j]->loop.var)) {
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, -1,
+                 "reorder: the min or extent of loop '%s' depends on loop '%s', which would "
+                 "be inside it in the new order",
+                 sch_loop_name(order[k]), sch_loop_name(order[j]));
+        free(order);
+        return NULL;
+      }
+  return order;
+}
+
 int sch_reorder(Schedule *s, const SchRV *rvs, int n) {
   SchPath *paths = xcalloc((size_t)(n ? n : 1), sizeof *paths);
   TirStmt **loops = xcalloc((size_t)(n ? n : 1), sizeof *loops);
-  TirStmt **chain = NULL;
-  int rc = -1;
+  TirStmt **chain = NULL, **order = NULL;
+  int rc = -1, top = 0, bottom = 0, len = 0;
   for (int i = 0; i < n; i++) {
     loops[i] = sch_find_loop(s, rvs[i], "reorder", i, &paths[i]);
     if (!loops[i]) goto done;
@@ -378,76 +462,25 @@ int sch_reorder(Schedule *s, const SchRV *rvs, int n) {
     rc = 0;
     goto done;
   }
-  {
-    int top = 0, bottom = 0;
-    for (int i = 1; i < n; i++) {
-      if (paths[i].n < paths[top].n) top = i;
-      if (paths[i].n > paths[bottom].n) bottom = i;
-    }
-    /* Every loop must lie on the single-child chain from top to bottom. */
-    int len = paths[bottom].n - paths[top].n + 1;
-    chain = xmalloc((size_t)len * sizeof *chain);
-    int base = paths[top].n - 1;
-    bool on_path = paths[bottom].s[base] == loops[top];
-    for (int k = 0; k < len && on_path; k++) chain[k] = paths[bottom].s[base + k];
-    for (int i = 0; i < n && on_path; i++) {
-      if (i == top) continue;
-      bool found = false;
-      for (int k = 0; k < len; k++) found |= chain[k] == loops[i];
-      if (!found) {
-        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "reorder: loops '%s' and '%s' are not in one chain",
-                  sch_loop_name(loops[top]), sch_loop_name(loops[i]));
-        goto done;
-      }
-    }
-    if (!on_path) {
-      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, bottom, "reorder: loops '%s' and '%s' are not in one chain",
-                sch_loop_name(loops[top]), sch_loop_name(loops[bottom]));
-      goto done;
-    }
-    for (int k = 0; k + 1 < len; k++) {
-      if (chain[k]->kind != TIR_S_FOR || chain[k]->loop.body != chain[k + 1]) {
-        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, bottom, "reorder: loops '%s' and '%s' are not in one chain",
-                  sch_loop_name(loops[top]), sch_loop_name(loops[bottom]));
-        goto done;
-      }
-    }
-    if (!iters_reorderable(s, loops[bottom]->loop.body)) goto done;
-    /* Listed loops take the chain positions of listed loops, in the given order. */
-    TirStmt **order = xmalloc((size_t)len * sizeof *order);
-    int next = 0;
-    for (int k = 0; k < len; k++) {
-      bool listed = false;
-      for (int i = 0; i < n; i++) listed |= chain[k] == loops[i];
-      order[k] = listed ? loops[next++] : chain[k];
-    }
-    for (int k = 0; k < len; k++)
-      for (int j = k + 1; j < len; j++)
-        if (tir_expr_uses_var(order[k]->loop.min, order[j]->loop.var) ||
-            tir_expr_uses_var(order[k]->loop.extent, order[j]->loop.var)) {
-          sch_fail(s, SCH_ERR_LOOP_STRUCTURE, -1,
-                    "reorder: the min or extent of loop '%s' depends on loop '%s', which would "
-                    "be inside it in the new order",
-                    sch_loop_name(order[k]), sch_loop_name(order[j]));
-          free(order);
-          goto done;
-        }
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    TirStmt *body = chain[len - 1]->loop.body;
-    for (int k = len - 1; k >= 0; k--) body = sch_for_with_body(h, order[k], body);
-    free(order);
-    TirStmt *root = sch_replace_at(h, &paths[top], paths[top].n - 1, body);
-    sch_commit(s, nm, s->rvs[rvs[0]].func, root);
-    SchVal args[1] = {sch_val_rv_list(rvs, n)};
-    sch_record(s, "reorder", args, 1, NULL, 0);
-    rc = 0;
-  }
+  chain = check_reorder_chain(s, paths, loops, n, &top, &bottom, &len);
+  if (!chain || !iters_reorderable(s, loops[bottom]->loop.body)) goto done;
+  order = compute_reorder(s, chain, len, loops, n);
+  if (!order) goto done;
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  TirStmt *body = chain[len - 1]->loop.body;
+  for (int k = len - 1; k >= 0; k--) body = sch_for_with_body(h, order[k], body);
+  TirStmt *root = sch_replace_at(h, &paths[top], paths[top].n - 1, body);
+  sch_commit(s, nm, s->rvs[rvs[0]].func, root);
+  SchVal args[1] = {sch_val_rv_list(rvs, n)};
+  sch_record(s, "reorder", args, 1, NULL, 0);
+  rc = 0;
 done:
   for (int i = 0; i < n; i++) sch_path_free(&paths[i]);
   free(paths);
   free(loops);
   free(chain);
+  free(order);
   return rc;
 }
 
