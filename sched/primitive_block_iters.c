@@ -35,8 +35,9 @@ int sch_reorder_block_iter_var(Schedule *s, SchRV block, const int64_t *new_orde
     StrBuf sb;
     sb_init(&sb);
     for (int i = 0; i < n; i++) sb_printf(&sb, "%s%lld", i ? ", " : "", (long long)new_order[i]);
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: new_order [%s] is not a permutation of [0, %d) (block '%s' has %d block "
-                    "iters)", prim, sb.data ? sb.data : "", b->niters, b->name, b->niters);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: new_order [%s] is not a permutation of [0, %d) (block '%s' has %d block "
+             "iters)", prim, sb.data ? sb.data : "", b->niters, b->name, b->niters);
     sb_free(&sb);
     return sch_path_free(&bp), -1;
   }
@@ -159,8 +160,9 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block].func;
   if (buffer_index < 0 || buffer_index >= b->nwrites) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
-              buffer_index, b->nwrites, b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
+             buffer_index, b->nwrites, b->name);
     return -1;
   }
   TirBuffer *buf = b->writes[buffer_index].buffer;
@@ -175,8 +177,9 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
   IrModule *nm = NULL;
   if (!dt_eq(dt, buf->dtype)) {
     if (sch_is_param_buffer(f, buf)) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer '%s' is a function parameter; only a buffer allocated by a block "
-                      "can change its dtype", prim, buf->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "%s: buffer '%s' is a function parameter; only a buffer allocated by a block "
+               "can change its dtype", prim, buf->name);
       return -1;
     }
     Retype r = {0};
@@ -186,8 +189,9 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
     v.pre_stmt = scan_pre;
     tir_visit_stmt(&v, f->body);
     if (!r.found) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer '%s' written by block '%s' is not allocated by a block", prim,
-                buf->name, b->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "%s: buffer '%s' written by block '%s' is not allocated by a block", prim,
+               buf->name, b->name);
       return -1;
     }
     nm = sch_begin(s);
@@ -302,21 +306,23 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   const char *func = s->rvs[block].func;
   if (!buf_type || (strcmp(buf_type, "read") && strcmp(buf_type, "write"))) {
     sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: buf_type must be \"read\" or \"write\", got \"%s\"", prim,
-              buf_type ? buf_type : "");
+             buf_type ? buf_type : "");
     goto done;
   }
   bool is_write = !strcmp(buf_type, "write");
   int nregs = is_write ? b->nwrites : b->nreads;
   if (buffer_index < 0 || buffer_index >= nregs) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
-              buffer_index, nregs, is_write ? "writes" : "reads", b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
+             buffer_index, nregs, is_write ? "writes" : "reads", b->name);
     goto done;
   }
   const TirBufferRegion *reg = is_write ? &b->writes[buffer_index] : &b->reads[buffer_index];
   const char *why = NULL;
   flat = flatten_ranges(gen_new_ranges, &why);
   if (!flat) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: invalid gen_new_ranges '%s': %s", prim, gen_new_ranges, why);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: invalid gen_new_ranges '%s': %s", prim, gen_new_ranges, why);
     goto done;
   }
   nm = sch_begin(s);
@@ -325,13 +331,15 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   SchIndexMap map;
   if (sch_index_map_parse(s, h, flat, it, prim, 3, &map)) goto done;
   if (map.nsrc != b->niters) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: gen_new_ranges takes %d arguments but block '%s' has %d block iters", prim,
-              map.nsrc, b->name, b->niters);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: gen_new_ranges takes %d arguments but block '%s' has %d block iters", prim,
+             map.nsrc, b->name, b->niters);
     goto done;
   }
   if (map.ndst != 2 * reg->n) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: gen_new_ranges gives %d ranges but buffer '%s' has %d dimensions", prim,
-              map.ndst / 2, reg->buffer->name, reg->n);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: gen_new_ranges gives %d ranges but buffer '%s' has %d dimensions", prim,
+             map.ndst / 2, reg->buffer->name, reg->n);
     goto done;
   }
   TirExpr **iv = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *iv);

@@ -74,21 +74,24 @@ static TirBuffer *layout_buffer(Schedule *s, const char *prim, const TirBlock *b
                                 int index, TirFunc *f) {
   int n = is_write ? b->nwrites : b->nreads;
   if (index < 0 || index >= n) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
-              index, n, is_write ? "writes" : "reads", b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
+             index, n, is_write ? "writes" : "reads", b->name);
     return NULL;
   }
   TirBuffer *buf = is_write ? b->writes[index].buffer : b->reads[index].buffer;
   const TirBlock *m = find_block(f->body, matches_as_view, buf);
   if (m) {
-    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1, "%s: buffer '%s' is defined by a match_buffer of block '%s'; only function "
-                    "parameters and buffers allocated by a block can be changed",
-              prim, buf->name, m->name);
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1,
+             "%s: buffer '%s' is defined by a match_buffer of block '%s'; only function "
+             "parameters and buffers allocated by a block can be changed",
+             prim, buf->name, m->name);
     return NULL;
   }
   if (!sch_is_param_buffer(f, buf) && !find_block(f->body, allocates, buf)) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: buffer '%s' is neither a function parameter nor allocated by a block",
-              prim, buf->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer '%s' is neither a function parameter nor allocated by a block",
+             prim, buf->name);
     return NULL;
   }
   return buf;
@@ -678,7 +681,8 @@ static TirBuffer *compute_layout_buffer(Schedule *s, IrHeap *h, const TirBuffer 
                                         SchIndexMap *map) {
   if (sch_index_map_parse(s, h, index_map, it, prim, 2, map)) return NULL;
   if (map->nsrc != buf->ndim) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the index map takes %d indices but buffer '%s' has %d dimensions", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+             "%s: the index map takes %d indices but buffer '%s' has %d dimensions", prim,
              map->nsrc, buf->name, buf->ndim);
     return NULL;
   }
@@ -693,7 +697,8 @@ static TirBuffer *compute_layout_buffer(Schedule *s, IrHeap *h, const TirBuffer 
   }
   const char *why = NULL;
   if (!sch_index_map_image(h, map, buf->shape, nb->shape, &why)) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: cannot infer the shape of buffer '%s' under the index map: %s", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+             "%s: cannot infer the shape of buffer '%s' under the index map: %s", prim,
              buf->name, why);
     return NULL;
   }
@@ -708,8 +713,9 @@ static bool compute_pad_value(Schedule *s, IrHeap *h, const SchVal *pad_value, c
   if (pad_value->kind == SV_CODE) {
     if (sch_index_map_parse_value(s, h, pad_value->s, it, nb, buf->dtype, prim, 3, pad)) return false;
     if (pad->nsrc != map->ndst || pad->ndst != 1) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: pad_value must map the %d indices of the new buffer to one value, got "
-                      "%d indices and %d values",
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+               "%s: pad_value must map the %d indices of the new buffer to one value, got "
+               "%d indices and %d values",
                prim, map->ndst, pad->nsrc, pad->ndst);
       return false;
     }
@@ -730,7 +736,8 @@ static bool compute_pad_value(Schedule *s, IrHeap *h, const SchVal *pad_value, c
   }
   if (!dt_eq(pad->dst[0]->dtype, buf->dtype)) {
     char a[DT_STR_MAX], c[DT_STR_MAX];
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3, "%s: type mismatch: buffer '%s' has dtype %s but pad_value has dtype %s", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: type mismatch: buffer '%s' has dtype %s but pad_value has dtype %s", prim,
              buf->name, dt_str(buf->dtype, a), dt_str(pad->dst[0]->dtype, c));
     return false;
   }
@@ -746,16 +753,18 @@ static bool check_layout_inverse(Schedule *s, IrHeap *h, const SchIndexMap *map,
   char pred_text[256] = "";
   if (!assume_injective) {
     if (!sch_index_map_inverse(h, map, buf->shape, "axis", inv, padding, &why)) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the index map is not a bijection from the shape of buffer '%s' (%s); pass "
-                      "assume_injective_transform=True if it is injective",
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+               "%s: the index map is not a bijection from the shape of buffer '%s' (%s); pass "
+               "assume_injective_transform=True if it is injective",
                prim, buf->name, why);
       return false;
     }
   }
   if (*padding && !has_pad) {
     print_expr_to(pred_text, sizeof pred_text, *padding);
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the transformation would introduce padding at %s in buffer '%s'; give a "
-                    "pad_value",
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+             "%s: the transformation would introduce padding at %s in buffer '%s'; give a "
+             "pad_value",
              prim, pred_text, buf->name);
     return false;
   }
@@ -799,8 +808,9 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   if (!buf) return -1;
   const TirBlock *viewer = find_block(f->body, matches_from, buf);
   if (viewer) {
-    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1, "%s: buffer '%s' is viewed by a match_buffer of block '%s'; its layout cannot be "
-                    "changed under the view",
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1,
+             "%s: buffer '%s' is viewed by a match_buffer of block '%s'; its layout cannot be "
+             "changed under the view",
              prim, buf->name, viewer->name);
     return -1;
   }
@@ -919,13 +929,15 @@ static bool check_block_layout_loops(Schedule *s, const char *prim, const SchPat
   for (int d = first; d < ri; d++) {
     const TirStmt *st = bp->s[d];
     if (st->kind != TIR_S_FOR) { /* first is a For, so d - 1 is one */
-      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: loop '%s' holds more than block '%s' (a %s); the block must be the only "
-                      "child of its loops",
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: loop '%s' holds more than block '%s' (a %s); the block must be the only "
+               "child of its loops",
                prim, bp->s[d - 1]->loop.var->name, b->name, tir_stmt_kind_name(st->kind));
       return false;
     }
     if (!tir_is_zero(st->loop.min)) {
-      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: loop '%s' above block '%s' does not start at 0", prim, st->loop.var->name,
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: loop '%s' above block '%s' does not start at 0", prim, st->loop.var->name,
                b->name);
       return false;
     }
@@ -935,14 +947,16 @@ static bool check_block_layout_loops(Schedule *s, const char *prim, const SchPat
   for (int k = 0; trivial && k < nloops; k++)
     trivial = expr_is_var(realize->realize.values[k], bp->s[first + k]->loop.var);
   if (!trivial) {
-    sch_fail(s, SCH_ERR_NOT_AFFINE, 0, "%s: block '%s' must have trivial bindings (each iter bound to its own loop, "
-                    "in loop order, without a predicate)",
+    sch_fail(s, SCH_ERR_NOT_AFFINE, 0,
+             "%s: block '%s' must have trivial bindings (each iter bound to its own loop, "
+             "in loop order, without a predicate)",
              prim, b->name);
     return false;
   }
   for (int i = 0; i < b->niters; i++)
     if (!tir_is_zero(b->iters[i].dom.min)) {
-      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "%s: the domain of iter '%s' of block '%s' does not start at 0", prim,
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: the domain of iter '%s' of block '%s' does not start at 0", prim,
                b->iters[i].var->name, b->name);
       return false;
     }
@@ -958,7 +972,8 @@ static bool compute_block_layout_iters(Schedule *s, IrHeap *h, const TirBlock *b
   DType it = b->niters && b->iters[0].dom.extent->dtype.bits == 64 ? dt_int64 : dt_int32;
   if (sch_index_map_parse(s, h, index_map, it, prim, 1, map)) return false;
   if (map->nsrc != b->niters) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: the index map takes %d indices but block '%s' has %d iters", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: the index map takes %d indices but block '%s' has %d iters", prim,
              map->nsrc, b->name, b->niters);
     return false;
   }
@@ -966,7 +981,8 @@ static bool compute_block_layout_iters(Schedule *s, IrHeap *h, const TirBlock *b
   for (int i = 0; i < b->niters; i++) ext[i] = b->iters[i].dom.extent;
   const char *why = NULL;
   if (!sch_index_map_inverse(h, map, ext, "v", inv, NULL, &why)) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: the index map is not bijective affine on the iters of block '%s' (%s)", prim,
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: the index map is not bijective affine on the iters of block '%s' (%s)", prim,
              b->name, why);
     return false;
   }
@@ -985,7 +1001,8 @@ static bool compute_block_layout_iters(Schedule *s, IrHeap *h, const TirBlock *b
     if (t < 0) {
       char txt[256];
       print_expr_to(txt, sizeof txt, as_old[j]);
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: cannot detect the type of the new iter %s of block '%s': it %s", prim,
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "%s: cannot detect the type of the new iter %s of block '%s': it %s", prim,
                txt, b->name, t == -1 ? "mixes iters of different types" : "uses no iter");
       return false;
     }
@@ -1111,13 +1128,15 @@ int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_i
   if (!buf) return -1;
   for (int i = 0; i < n; i++) {
     if (axis_separators[i] <= 0 || axis_separators[i] >= buf->ndim) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: axis separator %lld is out of range [1, %d) of buffer '%s'", prim,
-                (long long)axis_separators[i], buf->ndim, buf->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+               "%s: axis separator %lld is out of range [1, %d) of buffer '%s'", prim,
+               (long long)axis_separators[i], buf->ndim, buf->name);
       return -1;
     }
     if (i > 0 && axis_separators[i] <= axis_separators[i - 1]) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: the axis separators of buffer '%s' must be strictly increasing", prim,
-                buf->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+               "%s: the axis separators of buffer '%s' must be strictly increasing", prim,
+               buf->name);
       return -1;
     }
   }

@@ -119,7 +119,8 @@ static bool check_split(Schedule *s, const TirStmt *loop, const int64_t *factors
       ninfer++;
       *infer_at = i;
     } else if (factors[i] < 0) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "split: all the constant factors must be positive, got %s", fs);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "split: all the constant factors must be positive, got %s", fs);
       return false;
     } else {
       *prod *= factors[i];
@@ -361,7 +362,7 @@ static bool iters_reorderable(Schedule *s, TirStmt *st) {
       if (t != TIR_ITER_SPATIAL && t != TIR_ITER_REDUCE) {
         sch_fail(s, SCH_ERR_LOOP_KIND, -1,
                   "reorder: block '%s' has iter '%s' that is neither data-parallel nor a "
-                  "reduction",
+                 "reduction",
                   b->name, b->iters[k].var->name);
         ok = false;
         break;
@@ -450,7 +451,8 @@ int sch_reorder(Schedule *s, const SchRV *rvs, int n) {
     if (!loops[i]) goto done;
     for (int k = 0; k < i; k++)
       if (loops[k] == loops[i]) {
-        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "reorder: loop '%s' appears more than once", sch_loop_name(loops[i]));
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i,
+                 "reorder: loop '%s' appears more than once", sch_loop_name(loops[i]));
         goto done;
       }
   }

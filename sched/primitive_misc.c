@@ -122,7 +122,8 @@ static bool check_merge_nests(Schedule *s, MergeState *ms) {
       TirStmt *st = paths[i].s[k];
       if (st->kind != TIR_S_FOR) continue;
       if (has_annotations(st)) {
-        sch_fail(s, SCH_ERR_LOOP_KIND, i, "merge: loop '%s' has annotations or a thread binding", sch_loop_name(st));
+        sch_fail(s, SCH_ERR_LOOP_KIND, i,
+                 "merge: loop '%s' has annotations or a thread binding", sch_loop_name(st));
         return false;
       }
       if (!tir_is_zero(st->loop.min)) {
@@ -165,8 +166,9 @@ static bool check_merge_extents(Schedule *s, const MergeState *ms) {
         sb_init(&b);
         print_tir_expr(&a, nests[0][k]->loop.extent);
         print_tir_expr(&b, nests[i][k]->loop.extent);
-        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: the extents of the loops to merge must be the same: loop '%s' has "
-                        "extent %s and loop '%s' extent %s",
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i,
+                 "merge: the extents of the loops to merge must be the same: loop '%s' has "
+                 "extent %s and loop '%s' extent %s",
                  sch_loop_name(nests[0][k]), a.data, sch_loop_name(nests[i][k]), b.data);
         sb_free(&a);
         sb_free(&b);
@@ -331,7 +333,8 @@ static bool check_partition_loop(Schedule *s, const TirStmt *loop, int64_t *lo, 
   }
   const char *bname = first_block_name(loop->loop.body);
   if (!bname) {
-    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0, "loop_partition: the body of loop '%s' is not a loop nest around one block",
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "loop_partition: the body of loop '%s' is not a loop nest around one block",
              name);
     return false;
   }
@@ -371,7 +374,8 @@ static bool check_partition_factors(Schedule *s, const TirStmt *loop, const int6
       }
       *infer_at = i;
     } else if (factors[i] < 0) {
-      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "loop_partition: all the constant factors must be positive, got %lld",
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "loop_partition: all the constant factors must be positive, got %lld",
                (long long)factors[i]);
       return false;
     } else {

@@ -197,8 +197,9 @@ SchErrorKind sch_last_error_kind(const Schedule *s) { return s->last_error; }
 TirFunc *sch_cur_func(Schedule *s, const char *func) {
   if (!func) func = s->func;
   if (!func) {
-    sch_fail(s, SCH_ERR_NOT_FOUND, -1, "schedule: the module has several prim_funcs and none is called 'main'; "
-                     "pass func_name or call sch.work_on(name)");
+    sch_fail(s, SCH_ERR_NOT_FOUND, -1,
+             "schedule: the module has several prim_funcs and none is called 'main'; "
+             "pass func_name or call sch.work_on(name)");
     return NULL;
   }
   const IrGlobal *g = ir_module_lookup(sch_mod(s), func);
@@ -263,7 +264,8 @@ void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const 
         break;
       }
     if (fn && !sch_verify_func(s, fn, &why))
-      sch_fail(s, SCH_ERR_INTERNAL, -1, "internal error: %s produced ill-formed IR in '%s': %s", method, fn, why.data);
+      sch_fail(s, SCH_ERR_INTERNAL, -1,
+               "internal error: %s produced ill-formed IR in '%s': %s", method, fn, why.data);
     sb_free(&why);
   }
 }
@@ -447,14 +449,14 @@ static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim,
   SchRVInfo *r = &s->rvs[rv];
   if (r->kind == SCH_RV_LOOP && kind == SCH_RV_LOOP && !r->key) {
     sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: the LoopRV '%s' is the compute-location mark '%s' (from "
-              "sample_compute_location), not a loop", prim, r->name,
-              r->value == SCH_LOC_INLINE ? "inline" : "root");
+             "sample_compute_location), not a loop", prim, r->name,
+             r->value == SCH_LOC_INLINE ? "inline" : "root");
     return NULL;
   }
   if (r->kind != kind) {
     sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: expected a %s, got the %s handle '%s'", prim,
-              kind == SCH_RV_BLOCK ? "BlockRV" : "LoopRV",
-              r->kind == SCH_RV_BLOCK ? "block" : r->kind == SCH_RV_LOOP ? "loop" : "expr", r->name);
+             kind == SCH_RV_BLOCK ? "BlockRV" : "LoopRV",
+             r->kind == SCH_RV_BLOCK ? "block" : r->kind == SCH_RV_LOOP ? "loop" : "expr", r->name);
     return NULL;
   }
   TirFunc *f = sch_cur_func(s, r->func);
@@ -469,11 +471,13 @@ static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim,
   }
   if (!ok) {
     if (kind == SCH_RV_LOOP)
-      sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: stale handle: loop '%s' (%s) no longer exists in '%s'", prim,
-                ((const TirVar *)r->key)->name, r->name, r->func);
+      sch_fail(s, SCH_ERR_INVALID_HANDLE, argi,
+               "%s: stale handle: loop '%s' (%s) no longer exists in '%s'", prim,
+               ((const TirVar *)r->key)->name, r->name, r->func);
     else
-      sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: stale handle: block %s no longer exists in '%s'", prim, r->name,
-                r->func);
+      sch_fail(s, SCH_ERR_INVALID_HANDLE, argi,
+               "%s: stale handle: block %s no longer exists in '%s'", prim, r->name,
+               r->func);
     return NULL;
   }
   return path->s[path->n - 1];
@@ -496,7 +500,8 @@ int sch_scope_index(const SchPath *p, int depth) {
 int sch_block_scope_index(Schedule *s, const char *prim, const SchPath *p) {
   int i = sch_scope_index(p, p->n - 1);
   if (i < 0)
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0, "%s: block '%s' is the root block", prim, tir_realize_block(p->s[p->n - 1])->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0,
+             "%s: block '%s' is the root block", prim, tir_realize_block(p->s[p->n - 1])->name);
   return i;
 }
 
@@ -505,9 +510,10 @@ bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *
   const TirBlock *b = tir_realize_block(path->s[path->n - 1]);
   const TirStmt *loop = b->init ? sch_reduce_loop_above(path, scope_i) : NULL;
   if (loop)
-    sch_fail(s, SCH_ERR_REDUCTION, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the %s would be "
-                    "allocated anew for each step of the reduction",
-              prim, b->name, sch_loop_name(loop), what);
+    sch_fail(s, SCH_ERR_REDUCTION, 0,
+             "%s: block '%s' reduces over loop '%s' outside its scope block, where the %s would be "
+             "allocated anew for each step of the reduction",
+             prim, b->name, sch_loop_name(loop), what);
   return !loop;
 }
 
