@@ -435,93 +435,125 @@ static SchVal parse_default(const char *d) {
   return sch_val_int(strtoll(d, NULL, 10));
 }
 
-static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *call) {
+/* The arguments of a primitive call as they are parsed: by parameter index,
+ * the value, whether it is given, its node and (first 8) its span.  A
+ * primitive taking loops or blocks first (fuse, reorder, ...) collects its
+ * positional arguments into args[0], a list. */
+typedef struct CallArgs {
   SchVal args[SCH_MAX_PARAMS];
-  bool set[SCH_MAX_PARAMS] = {false};
-  const Ast *nodes[SCH_MAX_PARAMS] = {NULL};
+  bool set[SCH_MAX_PARAMS];
+  const Ast *nodes[SCH_MAX_PARAMS];
   Span spans[8];
-  int nspans = 0;
-  for (int i = 0; i < 8; i++) spans[i] = span_none;
-  SchVal result = sch_val_none();
-  bool varargs = m->nparams > 0 && (m->params[0].kind == SP_LOOPS || m->params[0].kind == SP_BLOCKS);
-  if (varargs) {
-    args[0] = sch_val_none();
-    args[0].kind = SV_LIST;
-    set[0] = true;
-    nodes[0] = call;
+  int nspans;
+  bool varargs;
+  int pos;    /* the next positional parameter */
+  int capvar; /* args[0].items's capacity (varargs) */
+} CallArgs;
+
+/* name=value: the parameter must exist and not be given yet. */
+static bool parse_keyword_arg(Eval *ev, const SchMethod *m, const Ast *a, CallArgs *ca) {
+  int k = -1;
+  for (int j = 0; j < m->nparams; j++)
+    if (a->name && !strcmp(m->params[j].name, a->name)) k = j;
+  if (k < 0 || (ca->varargs && k == 0)) {
+    const char *cands[SCH_MAX_PARAMS];
+    for (int j = 0; j < m->nparams; j++) cands[j] = m->params[j].name;
+    const char *sg = a->name ? suggest(a->name, cands, m->nparams) : NULL;
+    if (sg) err(ev, a->span, "%s() got an unexpected keyword argument '%s'; did you mean '%s'?", m->name, a->name ? a->name : "**", sg);
+    else err(ev, a->span, "%s() got an unexpected keyword argument '%s'", m->name, a->name ? a->name : "**");
+    return false;
   }
-  int pos = varargs ? 1 : 0, capvar = 0; /* capvar: args[0].items's capacity (varargs) */
-  bool ok = true;
-  for (int i = 0; i < call->list.len && ok; i++) {
+  if (ca->set[k]) {
+    err(ev, a->span, "%s() got multiple values for argument '%s'", m->name, a->name);
+    return false;
+  }
+  ca->args[k] = eval(ev, a->a);
+  ca->set[k] = true;
+  ca->nodes[k] = a->a;
+  if (!ca->varargs && k < 8) ca->spans[k] = a->a->span, ca->nspans = ca->nspans > k + 1 ? ca->nspans : k + 1;
+  return true;
+}
+
+/* A positional argument of a varargs primitive joins args[0] (*list spreads). */
+static void parse_vararg(Eval *ev, const Ast *a, CallArgs *ca) {
+  SchVal *args = ca->args;
+  SchVal v = eval(ev, a->kind == AST_STARRED ? a->a : a);
+  if (a->kind == AST_STARRED && v.kind == SV_LIST) {
+    for (int k = 0; k < v.n; k++) VEC_PUSH(args[0].items, args[0].n, ca->capvar, sch_val_copy(&v.items[k]));
+    sch_val_free(&v);
+  } else {
+    if (args[0].n < 8) ca->spans[args[0].n] = a->span, ca->nspans = args[0].n + 1;
+    VEC_PUSH(args[0].items, args[0].n, ca->capvar, v);
+  }
+}
+
+static bool parse_positional_arg(Eval *ev, const SchMethod *m, const Ast *a, CallArgs *ca) {
+  int pos = ca->pos;
+  if (pos >= m->nparams) {
+    err(ev, a->span, "%s() takes %d positional argument%s but more were given", m->name, m->nparams,
+        m->nparams == 1 ? "" : "s");
+    return false;
+  }
+  ca->args[pos] = eval(ev, a);
+  ca->set[pos] = true;
+  ca->nodes[pos] = a;
+  if (pos < 8) ca->spans[pos] = a->span, ca->nspans = ca->nspans > pos + 1 ? ca->nspans : pos + 1;
+  ca->pos++;
+  return true;
+}
+
+/* Binds the call's arguments to m's parameters, then the defaults of those
+ * not given; false after an error. */
+static bool parse_call_args(Eval *ev, const SchMethod *m, const Ast *call, CallArgs *ca) {
+  memset(ca, 0, sizeof *ca);
+  for (int i = 0; i < 8; i++) ca->spans[i] = span_none;
+  ca->varargs = m->nparams > 0 && (m->params[0].kind == SP_LOOPS || m->params[0].kind == SP_BLOCKS);
+  if (ca->varargs) {
+    ca->args[0] = sch_val_none();
+    ca->args[0].kind = SV_LIST;
+    ca->set[0] = true;
+    ca->nodes[0] = call;
+  }
+  ca->pos = ca->varargs ? 1 : 0;
+  for (int i = 0; i < call->list.len; i++) {
     const Ast *a = call->list.items[i];
     if (a->kind == AST_KEYWORD) {
-      int k = -1;
-      for (int j = 0; j < m->nparams; j++)
-        if (a->name && !strcmp(m->params[j].name, a->name)) k = j;
-      if (k < 0 || (varargs && k == 0)) {
-        const char *cands[SCH_MAX_PARAMS];
-        for (int j = 0; j < m->nparams; j++) cands[j] = m->params[j].name;
-        const char *sg = a->name ? suggest(a->name, cands, m->nparams) : NULL;
-        if (sg) err(ev, a->span, "%s() got an unexpected keyword argument '%s'; did you mean '%s'?", m->name, a->name ? a->name : "**", sg);
-        else err(ev, a->span, "%s() got an unexpected keyword argument '%s'", m->name, a->name ? a->name : "**");
-        ok = false;
-        break;
-      }
-      if (set[k]) {
-        err(ev, a->span, "%s() got multiple values for argument '%s'", m->name, a->name);
-        ok = false;
-        break;
-      }
-      args[k] = eval(ev, a->a);
-      set[k] = true;
-      nodes[k] = a->a;
-      if (!varargs && k < 8) spans[k] = a->a->span, nspans = nspans > k + 1 ? nspans : k + 1;
-    } else if (varargs) {
-      SchVal v = eval(ev, a->kind == AST_STARRED ? a->a : a);
-      if (a->kind == AST_STARRED && v.kind == SV_LIST) {
-        for (int k = 0; k < v.n; k++) VEC_PUSH(args[0].items, args[0].n, capvar, sch_val_copy(&v.items[k]));
-        sch_val_free(&v);
-      } else {
-        if (args[0].n < 8) spans[args[0].n] = a->span, nspans = args[0].n + 1;
-        VEC_PUSH(args[0].items, args[0].n, capvar, v);
-      }
-    } else {
-      if (pos >= m->nparams) {
-        err(ev, a->span, "%s() takes %d positional argument%s but more were given", m->name, m->nparams,
-            m->nparams == 1 ? "" : "s");
-        ok = false;
-        break;
-      }
-      args[pos] = eval(ev, a);
-      set[pos] = true;
-      nodes[pos] = a;
-      if (pos < 8) spans[pos] = a->span, nspans = nspans > pos + 1 ? nspans : pos + 1;
-      pos++;
+      if (!parse_keyword_arg(ev, m, a, ca)) return false;
+    } else if (ca->varargs) {
+      parse_vararg(ev, a, ca);
+    } else if (!parse_positional_arg(ev, m, a, ca)) {
+      return false;
     }
-    if (ev->failed) ok = false;
+    if (ev->failed) return false;
   }
-  for (int k = 0; k < m->nparams && ok; k++) {
-    if (set[k]) continue;
+  for (int k = 0; k < m->nparams; k++) {
+    if (ca->set[k]) continue;
     if (!m->params[k].dflt) {
       err(ev, call->span, "%s() missing required argument '%s'", m->name, m->params[k].name);
-      ok = false;
-      break;
+      return false;
     }
-    args[k] = parse_default(m->params[k].dflt);
-    set[k] = true;
-    nodes[k] = call;
+    ca->args[k] = parse_default(m->params[k].dflt);
+    ca->set[k] = true;
+    ca->nodes[k] = call;
   }
+  return true;
+}
+
+static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *call) {
+  CallArgs ca;
+  SchVal result = sch_val_none();
+  bool ok = parse_call_args(ev, m, call, &ca);
   /* Spans first: converting a buffer name or a block name can report too. */
-  sch_set_call_spans(s, call->span, spans, nspans);
+  sch_set_call_spans(s, call->span, ca.spans, ca.nspans);
   for (int k = 0; k < m->nparams && ok; k++)
-    if (!convert(ev, s, &m->params[k], nodes[k], &args[k], m->name, args, k)) ok = false;
+    if (!convert(ev, s, &m->params[k], ca.nodes[k], &ca.args[k], m->name, ca.args, k)) ok = false;
   if (ok) {
     int nerr = ev->diag->nerr;
-    if (m->apply(s, args, &result) != 0 || ev->diag->nerr > nerr) ev->failed = true;
+    if (m->apply(s, ca.args, &result) != 0 || ev->diag->nerr > nerr) ev->failed = true;
   }
   sch_set_call_spans(s, span_none, NULL, 0);
   for (int k = 0; k < m->nparams; k++)
-    if (set[k]) sch_val_free(&args[k]);
+    if (ca.set[k]) sch_val_free(&ca.args[k]);
   return result;
 }
 
