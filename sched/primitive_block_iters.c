@@ -292,13 +292,53 @@ static char *flatten_ranges(const char *text, const char **why) {
   return out;
 }
 
+/* Block b with region buffer_index of its reads or writes replaced by the
+ * ranges map gives over its iters, and the index added to its
+ * explicit_read_region / explicit_write_region annotation. */
+static TirBlock build_access_block(IrHeap *h, const TirBlock *b, const SchIndexMap *map, bool is_write,
+                                   int buffer_index) {
+  int nregs = is_write ? b->nwrites : b->nreads;
+  const TirBufferRegion *reg = is_write ? &b->writes[buffer_index] : &b->reads[buffer_index];
+  TirExpr **iv = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *iv);
+  for (int i = 0; i < b->niters; i++) iv[i] = tir_var_ref(h, b->iters[i].var);
+  TirExpr **ix = ir_alloc(h, (size_t)map->ndst * sizeof *ix);
+  sch_index_map_apply(h, map, iv, ix);
+  ArithCtx *a = arith_new(h);
+  TirBufferRegion nr = {reg->buffer, ir_alloc(h, (size_t)(reg->n ? reg->n : 1) * sizeof(TirRange)),
+                        reg->n};
+  for (int d = 0; d < reg->n; d++) {
+    TirExpr *lo = arith_simplify(a, ix[2 * d]);
+    nr.ranges[d].min = lo;
+    nr.ranges[d].extent = arith_simplify(a, tir_binary(h, TIR_SUB, ix[2 * d + 1], ix[2 * d]));
+  }
+  arith_free(a);
+  TirBlock nb = *b;
+  TirBufferRegion *regs = ir_alloc(h, (size_t)nregs * sizeof *regs);
+  memcpy(regs, is_write ? b->writes : b->reads, (size_t)nregs * sizeof *regs);
+  regs[buffer_index] = nr;
+  if (is_write) nb.writes = regs;
+  else nb.reads = regs;
+  const char *key = is_write ? "explicit_write_region" : "explicit_read_region";
+  const IrValue *old = irv_dict_get(b->annotations, key);
+  bool present = false;
+  int nold = old && old->kind == IRV_ARRAY ? old->n : 0;
+  for (int i = 0; i < nold; i++)
+    present |= old->items[i] && old->items[i]->kind == IRV_INT && old->items[i]->i == buffer_index;
+  if (!present) {
+    IrValue **items = ir_alloc(h, (size_t)(nold + 1) * sizeof *items);
+    for (int i = 0; i < nold; i++) items[i] = old->items[i];
+    items[nold] = irv_int(h, buffer_index);
+    nb.annotations = irv_dict_set(h, b->annotations, key, irv_array(h, items, nold + 1));
+  }
+  return nb;
+}
+
 int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const char *buf_type,
                                const char *gen_new_ranges) {
   const char *prim = "annotate_buffer_access";
   SchPath bp = {0};
   IrModule *nm = NULL;
   char *flat = NULL;
-  ArithCtx *a = NULL;
   int rc = -1;
   TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
   if (!realize) goto done;
@@ -342,36 +382,7 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
              map.ndst / 2, reg->buffer->name, reg->n);
     goto done;
   }
-  TirExpr **iv = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *iv);
-  for (int i = 0; i < b->niters; i++) iv[i] = tir_var_ref(h, b->iters[i].var);
-  TirExpr **ix = ir_alloc(h, (size_t)map.ndst * sizeof *ix);
-  sch_index_map_apply(h, &map, iv, ix);
-  a = arith_new(h);
-  TirBufferRegion nr = {reg->buffer, ir_alloc(h, (size_t)(reg->n ? reg->n : 1) * sizeof(TirRange)),
-                        reg->n};
-  for (int d = 0; d < reg->n; d++) {
-    TirExpr *lo = arith_simplify(a, ix[2 * d]);
-    nr.ranges[d].min = lo;
-    nr.ranges[d].extent = arith_simplify(a, tir_binary(h, TIR_SUB, ix[2 * d + 1], ix[2 * d]));
-  }
-  TirBlock nb = *b;
-  TirBufferRegion *regs = ir_alloc(h, (size_t)nregs * sizeof *regs);
-  memcpy(regs, is_write ? b->writes : b->reads, (size_t)nregs * sizeof *regs);
-  regs[buffer_index] = nr;
-  if (is_write) nb.writes = regs;
-  else nb.reads = regs;
-  const char *key = is_write ? "explicit_write_region" : "explicit_read_region";
-  const IrValue *old = irv_dict_get(b->annotations, key);
-  bool present = false;
-  int nold = old && old->kind == IRV_ARRAY ? old->n : 0;
-  for (int i = 0; i < nold; i++)
-    present |= old->items[i] && old->items[i]->kind == IRV_INT && old->items[i]->i == buffer_index;
-  if (!present) {
-    IrValue **items = ir_alloc(h, (size_t)(nold + 1) * sizeof *items);
-    for (int i = 0; i < nold; i++) items[i] = old->items[i];
-    items[nold] = irv_int(h, buffer_index);
-    nb.annotations = irv_dict_set(h, b->annotations, key, irv_array(h, items, nold + 1));
-  }
+  TirBlock nb = build_access_block(h, b, &map, is_write, buffer_index);
   TirStmt *nw = sch_realize_with(h, realize, &nb, NULL, NULL);
   TirStmt *root = sch_replace_at(h, &bp, bp.n - 1, nw);
   sch_commit(s, nm, func, root);
@@ -381,7 +392,6 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   sch_record(s, prim, args, 4, NULL, 0);
   rc = 0;
 done:
-  if (a) arith_free(a);
   if (nm) ir_module_free(nm);
   free(flat);
   sch_path_free(&bp);
