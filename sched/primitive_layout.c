@@ -512,6 +512,51 @@ static TirBufferRegion *subst_regions(IrHeap *h, const TirBufferRegion *regs, in
   return rs;
 }
 
+/* The writer at the end of path p stores buf at consecutive spatial iters
+ * of its block, each bound to one of consecutive serial loops from 0 over
+ * buf's extents, the innermost of which holds no other store of buf.  Sets
+ * the first such iter and the path index of the first such loop. */
+static bool check_row_major_writer(const SchPath *p, const TirBuffer *buf, int *first_iter_out,
+                                   int *first_loop_out) {
+  int wi = p->n - 1, k = buf->ndim;
+  const TirStmt *w = p->s[wi];
+  const TirBlock *b = tir_realize_block(w);
+  StoreScan sc = {buf, NULL, true, 0};
+  if (b->init) scan_stores(b->init, &sc);
+  scan_stores(b->body, &sc);
+  if (!sc.ok || !sc.idx || sc.nrealize || k == 0) return false;
+  /* indices: consecutive spatial iters of the block, each bound to a loop */
+  int first_iter = -1, first_loop = -1;
+  for (int d = 0; d < k; d++) {
+    if (sc.idx[d]->kind != TIR_VAR) return false;
+    int it = 0;
+    while (it < b->niters && b->iters[it].var != sc.idx[d]->var) it++;
+    if (it == b->niters || b->iters[it].type != TIR_ITER_SPATIAL) return false;
+    if (d == 0) first_iter = it;
+    else if (it != first_iter + d) return false;
+    const TirExpr *v = w->realize.values[it];
+    if (v->kind != TIR_VAR) return false;
+    int q = 0;
+    while (q < wi && !(p->s[q]->kind == TIR_S_FOR && p->s[q]->loop.var == v->var)) q++;
+    if (q == wi) return false;
+    if (d == 0) first_loop = q;
+    else if (q != first_loop + d) return false;
+    const TirStmt *L = p->s[q];
+    int64_t e1, e2;
+    bool same_extent = seq_tir_expr(L->loop.extent, buf->shape[d]) ||
+                       (tir_is_const_int(L->loop.extent, &e1) && tir_is_const_int(buf->shape[d], &e2) && e1 == e2);
+    if (!tir_is_zero(L->loop.min) || !same_extent || L->loop.kind != TIR_FOR_SERIAL) return false;
+  }
+  /* the innermost of those loops holds this block and nothing else that stores */
+  const TirStmt *inner = p->s[first_loop + k - 1];
+  StoreScan all = {buf, NULL, true, 0};
+  scan_stores(inner->loop.body, &all);
+  if (!all.ok || all.nrealize != 1) return false;
+  *first_iter_out = first_iter;
+  *first_loop_out = first_loop;
+  return true;
+}
+
 /* The rewritten loop nest of the writer at the end of path p, or NULL when
  * it is not a row-major traversal; *at receives the path index of the
  * outermost loop it replaces. */
@@ -521,37 +566,8 @@ static TirStmt *replace_writer(IrHeap *h, const SchPath *p, const TirBuffer *buf
   int wi = p->n - 1, k = buf->ndim;
   const TirStmt *w = p->s[wi];
   const TirBlock *b = tir_realize_block(w);
-  StoreScan sc = {buf, NULL, true, 0};
-  if (b->init) scan_stores(b->init, &sc);
-  scan_stores(b->body, &sc);
-  if (!sc.ok || !sc.idx || sc.nrealize || k == 0) return NULL;
-  /* indices: consecutive spatial iters of the block, each bound to a loop */
   int first_iter = -1, first_loop = -1;
-  for (int d = 0; d < k; d++) {
-    if (sc.idx[d]->kind != TIR_VAR) return NULL;
-    int it = 0;
-    while (it < b->niters && b->iters[it].var != sc.idx[d]->var) it++;
-    if (it == b->niters || b->iters[it].type != TIR_ITER_SPATIAL) return NULL;
-    if (d == 0) first_iter = it;
-    else if (it != first_iter + d) return NULL;
-    const TirExpr *v = w->realize.values[it];
-    if (v->kind != TIR_VAR) return NULL;
-    int q = 0;
-    while (q < wi && !(p->s[q]->kind == TIR_S_FOR && p->s[q]->loop.var == v->var)) q++;
-    if (q == wi) return NULL;
-    if (d == 0) first_loop = q;
-    else if (q != first_loop + d) return NULL;
-    const TirStmt *L = p->s[q];
-    int64_t e1, e2;
-    bool same_extent = seq_tir_expr(L->loop.extent, buf->shape[d]) ||
-                       (tir_is_const_int(L->loop.extent, &e1) && tir_is_const_int(buf->shape[d], &e2) && e1 == e2);
-    if (!tir_is_zero(L->loop.min) || !same_extent || L->loop.kind != TIR_FOR_SERIAL) return NULL;
-  }
-  /* the innermost of those loops holds this block and nothing else that stores */
-  const TirStmt *inner = p->s[first_loop + k - 1];
-  StoreScan all = {buf, NULL, true, 0};
-  scan_stores(inner->loop.body, &all);
-  if (!all.ok || all.nrealize != 1) return NULL;
+  if (!check_row_major_writer(p, buf, &first_iter, &first_loop)) return NULL;
   /* new iters v_axis.. bound to new loops axis.. */
   int n = nb->ndim;
   TirIterVar *iters = ir_alloc(h, (size_t)(b->niters - k + n) * sizeof *iters);
