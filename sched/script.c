@@ -813,6 +813,53 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
   return eval_method_call(ev, e);
 }
 
+/* A name: a script variable, or the module's class name. */
+static SchVal eval_name(Eval *ev, const Ast *e) {
+  Var *x = lookup(ev, e->name);
+  if (x) return sch_val_copy(&x->val);
+  /* The class name, or "Module" as the printer names every module. */
+  if (!strcmp(e->name, ev->input->name) || !strcmp(e->name, "Module")) return val_kind(SV_MODREF, -1);
+  const char *cands[64];
+  int n = 0;
+  for (int i = 0; i < ev->nvars && n < 63; i++) cands[n++] = ev->vars[i].name;
+  const char *sg = suggest(e->name, cands, n);
+  if (sg) err(ev, e->span, "use of undefined name '%s'; did you mean '%s'?", e->name, sg);
+  else err(ev, e->span, "use of undefined name '%s'", e->name);
+  return sch_val_none();
+}
+
+/* obj[key]: a function of a module by name, or a list item (l[-1] too). */
+static SchVal eval_subscript(Eval *ev, const Ast *e) {
+  SchVal obj = eval(ev, e->a);
+  if (ev->failed) return sch_val_none();
+  if ((int)obj.kind == SV_MODULE && e->b->kind == AST_STR) {
+    const IrGlobal *g = ir_module_lookup(sch_mod(sched_of(ev, &obj)), e->b->str);
+    if (!g) {
+      err(ev, e->b->span, "the module has no function '%s'", e->b->str);
+      return sch_val_none();
+    }
+    SchVal v = val_kind(SV_FUNC, obj.i);
+    v.s = xstrdup(e->b->str);
+    return v;
+  }
+  bool neg = e->b->kind == AST_UNARY && e->b->op == OP_NEG && e->b->a->kind == AST_INT; /* l[-1] */
+  if (obj.kind == SV_LIST && (e->b->kind == AST_INT || neg)) {
+    int64_t ix = neg ? -e->b->a->ival : e->b->ival;
+    int64_t i = ix < 0 ? ix + obj.n : ix;
+    if (i < 0 || i >= obj.n) {
+      err(ev, e->b->span, "index %lld out of range for a list of %d", (long long)ix, obj.n);
+      sch_val_free(&obj);
+      return sch_val_none();
+    }
+    SchVal v = sch_val_copy(&obj.items[i]);
+    sch_val_free(&obj);
+    return v;
+  }
+  err(ev, e->span, "cannot subscript %s here", kind_word(&obj));
+  sch_val_free(&obj);
+  return sch_val_none();
+}
+
 static SchVal eval(Eval *ev, const Ast *e) {
   if (ev->failed) return sch_val_none();
   switch (e->kind) {
@@ -840,19 +887,7 @@ static SchVal eval(Eval *ev, const Ast *e) {
       for (int i = 0; i < v.n; i++) v.items[i] = eval(ev, e->list.items[i]);
       return v;
     }
-    case AST_NAME: {
-      Var *x = lookup(ev, e->name);
-      if (x) return sch_val_copy(&x->val);
-      /* The class name, or "Module" as the printer names every module. */
-      if (!strcmp(e->name, ev->input->name) || !strcmp(e->name, "Module")) return val_kind(SV_MODREF, -1);
-      const char *cands[64];
-      int n = 0;
-      for (int i = 0; i < ev->nvars && n < 63; i++) cands[n++] = ev->vars[i].name;
-      const char *sg = suggest(e->name, cands, n);
-      if (sg) err(ev, e->span, "use of undefined name '%s'; did you mean '%s'?", e->name, sg);
-      else err(ev, e->span, "use of undefined name '%s'", e->name);
-      return sch_val_none();
-    }
+    case AST_NAME: return eval_name(ev, e);
     case AST_ATTR: {
       SchVal obj = eval(ev, e->a);
       if (ev->failed) return sch_val_none();
@@ -862,36 +897,7 @@ static SchVal eval(Eval *ev, const Ast *e) {
       sch_val_free(&obj);
       return sch_val_none();
     }
-    case AST_SUBSCRIPT: {
-      SchVal obj = eval(ev, e->a);
-      if (ev->failed) return sch_val_none();
-      if ((int)obj.kind == SV_MODULE && e->b->kind == AST_STR) {
-        const IrGlobal *g = ir_module_lookup(sch_mod(sched_of(ev, &obj)), e->b->str);
-        if (!g) {
-          err(ev, e->b->span, "the module has no function '%s'", e->b->str);
-          return sch_val_none();
-        }
-        SchVal v = val_kind(SV_FUNC, obj.i);
-        v.s = xstrdup(e->b->str);
-        return v;
-      }
-      bool neg = e->b->kind == AST_UNARY && e->b->op == OP_NEG && e->b->a->kind == AST_INT; /* l[-1] */
-      if (obj.kind == SV_LIST && (e->b->kind == AST_INT || neg)) {
-        int64_t ix = neg ? -e->b->a->ival : e->b->ival;
-        int64_t i = ix < 0 ? ix + obj.n : ix;
-        if (i < 0 || i >= obj.n) {
-          err(ev, e->b->span, "index %lld out of range for a list of %d", (long long)ix, obj.n);
-          sch_val_free(&obj);
-          return sch_val_none();
-        }
-        SchVal v = sch_val_copy(&obj.items[i]);
-        sch_val_free(&obj);
-        return v;
-      }
-      err(ev, e->span, "cannot subscript %s here", kind_word(&obj));
-      sch_val_free(&obj);
-      return sch_val_none();
-    }
+    case AST_SUBSCRIPT: return eval_subscript(ev, e);
     case AST_CALL: return eval_call(ev, e);
     case AST_LAMBDA: return code_val(e);
     default: break;
