@@ -44,12 +44,15 @@ SchRV sch_get_block(Schedule *s, const char *name, const char *func_name) {
       if (d < bestd) bestd = d, best = ns.all.items[i];
     }
     if (best)
-      sch_error(s, 0, "get_block: cannot find a block named '%s' in function '%s'; did you mean '%s'?",
-                name, fn, best);
+      sch_fail(s, SCH_ERR_NOT_FOUND, 0,
+               "get_block: cannot find a block named '%s' in function '%s'; did you mean '%s'?",
+               name, fn, best);
     else
-      sch_error(s, 0, "get_block: cannot find a block named '%s' in function '%s'", name, fn);
+      sch_fail(s, SCH_ERR_NOT_FOUND, 0,
+               "get_block: cannot find a block named '%s' in function '%s'", name, fn);
   } else {
-    sch_error(s, 0, "get_block: found %d blocks named '%s' in function '%s'", ns.found.len, name, fn);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0,
+             "get_block: found %d blocks named '%s' in function '%s'", ns.found.len, name, fn);
   }
   pv_free(&ns.found);
   pv_free(&ns.all);
@@ -166,12 +169,14 @@ int sch_buffer_index_by_name(Schedule *s, SchRV block, const char *name, int whi
   }
   const char *lists = which == 0 ? "reads" : which == 1 ? "writes" : "reads or writes";
   if (nfound == 0) {
-    sch_error(s, argi, "%s: block '%s' has no buffer '%s' in its %s", prim, b->name, name, lists);
+    sch_fail(s, SCH_ERR_NOT_FOUND, argi,
+             "%s: block '%s' has no buffer '%s' in its %s", prim, b->name, name, lists);
     return -1;
   }
   if (nfound > 1 && which < 0) {
-    sch_error(s, argi, "%s: block '%s' accesses several buffers named '%s'; pass (\"read\", i) or (\"write\", i)",
-              prim, b->name, name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, argi,
+             "%s: block '%s' accesses several buffers named '%s'; pass (\"read\", i) or (\"write\", i)",
+             prim, b->name, name);
     return -1;
   }
   if (is_write) *is_write = w;

@@ -35,8 +35,9 @@ int sch_reorder_block_iter_var(Schedule *s, SchRV block, const int64_t *new_orde
     StrBuf sb;
     sb_init(&sb);
     for (int i = 0; i < n; i++) sb_printf(&sb, "%s%lld", i ? ", " : "", (long long)new_order[i]);
-    sch_error(s, 1, "%s: new_order [%s] is not a permutation of [0, %d) (block '%s' has %d block "
-                    "iters)", prim, sb.data ? sb.data : "", b->niters, b->name, b->niters);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: new_order [%s] is not a permutation of [0, %d) (block '%s' has %d block "
+             "iters)", prim, sb.data ? sb.data : "", b->niters, b->name, b->niters);
     sb_free(&sb);
     return sch_path_free(&bp), -1;
   }
@@ -83,10 +84,12 @@ static TirBuffer *retyped(const Retype *r, const TirBuffer *b) {
 
 static void retype_add(Retype *r, IrHeap *h, const TirBuffer *b) {
   if (retyped(r, b)) return;
-  if (r->n == r->cap) {
-    r->cap = r->cap ? 2 * r->cap : 4;
-    r->old = xrealloc(r->old, (size_t)r->cap * sizeof *r->old);
-    r->nw = xrealloc(r->nw, (size_t)r->cap * sizeof *r->nw);
+  /* old and nw share cap: grow the first, follow with the second. */
+  int cap = r->cap;
+  VEC_RESERVE(r->old, cap, r->n + 1);
+  if (cap != r->cap) {
+    r->cap = cap;
+    r->nw = xrealloc(r->nw, (size_t)cap * sizeof *r->nw);
   }
   TirBuffer *nb = tir_buffer_copy(h, b);
   nb->dtype = r->dst;
@@ -157,14 +160,15 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
   const TirBlock *b = tir_realize_block(realize);
   const char *func = s->rvs[block].func;
   if (buffer_index < 0 || buffer_index >= b->nwrites) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
-              buffer_index, b->nwrites, b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the writes of block '%s'", prim,
+             buffer_index, b->nwrites, b->name);
     return -1;
   }
   TirBuffer *buf = b->writes[buffer_index].buffer;
   DType dt;
   if (!dtype || !dt_parse(dtype, &dt) || dt_is_void(dt) || dt_is_handle(dt) || dt.lanes != 1) {
-    sch_error(s, 2, "%s: \"%s\" is not a valid data type", prim, dtype ? dtype : "");
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: \"%s\" is not a valid data type", prim, dtype ? dtype : "");
     return -1;
   }
   TirFunc *f = sch_cur_func(s, func);
@@ -173,8 +177,9 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
   IrModule *nm = NULL;
   if (!dt_eq(dt, buf->dtype)) {
     if (sch_is_param_buffer(f, buf)) {
-      sch_error(s, 1, "%s: buffer '%s' is a function parameter; only a buffer allocated by a block "
-                      "can change its dtype", prim, buf->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "%s: buffer '%s' is a function parameter; only a buffer allocated by a block "
+               "can change its dtype", prim, buf->name);
       return -1;
     }
     Retype r = {0};
@@ -184,8 +189,9 @@ int sch_unsafe_set_dtype(Schedule *s, SchRV block, int buffer_index, const char 
     v.pre_stmt = scan_pre;
     tir_visit_stmt(&v, f->body);
     if (!r.found) {
-      sch_error(s, 1, "%s: buffer '%s' written by block '%s' is not allocated by a block", prim,
-                buf->name, b->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "%s: buffer '%s' written by block '%s' is not allocated by a block", prim,
+               buf->name, b->name);
       return -1;
     }
     nm = sch_begin(s);
@@ -286,57 +292,18 @@ static char *flatten_ranges(const char *text, const char **why) {
   return out;
 }
 
-int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const char *buf_type,
-                               const char *gen_new_ranges) {
-  const char *prim = "annotate_buffer_access";
-  SchPath bp = {0};
-  IrModule *nm = NULL;
-  char *flat = NULL;
-  ArithCtx *a = NULL;
-  int rc = -1;
-  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
-  if (!realize) goto done;
-  const TirBlock *b = tir_realize_block(realize);
-  const char *func = s->rvs[block].func;
-  if (!buf_type || (strcmp(buf_type, "read") && strcmp(buf_type, "write"))) {
-    sch_error(s, 2, "%s: buf_type must be \"read\" or \"write\", got \"%s\"", prim,
-              buf_type ? buf_type : "");
-    goto done;
-  }
-  bool is_write = !strcmp(buf_type, "write");
+/* Block b with region buffer_index of its reads or writes replaced by the
+ * ranges map gives over its iters, and the index added to its
+ * explicit_read_region / explicit_write_region annotation. */
+static TirBlock build_access_block(IrHeap *h, const TirBlock *b, const SchIndexMap *map, bool is_write,
+                                   int buffer_index) {
   int nregs = is_write ? b->nwrites : b->nreads;
-  if (buffer_index < 0 || buffer_index >= nregs) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
-              buffer_index, nregs, is_write ? "writes" : "reads", b->name);
-    goto done;
-  }
   const TirBufferRegion *reg = is_write ? &b->writes[buffer_index] : &b->reads[buffer_index];
-  const char *why = NULL;
-  flat = flatten_ranges(gen_new_ranges, &why);
-  if (!flat) {
-    sch_error(s, 3, "%s: invalid gen_new_ranges '%s': %s", prim, gen_new_ranges, why);
-    goto done;
-  }
-  nm = sch_begin(s);
-  IrHeap *h = nm->heap;
-  DType it = b->niters ? b->iters[0].var->dtype : dt_int32;
-  SchIndexMap map;
-  if (sch_index_map_parse(s, h, flat, it, prim, 3, &map)) goto done;
-  if (map.nsrc != b->niters) {
-    sch_error(s, 3, "%s: gen_new_ranges takes %d arguments but block '%s' has %d block iters", prim,
-              map.nsrc, b->name, b->niters);
-    goto done;
-  }
-  if (map.ndst != 2 * reg->n) {
-    sch_error(s, 3, "%s: gen_new_ranges gives %d ranges but buffer '%s' has %d dimensions", prim,
-              map.ndst / 2, reg->buffer->name, reg->n);
-    goto done;
-  }
   TirExpr **iv = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *iv);
   for (int i = 0; i < b->niters; i++) iv[i] = tir_var_ref(h, b->iters[i].var);
-  TirExpr **ix = ir_alloc(h, (size_t)map.ndst * sizeof *ix);
-  sch_index_map_apply(h, &map, iv, ix);
-  a = arith_new(h);
+  TirExpr **ix = ir_alloc(h, (size_t)map->ndst * sizeof *ix);
+  sch_index_map_apply(h, map, iv, ix);
+  ArithCtx *a = arith_new(h);
   TirBufferRegion nr = {reg->buffer, ir_alloc(h, (size_t)(reg->n ? reg->n : 1) * sizeof(TirRange)),
                         reg->n};
   for (int d = 0; d < reg->n; d++) {
@@ -344,6 +311,7 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
     nr.ranges[d].min = lo;
     nr.ranges[d].extent = arith_simplify(a, tir_binary(h, TIR_SUB, ix[2 * d + 1], ix[2 * d]));
   }
+  arith_free(a);
   TirBlock nb = *b;
   TirBufferRegion *regs = ir_alloc(h, (size_t)nregs * sizeof *regs);
   memcpy(regs, is_write ? b->writes : b->reads, (size_t)nregs * sizeof *regs);
@@ -362,6 +330,59 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
     items[nold] = irv_int(h, buffer_index);
     nb.annotations = irv_dict_set(h, b->annotations, key, irv_array(h, items, nold + 1));
   }
+  return nb;
+}
+
+int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const char *buf_type,
+                               const char *gen_new_ranges) {
+  const char *prim = "annotate_buffer_access";
+  SchPath bp = {0};
+  IrModule *nm = NULL;
+  char *flat = NULL;
+  int rc = -1;
+  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
+  if (!realize) goto done;
+  const TirBlock *b = tir_realize_block(realize);
+  const char *func = s->rvs[block].func;
+  if (!buf_type || (strcmp(buf_type, "read") && strcmp(buf_type, "write"))) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2, "%s: buf_type must be \"read\" or \"write\", got \"%s\"", prim,
+             buf_type ? buf_type : "");
+    goto done;
+  }
+  bool is_write = !strcmp(buf_type, "write");
+  int nregs = is_write ? b->nwrites : b->nreads;
+  if (buffer_index < 0 || buffer_index >= nregs) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
+             buffer_index, nregs, is_write ? "writes" : "reads", b->name);
+    goto done;
+  }
+  const TirBufferRegion *reg = is_write ? &b->writes[buffer_index] : &b->reads[buffer_index];
+  const char *why = NULL;
+  flat = flatten_ranges(gen_new_ranges, &why);
+  if (!flat) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: invalid gen_new_ranges '%s': %s", prim, gen_new_ranges, why);
+    goto done;
+  }
+  nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  DType it = b->niters ? b->iters[0].var->dtype : dt_int32;
+  SchIndexMap map;
+  if (sch_index_map_parse(s, h, flat, it, prim, 3, &map)) goto done;
+  if (map.nsrc != b->niters) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: gen_new_ranges takes %d arguments but block '%s' has %d block iters", prim,
+             map.nsrc, b->name, b->niters);
+    goto done;
+  }
+  if (map.ndst != 2 * reg->n) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: gen_new_ranges gives %d ranges but buffer '%s' has %d dimensions", prim,
+             map.ndst / 2, reg->buffer->name, reg->n);
+    goto done;
+  }
+  TirBlock nb = build_access_block(h, b, &map, is_write, buffer_index);
   TirStmt *nw = sch_realize_with(h, realize, &nb, NULL, NULL);
   TirStmt *root = sch_replace_at(h, &bp, bp.n - 1, nw);
   sch_commit(s, nm, func, root);
@@ -371,7 +392,6 @@ int sch_annotate_buffer_access(Schedule *s, SchRV block, int buffer_index, const
   sch_record(s, prim, args, 4, NULL, 0);
   rc = 0;
 done:
-  if (a) arith_free(a);
   if (nm) ir_module_free(nm);
   free(flat);
   sch_path_free(&bp);

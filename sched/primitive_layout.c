@@ -74,21 +74,24 @@ static TirBuffer *layout_buffer(Schedule *s, const char *prim, const TirBlock *b
                                 int index, TirFunc *f) {
   int n = is_write ? b->nwrites : b->nreads;
   if (index < 0 || index >= n) {
-    sch_error(s, 1, "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
-              index, n, is_write ? "writes" : "reads", b->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer index %d is out of range [0, %d) of the %s of block '%s'", prim,
+             index, n, is_write ? "writes" : "reads", b->name);
     return NULL;
   }
   TirBuffer *buf = is_write ? b->writes[index].buffer : b->reads[index].buffer;
   const TirBlock *m = find_block(f->body, matches_as_view, buf);
   if (m) {
-    sch_error(s, 1, "%s: buffer '%s' is defined by a match_buffer of block '%s'; only function "
-                    "parameters and buffers allocated by a block can be changed",
-              prim, buf->name, m->name);
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1,
+             "%s: buffer '%s' is defined by a match_buffer of block '%s'; only function "
+             "parameters and buffers allocated by a block can be changed",
+             prim, buf->name, m->name);
     return NULL;
   }
   if (!sch_is_param_buffer(f, buf) && !find_block(f->body, allocates, buf)) {
-    sch_error(s, 1, "%s: buffer '%s' is neither a function parameter nor allocated by a block",
-              prim, buf->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: buffer '%s' is neither a function parameter nor allocated by a block",
+             prim, buf->name);
     return NULL;
   }
   return buf;
@@ -509,6 +512,51 @@ static TirBufferRegion *subst_regions(IrHeap *h, const TirBufferRegion *regs, in
   return rs;
 }
 
+/* The writer at the end of path p stores buf at consecutive spatial iters
+ * of its block, each bound to one of consecutive serial loops from 0 over
+ * buf's extents, the innermost of which holds no other store of buf.  Sets
+ * the first such iter and the path index of the first such loop. */
+static bool check_row_major_writer(const SchPath *p, const TirBuffer *buf, int *first_iter_out,
+                                   int *first_loop_out) {
+  int wi = p->n - 1, k = buf->ndim;
+  const TirStmt *w = p->s[wi];
+  const TirBlock *b = tir_realize_block(w);
+  StoreScan sc = {buf, NULL, true, 0};
+  if (b->init) scan_stores(b->init, &sc);
+  scan_stores(b->body, &sc);
+  if (!sc.ok || !sc.idx || sc.nrealize || k == 0) return false;
+  /* indices: consecutive spatial iters of the block, each bound to a loop */
+  int first_iter = -1, first_loop = -1;
+  for (int d = 0; d < k; d++) {
+    if (sc.idx[d]->kind != TIR_VAR) return false;
+    int it = 0;
+    while (it < b->niters && b->iters[it].var != sc.idx[d]->var) it++;
+    if (it == b->niters || b->iters[it].type != TIR_ITER_SPATIAL) return false;
+    if (d == 0) first_iter = it;
+    else if (it != first_iter + d) return false;
+    const TirExpr *v = w->realize.values[it];
+    if (v->kind != TIR_VAR) return false;
+    int q = 0;
+    while (q < wi && !(p->s[q]->kind == TIR_S_FOR && p->s[q]->loop.var == v->var)) q++;
+    if (q == wi) return false;
+    if (d == 0) first_loop = q;
+    else if (q != first_loop + d) return false;
+    const TirStmt *L = p->s[q];
+    int64_t e1, e2;
+    bool same_extent = seq_tir_expr(L->loop.extent, buf->shape[d]) ||
+                       (tir_is_const_int(L->loop.extent, &e1) && tir_is_const_int(buf->shape[d], &e2) && e1 == e2);
+    if (!tir_is_zero(L->loop.min) || !same_extent || L->loop.kind != TIR_FOR_SERIAL) return false;
+  }
+  /* the innermost of those loops holds this block and nothing else that stores */
+  const TirStmt *inner = p->s[first_loop + k - 1];
+  StoreScan all = {buf, NULL, true, 0};
+  scan_stores(inner->loop.body, &all);
+  if (!all.ok || all.nrealize != 1) return false;
+  *first_iter_out = first_iter;
+  *first_loop_out = first_loop;
+  return true;
+}
+
 /* The rewritten loop nest of the writer at the end of path p, or NULL when
  * it is not a row-major traversal; *at receives the path index of the
  * outermost loop it replaces. */
@@ -518,37 +566,8 @@ static TirStmt *replace_writer(IrHeap *h, const SchPath *p, const TirBuffer *buf
   int wi = p->n - 1, k = buf->ndim;
   const TirStmt *w = p->s[wi];
   const TirBlock *b = tir_realize_block(w);
-  StoreScan sc = {buf, NULL, true, 0};
-  if (b->init) scan_stores(b->init, &sc);
-  scan_stores(b->body, &sc);
-  if (!sc.ok || !sc.idx || sc.nrealize || k == 0) return NULL;
-  /* indices: consecutive spatial iters of the block, each bound to a loop */
   int first_iter = -1, first_loop = -1;
-  for (int d = 0; d < k; d++) {
-    if (sc.idx[d]->kind != TIR_VAR) return NULL;
-    int it = 0;
-    while (it < b->niters && b->iters[it].var != sc.idx[d]->var) it++;
-    if (it == b->niters || b->iters[it].type != TIR_ITER_SPATIAL) return NULL;
-    if (d == 0) first_iter = it;
-    else if (it != first_iter + d) return NULL;
-    const TirExpr *v = w->realize.values[it];
-    if (v->kind != TIR_VAR) return NULL;
-    int q = 0;
-    while (q < wi && !(p->s[q]->kind == TIR_S_FOR && p->s[q]->loop.var == v->var)) q++;
-    if (q == wi) return NULL;
-    if (d == 0) first_loop = q;
-    else if (q != first_loop + d) return NULL;
-    const TirStmt *L = p->s[q];
-    int64_t e1, e2;
-    bool same_extent = seq_tir_expr(L->loop.extent, buf->shape[d]) ||
-                       (tir_is_const_int(L->loop.extent, &e1) && tir_is_const_int(buf->shape[d], &e2) && e1 == e2);
-    if (!tir_is_zero(L->loop.min) || !same_extent || L->loop.kind != TIR_FOR_SERIAL) return NULL;
-  }
-  /* the innermost of those loops holds this block and nothing else that stores */
-  const TirStmt *inner = p->s[first_loop + k - 1];
-  StoreScan all = {buf, NULL, true, 0};
-  scan_stores(inner->loop.body, &all);
-  if (!all.ok || all.nrealize != 1) return NULL;
+  if (!check_row_major_writer(p, buf, &first_iter, &first_loop)) return NULL;
   /* new iters v_axis.. bound to new loops axis.. */
   int n = nb->ndim;
   TirIterVar *iters = ir_alloc(h, (size_t)(b->niters - k + n) * sizeof *iters);
@@ -602,10 +621,11 @@ static TirStmt *replace_writer(IrHeap *h, const SchPath *p, const TirBuffer *buf
 }
 
 /* Every realize writing buf, as paths (pre-order). */
-static void all_writers(TirStmt *st, const TirBuffer *buf, SchPath *cur, SchPath **out, int *n) {
+static void all_writers(TirStmt *st, const TirBuffer *buf, SchPath *cur, SchPath **out, int *n,
+                        int *cap) {
   sch_path_push(cur, st);
   if (st->kind == TIR_S_BLOCK_REALIZE && sch_block_writes(tir_realize_block(st), buf)) {
-    *out = xrealloc(*out, (size_t)(*n + 1) * sizeof **out);
+    VEC_RESERVE(*out, *cap, *n + 1);
     memset(&(*out)[*n], 0, sizeof **out);
     sch_path_copy(&(*out)[(*n)++], cur);
   }
@@ -613,7 +633,7 @@ static void all_writers(TirStmt *st, const TirBuffer *buf, SchPath *cur, SchPath
   int k = sch_children(st, kids, 64);
   TirStmt **all = kids;
   if (st->kind == TIR_S_SEQ && st->seq.n > 64) all = st->seq.stmts, k = st->seq.n;
-  for (int i = 0; i < k; i++) all_writers(all[i], buf, cur, out, n);
+  for (int i = 0; i < k; i++) all_writers(all[i], buf, cur, out, n, cap);
   cur->n--;
 }
 
@@ -626,8 +646,8 @@ static TirStmt *swap_loop(TirMutator *m, TirStmt *st) {
 static TirStmt *replace_writers(IrHeap *h, TirStmt *root, const TirBuffer *buf, TirBuffer *nb,
                                 const SchIndexMap *inv, TirExpr *padding, const SchIndexMap *pad) {
   SchPath cur = {0}, *ws = NULL;
-  int nw = 0;
-  all_writers(root, buf, &cur, &ws, &nw);
+  int nw = 0, capw = 0;
+  all_writers(root, buf, &cur, &ws, &nw, &capw);
   sch_path_free(&cur);
   IrPtrMap swaps;
   ir_ptrmap_init(&swaps);
@@ -670,6 +690,123 @@ static TirStmt *prepend_to_root(IrHeap *h, TirStmt *root, TirStmt *stmt) {
 
 /* ----------------------------------------------------------- transform_layout */
 
+/* Parses the index map and builds the new buffer: the map's image of the
+ * old shape, no strides, the map's axis separators.  NULL after an error. */
+static TirBuffer *compute_layout_buffer(Schedule *s, IrHeap *h, const TirBuffer *buf,
+                                        const char *index_map, DType it, const char *prim,
+                                        SchIndexMap *map) {
+  if (sch_index_map_parse(s, h, index_map, it, prim, 2, map)) return NULL;
+  if (map->nsrc != buf->ndim) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+             "%s: the index map takes %d indices but buffer '%s' has %d dimensions", prim,
+             map->nsrc, buf->name, buf->ndim);
+    return NULL;
+  }
+  TirBuffer *nb = tir_buffer_copy(h, buf);
+  nb->shape = ir_alloc(h, (size_t)(map->ndst ? map->ndst : 1) * sizeof *nb->shape);
+  nb->ndim = map->ndst;
+  nb->strides = NULL;
+  nb->nstrides = 0;
+  if (map->nseps) {
+    nb->axis_separators = ir_memdup(h, map->seps, (size_t)map->nseps * sizeof *map->seps);
+    nb->naxis_separators = map->nseps;
+  }
+  const char *why = NULL;
+  if (!sch_index_map_image(h, map, buf->shape, nb->shape, &why)) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+             "%s: cannot infer the shape of buffer '%s' under the index map: %s", prim,
+             buf->name, why);
+    return NULL;
+  }
+  return nb;
+}
+
+/* The pad value as a map from the new buffer's indices to one value of the
+ * buffer's dtype: a lambda parsed, a constant wrapped. */
+static bool compute_pad_value(Schedule *s, IrHeap *h, const SchVal *pad_value, const SchIndexMap *map,
+                              TirBuffer *nb, const TirBuffer *buf, DType it, const char *prim,
+                              SchIndexMap *pad) {
+  if (pad_value->kind == SV_CODE) {
+    if (sch_index_map_parse_value(s, h, pad_value->s, it, nb, buf->dtype, prim, 3, pad)) return false;
+    if (pad->nsrc != map->ndst || pad->ndst != 1) {
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+               "%s: pad_value must map the %d indices of the new buffer to one value, got "
+               "%d indices and %d values",
+               prim, map->ndst, pad->nsrc, pad->ndst);
+      return false;
+    }
+  } else {
+    /* As TVM's Python layer: an int fills int buffers, a float float buffers, in their dtype. */
+    TirExpr *v;
+    if (pad_value->kind == SV_INT)
+      v = dt_is_integer(buf->dtype) ? tir_int(h, buf->dtype, pad_value->i) : tir_i32(h, pad_value->i);
+    else
+      v = dt_is_float(buf->dtype) ? tir_float(h, buf->dtype, pad_value->f)
+                                  : tir_float(h, dt_float32, pad_value->f);
+    pad->nsrc = map->ndst;
+    pad->src = ir_alloc(h, (size_t)(map->ndst ? map->ndst : 1) * sizeof *pad->src);
+    for (int j = 0; j < map->ndst; j++) pad->src[j] = tir_var(h, "i", it);
+    pad->dst = ir_alloc(h, sizeof *pad->dst);
+    pad->dst[0] = v;
+    pad->ndst = 1;
+  }
+  if (!dt_eq(pad->dst[0]->dtype, buf->dtype)) {
+    char a[DT_STR_MAX], c[DT_STR_MAX];
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+             "%s: type mismatch: buffer '%s' has dtype %s but pad_value has dtype %s", prim,
+             buf->name, dt_str(buf->dtype, a), dt_str(pad->dst[0]->dtype, c));
+    return false;
+  }
+  return true;
+}
+
+/* Unless assume_injective, inverts the map over the old shape (inv, and the
+ * predicate of the padding it introduces, *padding); padding needs a pad value. */
+static bool check_layout_inverse(Schedule *s, IrHeap *h, const SchIndexMap *map, const TirBuffer *buf,
+                                 bool assume_injective, bool has_pad, const char *prim,
+                                 SchIndexMap *inv, TirExpr **padding) {
+  const char *why = NULL;
+  char pred_text[256] = "";
+  if (!assume_injective) {
+    if (!sch_index_map_inverse(h, map, buf->shape, "axis", inv, padding, &why)) {
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+               "%s: the index map is not a bijection from the shape of buffer '%s' (%s); pass "
+               "assume_injective_transform=True if it is injective",
+               prim, buf->name, why);
+      return false;
+    }
+  }
+  if (*padding && !has_pad) {
+    print_expr_to(pred_text, sizeof pred_text, *padding);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+             "%s: the transformation would introduce padding at %s in buffer '%s'; give a "
+             "pad_value",
+             prim, pred_text, buf->name);
+    return false;
+  }
+  return true;
+}
+
+/* The new function body: padding written (when there is any), then every
+ * access of buf moved to nb through the map. */
+static TirStmt *replace_layout(IrHeap *h, TirStmt *body, const TirBuffer *buf, TirBuffer *nb,
+                               const SchIndexMap *map, const SchIndexMap *inv, TirExpr *padding,
+                               const SchIndexMap *pad) {
+  if (padding) {
+    /* TVM's plans in its order of preference: rewrite row-major writers,
+     * else fill after the last writer, else (no writer) assume. */
+    TirStmt *nbody = replace_writers(h, body, buf, nb, inv, padding, pad);
+    if (!nbody)
+      nbody = insert_after_last_writer(h, body, buf, pad_nest(h, nb, inv, padding, pad, false));
+    if (nbody) {
+      body = nbody;
+    } else {
+      body = prepend_to_root(h, body, pad_nest(h, nb, inv, padding, pad, true));
+    }
+  }
+  return relayout(h, body, buf, nb, map);
+}
+
 /* pad_value: NULL / SV_NONE = None, SV_INT / SV_FLOAT a constant, SV_CODE a lambda. */
 static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int buffer_index,
                                  const char *index_map, const SchVal *pad_value,
@@ -687,101 +824,26 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   if (!buf) return -1;
   const TirBlock *viewer = find_block(f->body, matches_from, buf);
   if (viewer) {
-    sch_error(s, 1, "%s: buffer '%s' is viewed by a match_buffer of block '%s'; its layout cannot be "
-                    "changed under the view",
-              prim, buf->name, viewer->name);
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 1,
+             "%s: buffer '%s' is viewed by a match_buffer of block '%s'; its layout cannot be "
+             "changed under the view",
+             prim, buf->name, viewer->name);
     return -1;
   }
   /* Built in the new version's heap, which is dropped unless every check passes. */
   IrModule *nm = sch_begin(s);
   IrHeap *h = nm->heap;
-  int rc = -1;
   DType it = index_dtype_of(buf);
   SchIndexMap map, pad = {0}, inv = {0};
   bool has_pad = pad_value && pad_value->kind != SV_NONE;
-  char pred_text[256] = "";
-  if (sch_index_map_parse(s, h, index_map, it, prim, 2, &map)) goto fail;
-  if (map.nsrc != buf->ndim) {
-    sch_error(s, 2, "%s: the index map takes %d indices but buffer '%s' has %d dimensions", prim,
-              map.nsrc, buf->name, buf->ndim);
-    goto fail;
-  }
-  TirBuffer *nb = tir_buffer_copy(h, buf);
-  nb->shape = ir_alloc(h, (size_t)(map.ndst ? map.ndst : 1) * sizeof *nb->shape);
-  nb->ndim = map.ndst;
-  nb->strides = NULL;
-  nb->nstrides = 0;
-  if (map.nseps) {
-    nb->axis_separators = ir_memdup(h, map.seps, (size_t)map.nseps * sizeof *map.seps);
-    nb->naxis_separators = map.nseps;
-  }
-  const char *why = NULL;
-  if (!sch_index_map_image(h, &map, buf->shape, nb->shape, &why)) {
-    sch_error(s, 2, "%s: cannot infer the shape of buffer '%s' under the index map: %s", prim,
-              buf->name, why);
-    goto fail;
-  }
-  if (has_pad) {
-    if (pad_value->kind == SV_CODE) {
-      if (sch_index_map_parse_value(s, h, pad_value->s, it, nb, buf->dtype, prim, 3, &pad)) goto fail;
-      if (pad.nsrc != map.ndst || pad.ndst != 1) {
-        sch_error(s, 3, "%s: pad_value must map the %d indices of the new buffer to one value, got "
-                        "%d indices and %d values",
-                  prim, map.ndst, pad.nsrc, pad.ndst);
-        goto fail;
-      }
-    } else {
-      /* As TVM's Python layer: an int fills int buffers, a float float buffers, in their dtype. */
-      TirExpr *v;
-      if (pad_value->kind == SV_INT)
-        v = dt_is_integer(buf->dtype) ? tir_int(h, buf->dtype, pad_value->i) : tir_i32(h, pad_value->i);
-      else
-        v = dt_is_float(buf->dtype) ? tir_float(h, buf->dtype, pad_value->f)
-                                    : tir_float(h, dt_float32, pad_value->f);
-      pad.nsrc = map.ndst;
-      pad.src = ir_alloc(h, (size_t)(map.ndst ? map.ndst : 1) * sizeof *pad.src);
-      for (int j = 0; j < map.ndst; j++) pad.src[j] = tir_var(h, "i", it);
-      pad.dst = ir_alloc(h, sizeof *pad.dst);
-      pad.dst[0] = v;
-      pad.ndst = 1;
-    }
-    if (!dt_eq(pad.dst[0]->dtype, buf->dtype)) {
-      char a[DT_STR_MAX], c[DT_STR_MAX];
-      sch_error(s, 3, "%s: type mismatch: buffer '%s' has dtype %s but pad_value has dtype %s", prim,
-                buf->name, dt_str(buf->dtype, a), dt_str(pad.dst[0]->dtype, c));
-      goto fail;
-    }
-  }
   TirExpr *padding = NULL;
-  if (!assume_injective) {
-    if (!sch_index_map_inverse(h, &map, buf->shape, "axis", &inv, &padding, &why)) {
-      sch_error(s, 2, "%s: the index map is not a bijection from the shape of buffer '%s' (%s); pass "
-                      "assume_injective_transform=True if it is injective",
-                prim, buf->name, why);
-      goto fail;
-    }
+  TirBuffer *nb = compute_layout_buffer(s, h, buf, index_map, it, prim, &map);
+  if (!nb || (has_pad && !compute_pad_value(s, h, pad_value, &map, nb, buf, it, prim, &pad)) ||
+      !check_layout_inverse(s, h, &map, buf, assume_injective, has_pad, prim, &inv, &padding)) {
+    ir_module_free(nm);
+    return -1;
   }
-  if (padding && !has_pad) {
-    print_expr_to(pred_text, sizeof pred_text, padding);
-    sch_error(s, 2, "%s: the transformation would introduce padding at %s in buffer '%s'; give a "
-                    "pad_value",
-              prim, pred_text, buf->name);
-    goto fail;
-  }
-  TirStmt *body = f->body;
-  if (padding) {
-    /* TVM's plans in its order of preference: rewrite row-major writers,
-     * else fill after the last writer, else (no writer) assume. */
-    TirStmt *nbody = replace_writers(h, body, buf, nb, &inv, padding, &pad);
-    if (!nbody)
-      nbody = insert_after_last_writer(h, body, buf, pad_nest(h, nb, &inv, padding, &pad, false));
-    if (nbody) {
-      body = nbody;
-    } else {
-      body = prepend_to_root(h, body, pad_nest(h, nb, &inv, padding, &pad, true));
-    }
-  }
-  body = relayout(h, body, buf, nb, &map);
+  TirStmt *body = replace_layout(h, f->body, buf, nb, &map, &inv, padding, &pad);
   bool is_param = sch_is_param_buffer(f, buf);
   sch_commit(s, nm, func, body);
   if (is_param) replace_param_buffer(s, func, buf, nb);
@@ -793,9 +855,6 @@ static int transform_layout_impl(Schedule *s, SchRV block, bool is_write, int bu
   args[4] = sch_val_bool(assume_injective);
   sch_record(s, prim, args, 5, NULL, 0);
   return 0;
-fail:
-  ir_module_free(nm);
-  return rc;
 }
 
 /* The text of a number or a lambda as a trace value. */
@@ -872,127 +931,153 @@ static void simp_regions(ArithCtx *a, IrHeap *h, TirBufferRegion **rs, int n) {
   *rs = out;
 }
 
-int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) {
-  const char *prim = "transform_block_layout";
-  SchPath bp = {0};
-  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
-  if (!realize) return sch_path_free(&bp), -1;
-  const char *func = s->rvs[block].func;
+/* The block must be the only child of a chain of loops from 0 (statements
+ * between its scope and the outermost loop aside), bound trivially to them,
+ * with iter domains from 0.  Sets the path index of the outermost loop. */
+static bool check_block_layout_loops(Schedule *s, const char *prim, const SchPath *bp, int *first_out) {
+  int ri = bp->n - 1;
+  const TirStmt *realize = bp->s[ri];
   const TirBlock *b = tir_realize_block(realize);
-  int ri = bp.n - 1;
-  int scope = sch_scope_index(&bp, ri);
+  int scope = sch_scope_index(bp, ri);
   int nloops = 0;
   int first = scope + 1; /* statements above the outermost loop (a SeqStmt) do not matter */
-  while (first < ri && bp.s[first]->kind != TIR_S_FOR) first++;
+  while (first < ri && bp->s[first]->kind != TIR_S_FOR) first++;
   for (int d = first; d < ri; d++) {
-    const TirStmt *st = bp.s[d];
+    const TirStmt *st = bp->s[d];
     if (st->kind != TIR_S_FOR) { /* first is a For, so d - 1 is one */
-      sch_error(s, 0, "%s: loop '%s' holds more than block '%s' (a %s); the block must be the only "
-                      "child of its loops",
-                prim, bp.s[d - 1]->loop.var->name, b->name, tir_stmt_kind_name(st->kind));
-      return sch_path_free(&bp), -1;
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: loop '%s' holds more than block '%s' (a %s); the block must be the only "
+               "child of its loops",
+               prim, bp->s[d - 1]->loop.var->name, b->name, tir_stmt_kind_name(st->kind));
+      return false;
     }
     if (!tir_is_zero(st->loop.min)) {
-      sch_error(s, 0, "%s: loop '%s' above block '%s' does not start at 0", prim, st->loop.var->name,
-                b->name);
-      return sch_path_free(&bp), -1;
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: loop '%s' above block '%s' does not start at 0", prim, st->loop.var->name,
+               b->name);
+      return false;
     }
     nloops++;
   }
   bool trivial = realize->realize.n == nloops && sch_is_trivial_pred(realize->realize.pred);
   for (int k = 0; trivial && k < nloops; k++)
-    trivial = expr_is_var(realize->realize.values[k], bp.s[first + k]->loop.var);
+    trivial = expr_is_var(realize->realize.values[k], bp->s[first + k]->loop.var);
   if (!trivial) {
-    sch_error(s, 0, "%s: block '%s' must have trivial bindings (each iter bound to its own loop, "
-                    "in loop order, without a predicate)",
-              prim, b->name);
-    return sch_path_free(&bp), -1;
+    sch_fail(s, SCH_ERR_NOT_AFFINE, 0,
+             "%s: block '%s' must have trivial bindings (each iter bound to its own loop, "
+             "in loop order, without a predicate)",
+             prim, b->name);
+    return false;
   }
   for (int i = 0; i < b->niters; i++)
     if (!tir_is_zero(b->iters[i].dom.min)) {
-      sch_error(s, 0, "%s: the domain of iter '%s' of block '%s' does not start at 0", prim,
-                b->iters[i].var->name, b->name);
-      return sch_path_free(&bp), -1;
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+               "%s: the domain of iter '%s' of block '%s' does not start at 0", prim,
+               b->iters[i].var->name, b->name);
+      return false;
     }
-  IrModule *nm = sch_begin(s);
-  IrHeap *h = nm->heap;
+  *first_out = first;
+  return true;
+}
+
+/* Parses the map over the block's iters and inverts it; nb (a copy of b)
+ * gets the new iters, typed by the old iters each uses, over *shape. */
+static bool compute_block_layout_iters(Schedule *s, IrHeap *h, const TirBlock *b, const char *index_map,
+                                       const char *prim, SchIndexMap *map, SchIndexMap *inv,
+                                       TirExpr ***shape_out, TirBlock *nb) {
   DType it = b->niters && b->iters[0].dom.extent->dtype.bits == 64 ? dt_int64 : dt_int32;
-  SchIndexMap map, inv;
-  if (sch_index_map_parse(s, h, index_map, it, prim, 1, &map)) goto fail;
-  if (map.nsrc != b->niters) {
-    sch_error(s, 1, "%s: the index map takes %d indices but block '%s' has %d iters", prim,
-              map.nsrc, b->name, b->niters);
-    goto fail;
+  if (sch_index_map_parse(s, h, index_map, it, prim, 1, map)) return false;
+  if (map->nsrc != b->niters) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: the index map takes %d indices but block '%s' has %d iters", prim,
+             map->nsrc, b->name, b->niters);
+    return false;
   }
   TirExpr **ext = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *ext);
   for (int i = 0; i < b->niters; i++) ext[i] = b->iters[i].dom.extent;
   const char *why = NULL;
-  if (!sch_index_map_inverse(h, &map, ext, "v", &inv, NULL, &why)) {
-    sch_error(s, 1, "%s: the index map is not bijective affine on the iters of block '%s' (%s)", prim,
-              b->name, why);
-    goto fail;
+  if (!sch_index_map_inverse(h, map, ext, "v", inv, NULL, &why)) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: the index map is not bijective affine on the iters of block '%s' (%s)", prim,
+             b->name, why);
+    return false;
   }
-  TirExpr **shape = ir_alloc(h, (size_t)(map.ndst ? map.ndst : 1) * sizeof *shape);
-  sch_index_map_image(h, &map, ext, shape, &why);
+  TirExpr **shape = ir_alloc(h, (size_t)(map->ndst ? map->ndst : 1) * sizeof *shape);
+  sch_index_map_image(h, map, ext, shape, &why);
   /* The new iters: old iter i (now the map's src var) in map.dst -> type. */
   TirExpr **old_refs = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *old_refs);
   for (int i = 0; i < b->niters; i++) old_refs[i] = tir_var_ref(h, b->iters[i].var);
-  TirExpr **as_old = ir_alloc(h, (size_t)(map.ndst ? map.ndst : 1) * sizeof *as_old);
-  sch_index_map_apply(h, &map, old_refs, as_old);
-  TirBlock nb = *b;
-  nb.iters = ir_alloc(h, (size_t)(map.ndst ? map.ndst : 1) * sizeof *nb.iters);
-  nb.niters = map.ndst;
-  for (int j = 0; j < map.ndst; j++) {
+  TirExpr **as_old = ir_alloc(h, (size_t)(map->ndst ? map->ndst : 1) * sizeof *as_old);
+  sch_index_map_apply(h, map, old_refs, as_old);
+  *nb = *b;
+  nb->iters = ir_alloc(h, (size_t)(map->ndst ? map->ndst : 1) * sizeof *nb->iters);
+  nb->niters = map->ndst;
+  for (int j = 0; j < map->ndst; j++) {
     int t = iter_type_of(as_old[j], b);
     if (t < 0) {
       char txt[256];
       print_expr_to(txt, sizeof txt, as_old[j]);
-      sch_error(s, 1, "%s: cannot detect the type of the new iter %s of block '%s': it %s", prim,
-                txt, b->name, t == -1 ? "mixes iters of different types" : "uses no iter");
-      goto fail;
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "%s: cannot detect the type of the new iter %s of block '%s': it %s", prim,
+               txt, b->name, t == -1 ? "mixes iters of different types" : "uses no iter");
+      return false;
     }
-    nb.iters[j] = (TirIterVar){inv.src[j], {tir_int(h, shape[j]->dtype, 0), shape[j]}, (TirIterType)t};
+    nb->iters[j] = (TirIterVar){inv->src[j], {tir_int(h, shape[j]->dtype, 0), shape[j]}, (TirIterType)t};
   }
-  /* Old iters -> inverse over the new ones, in init, body and regions. */
+  *shape_out = shape;
+  return true;
+}
+
+/* Old iters -> inverse over the new ones, in nb's init, body and regions,
+ * the access indices simplified over the new iters' domains. */
+static void replace_block_iters(IrHeap *h, const TirBlock *b, TirBlock *nb, const SchIndexMap *inv) {
   IrPtrMap sub;
   ir_ptrmap_init(&sub);
-  for (int i = 0; i < b->niters; i++) ir_ptrmap_put(&sub, b->iters[i].var, inv.dst[i]);
+  for (int i = 0; i < b->niters; i++) ir_ptrmap_put(&sub, b->iters[i].var, inv->dst[i]);
   ArithCtx *a = arith_new(h);
-  for (int j = 0; j < nb.niters; j++) arith_bind_range(a, nb.iters[j].var, nb.iters[j].dom.min, nb.iters[j].dom.extent);
+  for (int j = 0; j < nb->niters; j++) arith_bind_range(a, nb->iters[j].var, nb->iters[j].dom.min, nb->iters[j].dom.extent);
   AccessSimp as = {a};
   TirMutator m;
   tir_mutator_init(&m, h);
   m.ctx = &as;
   m.expr[TIR_LOAD] = simp_load;
   m.stmt[TIR_S_STORE] = simp_store;
-  if (nb.init) nb.init = tir_mutate_stmt(&m, tir_substitute_stmt(h, nb.init, &sub));
-  nb.body = tir_mutate_stmt(&m, tir_substitute_stmt(h, nb.body, &sub));
+  if (nb->init) nb->init = tir_mutate_stmt(&m, tir_substitute_stmt(h, nb->init, &sub));
+  nb->body = tir_mutate_stmt(&m, tir_substitute_stmt(h, nb->body, &sub));
   tir_mutator_free(&m);
-  nb.reads = subst_regions(h, nb.reads, nb.nreads, &sub);
-  simp_regions(a, h, &nb.reads, nb.nreads);
-  nb.writes = subst_regions(h, nb.writes, nb.nwrites, &sub);
-  simp_regions(a, h, &nb.writes, nb.nwrites);
+  nb->reads = subst_regions(h, nb->reads, nb->nreads, &sub);
+  simp_regions(a, h, &nb->reads, nb->nreads);
+  nb->writes = subst_regions(h, nb->writes, nb->nwrites, &sub);
+  simp_regions(a, h, &nb->writes, nb->nwrites);
   arith_free(a);
   ir_ptrmap_free(&sub);
-  TirStmt *nblk = tir_block(h, &nb);
+}
+
+/* The new block under a fresh nest of `ax<j>` loops over shape, bound trivially. */
+static TirStmt *build_block_layout_nest(IrHeap *h, const TirStmt *realize, const TirBlock *nb,
+                                        TirExpr **shape) {
+  int n = nb->niters;
+  TirStmt *nblk = tir_block(h, nb);
   nblk->span = realize->realize.block->span;
-  TirExpr **values = ir_alloc(h, (size_t)(map.ndst ? map.ndst : 1) * sizeof *values);
-  TirVar **loops = ir_alloc(h, (size_t)(map.ndst ? map.ndst : 1) * sizeof *loops);
-  for (int j = 0; j < map.ndst; j++) {
+  TirExpr **values = ir_alloc(h, (size_t)(n ? n : 1) * sizeof *values);
+  TirVar **loops = ir_alloc(h, (size_t)(n ? n : 1) * sizeof *loops);
+  for (int j = 0; j < n; j++) {
     char name[16];
     snprintf(name, sizeof name, "ax%d", j);
-    loops[j] = tir_var(h, ir_strdup(h, name), nb.iters[j].var->dtype);
+    loops[j] = tir_var(h, ir_strdup(h, name), nb->iters[j].var->dtype);
     values[j] = tir_var_ref(h, loops[j]);
   }
-  TirStmt *st = tir_block_realize(h, values, map.ndst, realize->realize.pred, nblk);
+  TirStmt *st = tir_block_realize(h, values, n, realize->realize.pred, nblk);
   st->span = realize->span;
-  for (int j = map.ndst - 1; j >= 0; j--)
+  for (int j = n - 1; j >= 0; j--)
     st = tir_for(h, loops[j], tir_int(h, shape[j]->dtype, 0), shape[j], TIR_FOR_SERIAL, NULL, NULL, st);
-  TirStmt *root = sch_replace_at(h, &bp, first, st);
-  sch_path_free(&bp);
-  /* Handles of this block now denote the rebuilt one (TVM reuses its sref). */
+  return st;
+}
+
+/* Handles of block b now denote the rebuilt nb (TVM reuses its sref). */
+static void replace_block_handles(Schedule *s, const char *func, const TirBlock *b, const TirBlock *nb) {
   const void *old_key = b->niters ? (const void *)b->iters[0].var : NULL;
-  const void *new_key = nb.niters ? (const void *)nb.iters[0].var : NULL;
+  const void *new_key = nb->niters ? (const void *)nb->iters[0].var : NULL;
   for (int i = 0; i < s->nrvs; i++) {
     SchRVInfo *r = &s->rvs[i];
     if (r->kind != SCH_RV_BLOCK || strcmp(r->func, func)) continue;
@@ -1001,14 +1086,36 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
     r->key = new_key;
     if (!new_key && !r->block_name) r->block_name = xstrdup(b->name);
   }
+}
+
+int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) {
+  const char *prim = "transform_block_layout";
+  SchPath bp = {0};
+  TirStmt *realize = sch_find_block(s, block, prim, 0, &bp);
+  if (!realize) return sch_path_free(&bp), -1;
+  const char *func = s->rvs[block].func;
+  const TirBlock *b = tir_realize_block(realize);
+  int first = 0;
+  if (!check_block_layout_loops(s, prim, &bp, &first)) return sch_path_free(&bp), -1;
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  SchIndexMap map, inv;
+  TirExpr **shape = NULL;
+  TirBlock nb;
+  if (!compute_block_layout_iters(s, h, b, index_map, prim, &map, &inv, &shape, &nb)) {
+    sch_path_free(&bp);
+    ir_module_free(nm);
+    return -1;
+  }
+  replace_block_iters(h, b, &nb, &inv);
+  TirStmt *st = build_block_layout_nest(h, realize, &nb, shape);
+  TirStmt *root = sch_replace_at(h, &bp, first, st);
+  sch_path_free(&bp);
+  replace_block_handles(s, func, b, &nb);
   sch_commit(s, nm, func, root);
   SchVal args[2] = {sch_val_rv(block), sch_val_code(index_map)};
   sch_record(s, prim, args, 2, NULL, 0);
   return 0;
-fail:
-  sch_path_free(&bp);
-  ir_module_free(nm);
-  return -1;
 }
 
 /* ------------------------------------------------------- set_axis_separator */
@@ -1037,13 +1144,15 @@ int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_i
   if (!buf) return -1;
   for (int i = 0; i < n; i++) {
     if (axis_separators[i] <= 0 || axis_separators[i] >= buf->ndim) {
-      sch_error(s, 2, "%s: axis separator %lld is out of range [1, %d) of buffer '%s'", prim,
-                (long long)axis_separators[i], buf->ndim, buf->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+               "%s: axis separator %lld is out of range [1, %d) of buffer '%s'", prim,
+               (long long)axis_separators[i], buf->ndim, buf->name);
       return -1;
     }
     if (i > 0 && axis_separators[i] <= axis_separators[i - 1]) {
-      sch_error(s, 2, "%s: the axis separators of buffer '%s' must be strictly increasing", prim,
-                buf->name);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+               "%s: the axis separators of buffer '%s' must be strictly increasing", prim,
+               buf->name);
       return -1;
     }
   }

@@ -68,141 +68,185 @@ static TirStmt *merge_rebuild(IrHeap *h, TirStmt *st, TirStmt *target, TirStmt *
   return cur;
 }
 
-SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
-  if (n < 1) {
-    sch_error(s, -1, "merge: expected at least one loop");
-    return -1;
-  }
-  SchPath *paths = xcalloc((size_t)n, sizeof *paths);
-  TirStmt **loops = xcalloc((size_t)n, sizeof *loops);
-  TirStmt ***nests = xcalloc((size_t)n, sizeof *nests); /* per loop: given loop ... outermost */
-  int *depth = xcalloc((size_t)n, sizeof *depth);
-  SchRV res = -1;
+/* The loops to merge and what the checks find out about them. */
+typedef struct MergeState {
+  int n;
+  SchPath *paths;   /* per loop: its path */
+  TirStmt **loops;  /* the given loops */
+  TirStmt ***nests; /* per loop: given loop ... outermost below the LCA */
+  int *depth;       /* per loop: the length of its nest */
+  int lca;          /* depth of the lowest common ancestor in the paths */
+} MergeState;
+
+/* Finds the loops (each once) and their lowest common ancestor, which none
+ * of them may be. */
+static bool check_merge_loops(Schedule *s, const SchRV *rvs, MergeState *ms) {
+  int n = ms->n;
   for (int i = 0; i < n; i++) {
-    loops[i] = sch_find_loop(s, rvs[i], "merge", i, &paths[i]);
-    if (!loops[i]) goto done;
+    ms->loops[i] = sch_find_loop(s, rvs[i], "merge", i, &ms->paths[i]);
+    if (!ms->loops[i]) return false;
     for (int k = 0; k < i; k++)
-      if (loops[k] == loops[i]) {
-        sch_error(s, i, "merge: loop '%s' appears more than once", sch_loop_name(loops[i]));
-        goto done;
+      if (ms->loops[k] == ms->loops[i]) {
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' appears more than once",
+                 sch_loop_name(ms->loops[i]));
+        return false;
       }
   }
   /* The lowest common ancestor: the longest common prefix of the paths. */
-  int lca = paths[0].n - 1;
+  int lca = ms->paths[0].n - 1;
   for (int i = 1; i < n; i++) {
     int k = 0;
-    while (k < paths[i].n && k <= lca && paths[i].s[k] == paths[0].s[k]) k++;
+    while (k < ms->paths[i].n && k <= lca && ms->paths[i].s[k] == ms->paths[0].s[k]) k++;
     lca = k - 1;
   }
+  ms->lca = lca;
   for (int i = 0; i < n; i++)
-    if (paths[i].n - 1 <= lca && n > 1) {
-      sch_error(s, i, "merge: loop '%s' encloses the other loops to merge",
-                sch_loop_name(loops[i]));
-      goto done;
+    if (ms->paths[i].n - 1 <= lca && n > 1) {
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' encloses the other loops to merge",
+               sch_loop_name(ms->loops[i]));
+      return false;
     }
-  for (int i = 0; i < n; i++) {
+  return true;
+}
+
+/* Collects each loop's nest up to the LCA and checks the nests: plain loops
+ * from 0, chains of only children, one block scope, equal depths. */
+static bool check_merge_nests(Schedule *s, MergeState *ms) {
+  SchPath *paths = ms->paths;
+  TirStmt ***nests = ms->nests;
+  int *depth = ms->depth;
+  for (int i = 0; i < ms->n; i++) {
     /* Loops from the given one up to the LCA must form a chain of only children. */
     nests[i] = xmalloc((size_t)paths[i].n * sizeof **nests);
-    for (int k = paths[i].n - 1; k > lca; k--) {
+    for (int k = paths[i].n - 1; k > ms->lca; k--) {
       TirStmt *st = paths[i].s[k];
       if (st->kind != TIR_S_FOR) continue;
       if (has_annotations(st)) {
-        sch_error(s, i, "merge: loop '%s' has annotations or a thread binding", sch_loop_name(st));
-        goto done;
+        sch_fail(s, SCH_ERR_LOOP_KIND, i,
+                 "merge: loop '%s' has annotations or a thread binding", sch_loop_name(st));
+        return false;
       }
       if (!tir_is_zero(st->loop.min)) {
-        sch_error(s, i, "merge: loop '%s' does not start at 0", sch_loop_name(st));
-        goto done;
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' does not start at 0", sch_loop_name(st));
+        return false;
       }
       nests[i][depth[i]++] = st;
     }
     for (int k = depth[i] - 1; k > 0; k--)
       if (nests[i][k]->loop.body != nests[i][k - 1]) {
-        sch_error(s, i, "merge: loop '%s' is not the only child of loop '%s'",
-                  sch_loop_name(nests[i][k - 1]), sch_loop_name(nests[i][k]));
-        goto done;
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loop '%s' is not the only child of loop '%s'",
+                 sch_loop_name(nests[i][k - 1]), sch_loop_name(nests[i][k]));
+        return false;
       }
     if (sch_scope_index(&paths[i], paths[i].n - 1) != sch_scope_index(&paths[0], paths[0].n - 1)) {
-      sch_error(s, i, "merge: loops '%s' and '%s' are not under the same block scope",
-                sch_loop_name(loops[0]), sch_loop_name(loops[i]));
-      goto done;
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i, "merge: loops '%s' and '%s' are not under the same block scope",
+               sch_loop_name(ms->loops[0]), sch_loop_name(ms->loops[i]));
+      return false;
     }
     if (i > 0 && depth[i] != depth[0]) {
-      sch_error(s, i,
-                "merge: the nesting depth of the loops to merge must be the same: loop '%s' is %d "
-                "deep and loop '%s' %d deep below their common ancestor",
-                sch_loop_name(loops[0]), depth[0], sch_loop_name(loops[i]), depth[i]);
-      goto done;
+      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i,
+               "merge: the nesting depth of the loops to merge must be the same: loop '%s' is %d "
+               "deep and loop '%s' %d deep below their common ancestor",
+               sch_loop_name(ms->loops[0]), depth[0], sch_loop_name(ms->loops[i]), depth[i]);
+      return false;
     }
   }
-  {
-    ArithCtx *ctx = arith_new(sch_mod(s)->heap);
-    for (int i = 1; i < n; i++)
-      for (int k = 0; k < depth[0]; k++)
-        if (!arith_can_prove_equal(ctx, nests[i][k]->loop.extent, nests[0][k]->loop.extent)) {
-          StrBuf a, b;
-          sb_init(&a);
-          sb_init(&b);
-          print_tir_expr(&a, nests[0][k]->loop.extent);
-          print_tir_expr(&b, nests[i][k]->loop.extent);
-          sch_error(s, i, "merge: the extents of the loops to merge must be the same: loop '%s' has "
-                          "extent %s and loop '%s' extent %s",
-                    sch_loop_name(nests[0][k]), a.data, sch_loop_name(nests[i][k]), b.data);
-          sb_free(&a);
-          sb_free(&b);
-          arith_free(ctx);
-          goto done;
-        }
-    arith_free(ctx);
+  return true;
+}
+
+/* The loops at each nest level must have provably equal extents. */
+static bool check_merge_extents(Schedule *s, const MergeState *ms) {
+  TirStmt ***nests = ms->nests;
+  ArithCtx *ctx = arith_new(sch_mod(s)->heap);
+  for (int i = 1; i < ms->n; i++)
+    for (int k = 0; k < ms->depth[0]; k++)
+      if (!arith_can_prove_equal(ctx, nests[i][k]->loop.extent, nests[0][k]->loop.extent)) {
+        StrBuf a, b;
+        sb_init(&a);
+        sb_init(&b);
+        print_tir_expr(&a, nests[0][k]->loop.extent);
+        print_tir_expr(&b, nests[i][k]->loop.extent);
+        sch_fail(s, SCH_ERR_LOOP_STRUCTURE, i,
+                 "merge: the extents of the loops to merge must be the same: loop '%s' has "
+                 "extent %s and loop '%s' extent %s",
+                 sch_loop_name(nests[0][k]), a.data, sch_loop_name(nests[i][k]), b.data);
+        sb_free(&a);
+        sb_free(&b);
+        arith_free(ctx);
+        return false;
+      }
+  arith_free(ctx);
+  return true;
+}
+
+/* The new function body: one nest of `<var>_m` loops running every nest's
+ * body in turn, in place of the last nest; the others go.  mv receives the
+ * new loop vars (innermost first). */
+static TirStmt *build_merge(IrHeap *h, const MergeState *ms, TirVar ***mv_out) {
+  int n = ms->n, dn = ms->depth[0];
+  TirStmt ***nests = ms->nests;
+  TirVar **mv = ir_alloc(h, (size_t)dn * sizeof *mv);
+  for (int k = 0; k < dn; k++) {
+    char *name = xasprintf("%s_m", nests[0][k]->loop.var->name);
+    mv[k] = tir_var(h, name, nests[0][k]->loop.var->dtype);
+    free(name);
   }
-  {
+  TirStmt **bodies = ir_alloc(h, (size_t)n * sizeof *bodies);
+  for (int i = 0; i < n; i++) {
+    IrPtrMap vmap;
+    ir_ptrmap_init(&vmap);
+    for (int k = 0; k < dn; k++) ir_ptrmap_put(&vmap, nests[i][k]->loop.var, tir_var_ref(h, mv[k]));
+    bodies[i] = tir_substitute_stmt(h, nests[i][0]->loop.body, &vmap);
+    ir_ptrmap_free(&vmap);
+  }
+  TirStmt *inner = tir_for(h, mv[0], tir_int(h, mv[0]->dtype, 0), nests[0][0]->loop.extent,
+                           TIR_FOR_SERIAL, NULL, NULL, tir_seq(h, bodies, n));
+  inner->span = nests[n - 1][0]->span;
+  TirStmt *outer = inner;
+  for (int k = 1; k < dn; k++) {
+    outer = tir_for(h, mv[k], tir_int(h, mv[k]->dtype, 0), nests[0][k]->loop.extent,
+                    TIR_FOR_SERIAL, NULL, NULL, outer);
+    outer->span = nests[n - 1][k]->span;
+  }
+  /* The merged nest takes the place of the last nest; the others go. */
+  TirStmt **drop = xmalloc((size_t)n * sizeof *drop);
+  for (int i = 0; i + 1 < n; i++) drop[i] = nests[i][dn - 1];
+  TirStmt *sub = merge_rebuild(h, ms->paths[0].s[ms->lca], nests[n - 1][dn - 1], outer, drop, n - 1);
+  free(drop);
+  *mv_out = mv;
+  return sch_replace_at(h, &ms->paths[0], ms->lca, sub);
+}
+
+SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
+  if (n < 1) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, -1, "merge: expected at least one loop");
+    return -1;
+  }
+  MergeState ms = {0};
+  ms.n = n;
+  ms.paths = xcalloc((size_t)n, sizeof *ms.paths);
+  ms.loops = xcalloc((size_t)n, sizeof *ms.loops);
+  ms.nests = xcalloc((size_t)n, sizeof *ms.nests);
+  ms.depth = xcalloc((size_t)n, sizeof *ms.depth);
+  SchRV res = -1;
+  if (check_merge_loops(s, rvs, &ms) && check_merge_nests(s, &ms) && check_merge_extents(s, &ms)) {
     IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    int dn = depth[0];
-    TirVar **mv = ir_alloc(h, (size_t)dn * sizeof *mv);
-    for (int k = 0; k < dn; k++) {
-      char *name = xasprintf("%s_m", nests[0][k]->loop.var->name);
-      mv[k] = tir_var(h, name, nests[0][k]->loop.var->dtype);
-      free(name);
-    }
-    TirStmt **bodies = ir_alloc(h, (size_t)n * sizeof *bodies);
-    for (int i = 0; i < n; i++) {
-      IrPtrMap vmap;
-      ir_ptrmap_init(&vmap);
-      for (int k = 0; k < dn; k++) ir_ptrmap_put(&vmap, nests[i][k]->loop.var, tir_var_ref(h, mv[k]));
-      bodies[i] = tir_substitute_stmt(h, nests[i][0]->loop.body, &vmap);
-      ir_ptrmap_free(&vmap);
-    }
-    TirStmt *inner = tir_for(h, mv[0], tir_int(h, mv[0]->dtype, 0), nests[0][0]->loop.extent,
-                             TIR_FOR_SERIAL, NULL, NULL, tir_seq(h, bodies, n));
-    inner->span = nests[n - 1][0]->span;
-    TirStmt *outer = inner;
-    for (int k = 1; k < dn; k++) {
-      outer = tir_for(h, mv[k], tir_int(h, mv[k]->dtype, 0), nests[0][k]->loop.extent,
-                      TIR_FOR_SERIAL, NULL, NULL, outer);
-      outer->span = nests[n - 1][k]->span;
-    }
-    /* The merged nest takes the place of the last nest; the others go. */
-    TirStmt **drop = xmalloc((size_t)n * sizeof *drop);
-    for (int i = 0; i + 1 < n; i++) drop[i] = nests[i][dn - 1];
-    TirStmt *sub = merge_rebuild(h, paths[0].s[lca], nests[n - 1][dn - 1], outer, drop, n - 1);
-    free(drop);
-    TirStmt *root = sch_replace_at(h, &paths[0], lca, sub);
+    TirVar **mv = NULL;
+    TirStmt *root = build_merge(nm->heap, &ms, &mv);
     const char *func = s->rvs[rvs[0]].func;
     sch_commit(s, nm, func, root);
     res = sch_new_rv(s, SCH_RV_LOOP, func, mv[0], NULL);
     SchVal args[1] = {sch_val_rv_list(rvs, n)};
     sch_record(s, "merge", args, 1, &res, 1);
   }
-done:
   for (int i = 0; i < n; i++) {
-    sch_path_free(&paths[i]);
-    free(nests[i]);
+    sch_path_free(&ms.paths[i]);
+    free(ms.nests[i]);
   }
-  free(paths);
-  free(loops);
-  free(nests);
-  free(depth);
+  free(ms.paths);
+  free(ms.loops);
+  free(ms.nests);
+  free(ms.depth);
   return res;
 }
 
@@ -270,146 +314,180 @@ static const char *first_block_name(const TirStmt *st) {
   return st->kind == TIR_S_BLOCK_REALIZE ? tir_realize_block(st)->name : NULL;
 }
 
+/* The loop checks: a plain loop with constant bounds around a nest with one
+ * block, no reduce iter of which (in a block with an init) it is bound to.
+ * Sets the bounds and the block's name. */
+static bool check_partition_loop(Schedule *s, const TirStmt *loop, int64_t *lo, int64_t *ext,
+                                 const char **bname_out) {
+  const char *name = sch_loop_name(loop);
+  if (has_annotations(loop)) {
+    sch_fail(s, SCH_ERR_LOOP_KIND, 0, "loop_partition: loop '%s' has annotations or a thread binding", name);
+    return false;
+  }
+  if (!tir_is_const_int(loop->loop.min, lo) || !tir_is_const_int(loop->loop.extent, ext)) {
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "loop_partition: the min and extent of loop '%s' must be known at compile time, but "
+             "they are symbolic",
+             name);
+    return false;
+  }
+  const char *bname = first_block_name(loop->loop.body);
+  if (!bname) {
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "loop_partition: the body of loop '%s' is not a loop nest around one block",
+             name);
+    return false;
+  }
+  /* A reduce iter bound to the loop in a block with an init: each piece
+   * would start the reduction over (TVM narrows the iter's domain to the
+   * piece, and the init runs at the start of every piece). */
+  TirStmt *st = loop->loop.body;
+  while (st->kind == TIR_S_FOR) st = st->loop.body;
+  const TirBlock *b = tir_realize_block(st);
+  for (int i = 0; i < b->niters && i < st->realize.n && b->init; i++) {
+    if (b->iters[i].type == TIR_ITER_REDUCE && tir_expr_uses_var(st->realize.values[i], loop->loop.var)) {
+      sch_fail(s, SCH_ERR_REDUCTION, 0,
+               "loop_partition: loop '%s' is bound to the reduce iter '%s' of block '%s', which "
+               "has an init; every piece would start the reduction over (decompose_reduction "
+               "first)",
+               name, b->iters[i].var->name, b->name);
+      return false;
+    }
+  }
+  *bname_out = bname;
+  return true;
+}
+
+/* The factor checks: at most one inferred (position in *infer_at, -1: none),
+ * the others positive and adding up (*sum) to less than the extent. */
+static bool check_partition_factors(Schedule *s, const TirStmt *loop, const int64_t *factors, int n,
+                                    int64_t ext, int *infer_at, int64_t *sum) {
+  if (n < 1) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "loop_partition: factors must not be empty");
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    if (factors[i] == 0 || factors[i] == -1) {
+      if (*infer_at >= 0) {
+        sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "loop_partition: only one factor can be None or -1");
+        return false;
+      }
+      *infer_at = i;
+    } else if (factors[i] < 0) {
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "loop_partition: all the constant factors must be positive, got %lld",
+               (long long)factors[i]);
+      return false;
+    } else {
+      *sum += factors[i];
+    }
+  }
+  if (*sum >= ext) {
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "loop_partition: the factors add up to %lld, which is not less than the extent %lld "
+             "of loop '%s'",
+             (long long)*sum, (long long)ext, sch_loop_name(loop));
+    return false;
+  }
+  return true;
+}
+
+/* Piece i, the loop var over [start, stop): an opaque block
+ * `<block>_<loop><i>_partition` around a copy of the loop whose blocks get
+ * fresh vars, the piece's domain and `_<var>` names. */
+static TirStmt *build_partition_piece(IrHeap *h, const TirStmt *loop, const char *bname, int i,
+                                      TirVar *var, int64_t start, int64_t stop) {
+  DType dt = var->dtype;
+  PartCtx c = {var, tir_int(h, dt, start), tir_int(h, dt, stop - start)};
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.ctx = &c;
+  m.def_var = part_def_var;
+  m.stmt[TIR_S_BLOCK_REALIZE] = part_realize;
+  TirExpr *ref = tir_var_ref(h, var);
+  if (!dt_eq(dt, loop->loop.var->dtype)) ref = tir_cast(h, loop->loop.var->dtype, ref);
+  TirStmt *body = tir_substitute_stmt1(h, loop->loop.body, loop->loop.var, ref);
+  body = tir_mutate_stmt(&m, body);
+  tir_mutator_free(&m);
+  TirStmt *f = tir_for(h, var, c.min, c.extent, TIR_FOR_SERIAL, NULL, NULL, body);
+  f->span = loop->span;
+  TirBlock pb = {0};
+  pb.name = heap_name(h, "%s_%s%d_partition", bname, sch_loop_name(loop), i);
+  pb.body = f;
+  /* Unlike TVM (empty regions), the opaque blocks declare what their
+   * bodies access: the dependency analyses of later primitives (a
+   * cache_read placed after the writer, compute_at...) read regions. */
+  infer_regions(h, &pb);
+  return tir_block_realize(h, NULL, 0, tir_bool(h, true), tir_block(h, &pb));
+}
+
+/* The opaque `<block>_<loop>_common` block holding the np pieces, which end
+ * at end[i]; vars receives the pieces' loop vars. */
+static TirStmt *build_partition(IrHeap *h, const TirStmt *loop, const char *bname, int64_t lo,
+                                const int64_t *end, int np, TirVar **vars) {
+  const char *name = sch_loop_name(loop);
+  DType dt = loop->loop.var->dtype;
+  if (dt.bits < 32) dt.bits = 32;
+  TirStmt **parts = ir_alloc(h, (size_t)np * sizeof *parts);
+  int64_t start = lo;
+  for (int i = 0; i < np; i++) {
+    char *vn = xasprintf("%s%d", name, i);
+    vars[i] = tir_var(h, vn, dt);
+    free(vn);
+    parts[i] = build_partition_piece(h, loop, bname, i, vars[i], start, end[i]);
+    start = end[i];
+  }
+  TirBlock cb = {0};
+  cb.name = heap_name(h, "%s_%s_common", bname, name);
+  cb.body = tir_seq(h, parts, np);
+  infer_regions(h, &cb);
+  TirStmt *common = tir_block_realize(h, NULL, 0, tir_bool(h, true), tir_block(h, &cb));
+  common->span = loop->span;
+  return common;
+}
+
 int sch_loop_partition(Schedule *s, SchRV loop_rv, const int64_t *factors, int n,
                        bool preserve_unit_iters, SchRV *out) {
   SchPath p = {0};
   TirStmt *loop = sch_find_loop(s, loop_rv, "loop_partition", 0, &p);
   if (!loop) return sch_path_free(&p), -1;
-  const char *name = sch_loop_name(loop);
-  int rc = -1;
-  int64_t lo, ext;
-  if (has_annotations(loop)) {
-    sch_error(s, 0, "loop_partition: loop '%s' has annotations or a thread binding", name);
-    goto done;
-  }
-  if (!tir_is_const_int(loop->loop.min, &lo) || !tir_is_const_int(loop->loop.extent, &ext)) {
-    sch_error(s, 0,
-              "loop_partition: the min and extent of loop '%s' must be known at compile time, but "
-              "they are symbolic",
-              name);
-    goto done;
-  }
-  const char *bname = first_block_name(loop->loop.body);
-  if (!bname) {
-    sch_error(s, 0, "loop_partition: the body of loop '%s' is not a loop nest around one block",
-              name);
-    goto done;
-  }
-  /* A reduce iter bound to the loop in a block with an init: each piece
-   * would start the reduction over (TVM narrows the iter's domain to the
-   * piece, and the init runs at the start of every piece). */
-  {
-    TirStmt *st = loop->loop.body;
-    while (st->kind == TIR_S_FOR) st = st->loop.body;
-    const TirBlock *b = tir_realize_block(st);
-    for (int i = 0; i < b->niters && i < st->realize.n && b->init; i++) {
-      if (b->iters[i].type == TIR_ITER_REDUCE && tir_expr_uses_var(st->realize.values[i], loop->loop.var)) {
-        sch_error(s, 0,
-                  "loop_partition: loop '%s' is bound to the reduce iter '%s' of block '%s', which "
-                  "has an init; every piece would start the reduction over (decompose_reduction "
-                  "first)",
-                  name, b->iters[i].var->name, b->name);
-        goto done;
-      }
-    }
-  }
-  if (n < 1) {
-    sch_error(s, 1, "loop_partition: factors must not be empty");
-    goto done;
-  }
+  int64_t lo, ext, sum = 0;
   int infer_at = -1;
-  int64_t sum = 0;
+  const char *bname = NULL;
+  if (!check_partition_loop(s, loop, &lo, &ext, &bname) ||
+      !check_partition_factors(s, loop, factors, n, ext, &infer_at, &sum)) {
+    sch_path_free(&p);
+    return -1;
+  }
+  /* Partition boundaries: the running sums of the sizes; without an
+   * inferred size the rest of the range is one more partition. */
+  int np = infer_at >= 0 ? n : n + 1;
+  int64_t *end = xmalloc((size_t)np * sizeof *end);
+  int64_t acc = lo;
   for (int i = 0; i < n; i++) {
-    if (factors[i] == 0 || factors[i] == -1) {
-      if (infer_at >= 0) {
-        sch_error(s, 1, "loop_partition: only one factor can be None or -1");
-        goto done;
-      }
-      infer_at = i;
-    } else if (factors[i] < 0) {
-      sch_error(s, 1, "loop_partition: all the constant factors must be positive, got %lld",
-                (long long)factors[i]);
-      goto done;
-    } else {
-      sum += factors[i];
-    }
+    acc += i == infer_at ? ext - sum : factors[i];
+    end[i] = acc;
   }
-  if (sum >= ext) {
-    sch_error(s, 1,
-              "loop_partition: the factors add up to %lld, which is not less than the extent %lld "
-              "of loop '%s'",
-              (long long)sum, (long long)ext, name);
-    goto done;
-  }
-  {
-    /* Partition boundaries: the running sums of the sizes; without an
-     * inferred size the rest of the range is one more partition. */
-    int np = infer_at >= 0 ? n : n + 1;
-    int64_t *end = xmalloc((size_t)np * sizeof *end);
-    int64_t acc = lo;
-    for (int i = 0; i < n; i++) {
-      acc += i == infer_at ? ext - sum : factors[i];
-      end[i] = acc;
-    }
-    if (infer_at < 0) end[n] = lo + ext;
-    IrModule *nm = sch_begin(s);
-    IrHeap *h = nm->heap;
-    DType dt = loop->loop.var->dtype;
-    if (dt.bits < 32) dt.bits = 32;
-    TirStmt **parts = ir_alloc(h, (size_t)np * sizeof *parts);
-    TirVar **vars = ir_alloc(h, (size_t)np * sizeof *vars);
-    int64_t start = lo;
-    for (int i = 0; i < np; i++) {
-      char *vn = xasprintf("%s%d", name, i);
-      vars[i] = tir_var(h, vn, dt);
-      free(vn);
-      PartCtx c = {vars[i], tir_int(h, dt, start), tir_int(h, dt, end[i] - start)};
-      TirMutator m;
-      tir_mutator_init(&m, h);
-      m.ctx = &c;
-      m.def_var = part_def_var;
-      m.stmt[TIR_S_BLOCK_REALIZE] = part_realize;
-      TirExpr *ref = tir_var_ref(h, vars[i]);
-      if (!dt_eq(dt, loop->loop.var->dtype)) ref = tir_cast(h, loop->loop.var->dtype, ref);
-      TirStmt *body = tir_substitute_stmt1(h, loop->loop.body, loop->loop.var, ref);
-      body = tir_mutate_stmt(&m, body);
-      tir_mutator_free(&m);
-      TirStmt *f = tir_for(h, vars[i], c.min, c.extent, TIR_FOR_SERIAL, NULL, NULL, body);
-      f->span = loop->span;
-      TirBlock pb = {0};
-      pb.name = heap_name(h, "%s_%s%d_partition", bname, name, i);
-      pb.body = f;
-      /* Unlike TVM (empty regions), the opaque blocks declare what their
-       * bodies access: the dependency analyses of later primitives (a
-       * cache_read placed after the writer, compute_at...) read regions. */
-      infer_regions(h, &pb);
-      parts[i] = tir_block_realize(h, NULL, 0, tir_bool(h, true), tir_block(h, &pb));
-      start = end[i];
-    }
-    free(end);
-    TirBlock cb = {0};
-    cb.name = heap_name(h, "%s_%s_common", bname, name);
-    cb.body = tir_seq(h, parts, np);
-    infer_regions(h, &cb);
-    TirStmt *common = tir_block_realize(h, NULL, 0, tir_bool(h, true), tir_block(h, &cb));
-    common->span = loop->span;
-    TirStmt *root = sch_replace_at(h, &p, p.n - 1, common);
-    const char *func = s->rvs[loop_rv].func;
-    sch_commit(s, nm, func, root);
-    for (int i = 0; i < np; i++) out[i] = sch_new_rv(s, SCH_RV_LOOP, func, vars[i], NULL);
-    SchVal fv = sch_val_none();
-    fv.kind = SV_LIST;
-    fv.n = n;
-    fv.items = xmalloc((size_t)n * sizeof *fv.items);
-    for (int i = 0; i < n; i++)
-      fv.items[i] = factors[i] == 0 || factors[i] == -1 ? sch_val_none() : sch_val_int(factors[i]);
-    SchVal args[3] = {sch_val_rv(loop_rv), fv, sch_val_bool(preserve_unit_iters)};
-    sch_record(s, "loop_partition", args, 3, out, np);
-    rc = np;
-  }
-done:
+  if (infer_at < 0) end[n] = lo + ext;
+  IrModule *nm = sch_begin(s);
+  IrHeap *h = nm->heap;
+  TirVar **vars = ir_alloc(h, (size_t)np * sizeof *vars);
+  TirStmt *common = build_partition(h, loop, bname, lo, end, np, vars);
+  free(end);
+  TirStmt *root = sch_replace_at(h, &p, p.n - 1, common);
+  const char *func = s->rvs[loop_rv].func;
+  sch_commit(s, nm, func, root);
+  for (int i = 0; i < np; i++) out[i] = sch_new_rv(s, SCH_RV_LOOP, func, vars[i], NULL);
+  SchVal fv = sch_val_none();
+  fv.kind = SV_LIST;
+  fv.n = n;
+  fv.items = xmalloc((size_t)n * sizeof *fv.items);
+  for (int i = 0; i < n; i++)
+    fv.items[i] = factors[i] == 0 || factors[i] == -1 ? sch_val_none() : sch_val_int(factors[i]);
+  SchVal args[3] = {sch_val_rv(loop_rv), fv, sch_val_bool(preserve_unit_iters)};
+  sch_record(s, "loop_partition", args, 3, out, np);
   sch_path_free(&p);
-  return rc;
+  return np;
 }
 
 /* -------------------------------------------------------- method table */

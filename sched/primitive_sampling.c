@@ -109,21 +109,15 @@ static uint64_t count_tuples(int64_t e, int k) {
 
 /* The divisors of e in increasing order (malloc'd), count in *n. */
 static int64_t *divisors(int64_t e, int *n) {
-  int cap = 64, len = 0;
-  int64_t *d = xmalloc((size_t)cap * sizeof *d);
-  int64_t *hi = xmalloc((size_t)cap * sizeof *hi);
-  int nhi = 0;
+  int len = 0, cap = 0, nhi = 0, caphi = 0;
+  int64_t *d = NULL;  /* the divisors up to sqrt(e), increasing */
+  int64_t *hi = NULL; /* their cofactors, decreasing */
   for (int64_t i = 1; i * i <= e; i++) {
     if (e % i) continue;
-    if (len == cap || nhi == cap) {
-      cap *= 2;
-      d = xrealloc(d, (size_t)cap * sizeof *d);
-      hi = xrealloc(hi, (size_t)cap * sizeof *hi);
-    }
-    d[len++] = i;
-    if (i != e / i) hi[nhi++] = e / i;
+    VEC_PUSH(d, len, cap, i);
+    if (i != e / i) VEC_PUSH(hi, nhi, caphi, e / i);
   }
-  d = xrealloc(d, (size_t)(len + nhi) * sizeof *d);
+  VEC_RESERVE(d, cap, len + nhi);
   for (int i = nhi - 1; i >= 0; i--) d[len++] = hi[i];
   free(hi);
   *n = len;
@@ -187,13 +181,15 @@ int sch_sample_perfect_tile(Schedule *s, SchRV loop_rv, int n, int max_innermost
   sch_path_free(&p);
   if (!loop) return -1;
   if (n < 1) {
-    sch_error(s, 1, "%s: cannot tile loop '%s' into %d pieces (n must be at least 1)", prim,
-              sch_loop_name(loop), n);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "%s: cannot tile loop '%s' into %d pieces (n must be at least 1)", prim,
+             sch_loop_name(loop), n);
     return -1;
   }
   if (max_innermost_factor == 0 || max_innermost_factor < -1) {
-    sch_error(s, 2, "%s: max_innermost_factor must be positive or -1 (no limit), got %d", prim,
-              max_innermost_factor);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+             "%s: max_innermost_factor must be positive or -1 (no limit), got %d", prim,
+             max_innermost_factor);
     return -1;
   }
   int64_t *v = xmalloc((size_t)n * sizeof *v);
@@ -204,8 +200,9 @@ int sch_sample_perfect_tile(Schedule *s, SchRV loop_rv, int n, int max_innermost
   if (decision && !symbolic) {
     for (int i = 0; i < n; i++)
       if (decision[i] < 1) {
-        sch_error(s, 3, "%s: the decision's factors must be positive, got %lld", prim,
-                  (long long)decision[i]);
+        sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+                 "%s: the decision's factors must be positive, got %lld", prim,
+                 (long long)decision[i]);
         free(v);
         return -1;
       }
@@ -233,13 +230,14 @@ SchRV sch_sample_categorical(Schedule *s, const int64_t *candidates, const doubl
                              const int64_t *decision) {
   const char *prim = "sample_categorical";
   if (n < 1) {
-    sch_error(s, 0, "%s: there must be at least one candidate", prim);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0, "%s: there must be at least one candidate", prim);
     return -1;
   }
   double sum = 0;
   for (int i = 0; i < n; i++) {
     if (!(probs[i] >= 0)) {
-      sch_error(s, 1, "%s: probabilities must be non-negative, got %g", prim, probs[i]);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+               "%s: probabilities must be non-negative, got %g", prim, probs[i]);
       return -1;
     }
     sum += probs[i];
@@ -247,14 +245,15 @@ SchRV sch_sample_categorical(Schedule *s, const int64_t *candidates, const doubl
   int64_t pick;
   if (decision) {
     if (*decision < 0 || *decision >= n) {
-      sch_error(s, 2, "%s: decision %lld is out of range [0, %d) of the candidates", prim,
-                (long long)*decision, n);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 2,
+               "%s: decision %lld is out of range [0, %d) of the candidates", prim,
+               (long long)*decision, n);
       return -1;
     }
     pick = *decision;
   } else {
     if (!(sum > 0)) {
-      sch_error(s, 1, "%s: the probabilities sum to 0", prim);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: the probabilities sum to 0", prim);
       return -1;
     }
     double u = rng_real(s) * sum, acc = 0;
@@ -424,7 +423,8 @@ static int ap_sample_perfect_tile(Schedule *s, SchVal *a, SchVal *r) {
   int64_t *buf = NULL;
   if (a[3].kind == SV_LIST) {
     if (a[3].n != n) {
-      sch_error(s, 3, "sample_perfect_tile: the decision has %d factors but n is %d", a[3].n, n);
+      sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 3,
+               "sample_perfect_tile: the decision has %d factors but n is %d", a[3].n, n);
       return -1;
     }
     buf = xmalloc((size_t)(n ? n : 1) * sizeof *buf);
@@ -442,7 +442,8 @@ static int ap_sample_perfect_tile(Schedule *s, SchVal *a, SchVal *r) {
 
 static int ap_sample_categorical(Schedule *s, SchVal *a, SchVal *r) {
   if (a[0].n != a[1].n) {
-    sch_error(s, 1, "sample_categorical: %d candidates but %d probabilities", a[0].n, a[1].n);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1,
+             "sample_categorical: %d candidates but %d probabilities", a[0].n, a[1].n);
     return -1;
   }
   int n = a[0].n;

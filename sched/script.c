@@ -28,7 +28,7 @@ typedef struct Eval {
   StrBuf *out;
   const IrModule *input;  /* the module the script schedules */
   Schedule **scheds;      /* schedules created (SV_SCHED i = index) */
-  int nscheds;
+  int nscheds, capscheds;
   Var *vars;
   int nvars, capvars;
   const AstList *defs[16]; /* user functions (def apply_trace(sch): ...) */
@@ -68,18 +68,14 @@ static void assign(Eval *ev, const char *name, SchVal v) {
     x->val = v;
     return;
   }
-  if (ev->nvars == ev->capvars) {
-    ev->capvars = ev->capvars ? ev->capvars * 2 : 16;
-    ev->vars = xrealloc(ev->vars, (size_t)ev->capvars * sizeof *ev->vars);
-  }
+  VEC_RESERVE(ev->vars, ev->capvars, ev->nvars + 1);
   ev->vars[ev->nvars].name = name;
   ev->vars[ev->nvars++].val = v;
 }
 
 static int new_sched(Eval *ev) {
-  ev->scheds = xrealloc(ev->scheds, (size_t)(ev->nscheds + 1) * sizeof *ev->scheds);
-  ev->scheds[ev->nscheds] = sch_new(ev->input, ev->diag);
-  return ev->nscheds++;
+  VEC_PUSH(ev->scheds, ev->nscheds, ev->capscheds, sch_new(ev->input, ev->diag));
+  return ev->nscheds - 1;
 }
 
 static const char *suggest(const char *name, const char *const *cands, int n) {
@@ -232,16 +228,11 @@ static bool convert_buffer(Eval *ev, Schedule *s, const SchParam *p, const SchVa
   return false;
 }
 
-/* Converts a script value into the normalized argument of param p (args:
- * the arguments converted so far, args[0] first). */
-static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, SchVal *v,
-                    const char *method, const SchVal *args, int argi) {
-  Span sp = node->span;
+/* Checks a value for a plain (non-handle) parameter: ints, floats, bools,
+ * strings, index maps, annotation values. */
+static bool convert_plain(Eval *ev, Schedule *s, const SchParam *p, SchVal *v, Span sp,
+                          const char *method) {
   switch (p->kind) {
-    case SP_READ_BUFFER:
-    case SP_WRITE_BUFFER:
-    case SP_BUFFER:
-      return convert_buffer(ev, s, p, argi > 0 ? &args[0] : NULL, v, sp, method, argi);
     case SP_INDEX_MAP:
       if (v->kind == SV_CODE) return true;
       err(ev, sp, "%s: argument '%s' must be a lambda (an index map), got %s", method, p->name, kind_word(v));
@@ -273,6 +264,38 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
       if (v->kind == SV_INT || v->kind == SV_NONE) return true;
       err(ev, sp, "%s: argument '%s' must be an int or None, got %s", method, p->name, kind_word(v));
       return false;
+    case SP_INT:
+      if (v->kind == SV_INT) return true;
+      err(ev, sp, "%s: argument '%s' must be an int, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_BOOL:
+      if (v->kind == SV_BOOL) return true;
+      if (v->kind == SV_INT && (v->i == 0 || v->i == 1)) return v->kind = SV_BOOL, true;
+      err(ev, sp, "%s: argument '%s' must be a bool, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_STR:
+      if (v->kind == SV_STR) return true;
+      err(ev, sp, "%s: argument '%s' must be a string, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_OPT_STR:
+      if (v->kind == SV_STR || v->kind == SV_NONE) return true;
+      err(ev, sp, "%s: argument '%s' must be a string or None, got %s", method, p->name, kind_word(v));
+      return false;
+    case SP_ANY:
+      if ((int)v->kind <= SV_LIST && v->kind != SV_RV) return true;
+      if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_EXPR) return true; /* a sampled int */
+      err(ev, sp, "%s: unsupported annotation value (%s)", method, kind_word(v));
+      return false;
+    default:
+      return false;
+  }
+}
+
+/* Checks (and resolves block names in) a value for a block or loop handle
+ * parameter. */
+static bool convert_handle(Eval *ev, Schedule *s, const SchParam *p, SchVal *v, Span sp,
+                           const char *method) {
+  switch (p->kind) {
     case SP_OPT_BLOCKS:
     case SP_BLOCKS:
       if (v->kind == SV_NONE && p->kind == SP_OPT_BLOCKS) return true;
@@ -326,64 +349,72 @@ static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, S
           return false;
         }
       return true;
-    case SP_INT:
-      if (v->kind == SV_INT) return true;
-      err(ev, sp, "%s: argument '%s' must be an int, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_BOOL:
-      if (v->kind == SV_BOOL) return true;
-      if (v->kind == SV_INT && (v->i == 0 || v->i == 1)) return v->kind = SV_BOOL, true;
-      err(ev, sp, "%s: argument '%s' must be a bool, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_STR:
-      if (v->kind == SV_STR) return true;
-      err(ev, sp, "%s: argument '%s' must be a string, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_OPT_STR:
-      if (v->kind == SV_STR || v->kind == SV_NONE) return true;
-      err(ev, sp, "%s: argument '%s' must be a string or None, got %s", method, p->name, kind_word(v));
-      return false;
-    case SP_FACTORS:
-      if (v->kind != SV_LIST) {
-        err(ev, sp, "%s: argument '%s' must be a list of ints and None, got %s", method, p->name,
-            kind_word(v));
-        return false;
-      }
-      for (int i = 0; i < v->n; i++) {
-        if (v->items[i].kind == SV_NONE) continue;
-        if (v->items[i].kind == SV_RV && sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_EXPR) {
-          int64_t x = sch_expr_value(s, (SchRV)v->items[i].i); /* a sampled factor */
-          if (x == 0 || x < -1) {
-            err(ev, sp, "%s: all the constant factors must be positive, got %lld (%s)", method, (long long)x,
-                sch_rv_name(s, (SchRV)v->items[i].i));
-            return false;
-          }
-          continue;
-        }
-        if (v->items[i].kind == SV_RV) {
-          err(ev, sp, "%s: factors must be ints, None or ExprRVs (sampled), got the %s handle '%s'", method,
-              sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_BLOCK ? "block" : "loop",
-              sch_rv_name(s, (SchRV)v->items[i].i));
-          return false;
-        }
-        if (v->items[i].kind != SV_INT) {
-          err(ev, sp, "%s: factors must be ints or None, got %s", method, kind_word(&v->items[i]));
-          return false;
-        }
-        if (v->items[i].i == 0 || v->items[i].i < -1) {
-          err(ev, sp, "%s: all the constant factors must be positive, got %lld", method,
-              (long long)v->items[i].i);
-          return false;
-        }
-      }
-      return true;
-    case SP_ANY:
-      if ((int)v->kind <= SV_LIST && v->kind != SV_RV) return true;
-      if (v->kind == SV_RV && sch_rv_kind(s, (SchRV)v->i) == SCH_RV_EXPR) return true; /* a sampled int */
-      err(ev, sp, "%s: unsupported annotation value (%s)", method, kind_word(v));
+    default:
       return false;
   }
-  return false;
+}
+
+/* Checks a split/partition factor list: ints, None, or sampled ExprRVs. */
+static bool convert_factors(Eval *ev, Schedule *s, const SchParam *p, SchVal *v, Span sp,
+                            const char *method) {
+  if (v->kind != SV_LIST) {
+    err(ev, sp, "%s: argument '%s' must be a list of ints and None, got %s", method, p->name,
+        kind_word(v));
+    return false;
+  }
+  for (int i = 0; i < v->n; i++) {
+    if (v->items[i].kind == SV_NONE) continue;
+    if (v->items[i].kind == SV_RV && sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_EXPR) {
+      int64_t x = sch_expr_value(s, (SchRV)v->items[i].i); /* a sampled factor */
+      if (x == 0 || x < -1) {
+        err(ev, sp, "%s: all the constant factors must be positive, got %lld (%s)", method, (long long)x,
+            sch_rv_name(s, (SchRV)v->items[i].i));
+        return false;
+      }
+      continue;
+    }
+    if (v->items[i].kind == SV_RV) {
+      err(ev, sp, "%s: factors must be ints, None or ExprRVs (sampled), got the %s handle '%s'", method,
+          sch_rv_kind(s, (SchRV)v->items[i].i) == SCH_RV_BLOCK ? "block" : "loop",
+          sch_rv_name(s, (SchRV)v->items[i].i));
+      return false;
+    }
+    if (v->items[i].kind != SV_INT) {
+      err(ev, sp, "%s: factors must be ints or None, got %s", method, kind_word(&v->items[i]));
+      return false;
+    }
+    if (v->items[i].i == 0 || v->items[i].i < -1) {
+      err(ev, sp, "%s: all the constant factors must be positive, got %lld", method,
+          (long long)v->items[i].i);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* Converts a script value into the normalized argument of param p (args:
+ * the arguments converted so far, args[0] first). */
+static bool convert(Eval *ev, Schedule *s, const SchParam *p, const Ast *node, SchVal *v,
+                    const char *method, const SchVal *args, int argi) {
+  Span sp = node->span;
+  switch (p->kind) {
+    case SP_READ_BUFFER:
+    case SP_WRITE_BUFFER:
+    case SP_BUFFER:
+      return convert_buffer(ev, s, p, argi > 0 ? &args[0] : NULL, v, sp, method, argi);
+    case SP_OPT_BLOCKS:
+    case SP_BLOCKS:
+    case SP_LOOP_OR_BLOCKS:
+    case SP_BLOCK:
+    case SP_BLOCK_OR_LOOP:
+    case SP_LOOP:
+    case SP_LOOPS:
+      return convert_handle(ev, s, p, v, sp, method);
+    case SP_FACTORS:
+      return convert_factors(ev, s, p, v, sp, method);
+    default:
+      return convert_plain(ev, s, p, v, sp, method);
+  }
 }
 
 static SchVal parse_default(const char *d) {
@@ -404,97 +435,125 @@ static SchVal parse_default(const char *d) {
   return sch_val_int(strtoll(d, NULL, 10));
 }
 
-static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *call) {
+/* The arguments of a primitive call as they are parsed: by parameter index,
+ * the value, whether it is given, its node and (first 8) its span.  A
+ * primitive taking loops or blocks first (fuse, reorder, ...) collects its
+ * positional arguments into args[0], a list. */
+typedef struct CallArgs {
   SchVal args[SCH_MAX_PARAMS];
-  bool set[SCH_MAX_PARAMS] = {false};
-  const Ast *nodes[SCH_MAX_PARAMS] = {NULL};
+  bool set[SCH_MAX_PARAMS];
+  const Ast *nodes[SCH_MAX_PARAMS];
   Span spans[8];
-  int nspans = 0;
-  for (int i = 0; i < 8; i++) spans[i] = span_none;
-  SchVal result = sch_val_none();
-  bool varargs = m->nparams > 0 && (m->params[0].kind == SP_LOOPS || m->params[0].kind == SP_BLOCKS);
-  if (varargs) {
-    args[0] = sch_val_none();
-    args[0].kind = SV_LIST;
-    set[0] = true;
-    nodes[0] = call;
+  int nspans;
+  bool varargs;
+  int pos;    /* the next positional parameter */
+  int capvar; /* args[0].items's capacity (varargs) */
+} CallArgs;
+
+/* name=value: the parameter must exist and not be given yet. */
+static bool parse_keyword_arg(Eval *ev, const SchMethod *m, const Ast *a, CallArgs *ca) {
+  int k = -1;
+  for (int j = 0; j < m->nparams; j++)
+    if (a->name && !strcmp(m->params[j].name, a->name)) k = j;
+  if (k < 0 || (ca->varargs && k == 0)) {
+    const char *cands[SCH_MAX_PARAMS];
+    for (int j = 0; j < m->nparams; j++) cands[j] = m->params[j].name;
+    const char *sg = a->name ? suggest(a->name, cands, m->nparams) : NULL;
+    if (sg) err(ev, a->span, "%s() got an unexpected keyword argument '%s'; did you mean '%s'?", m->name, a->name ? a->name : "**", sg);
+    else err(ev, a->span, "%s() got an unexpected keyword argument '%s'", m->name, a->name ? a->name : "**");
+    return false;
   }
-  int pos = varargs ? 1 : 0;
-  bool ok = true;
-  for (int i = 0; i < call->list.len && ok; i++) {
+  if (ca->set[k]) {
+    err(ev, a->span, "%s() got multiple values for argument '%s'", m->name, a->name);
+    return false;
+  }
+  ca->args[k] = eval(ev, a->a);
+  ca->set[k] = true;
+  ca->nodes[k] = a->a;
+  if (!ca->varargs && k < 8) ca->spans[k] = a->a->span, ca->nspans = ca->nspans > k + 1 ? ca->nspans : k + 1;
+  return true;
+}
+
+/* A positional argument of a varargs primitive joins args[0] (*list spreads). */
+static void parse_vararg(Eval *ev, const Ast *a, CallArgs *ca) {
+  SchVal *args = ca->args;
+  SchVal v = eval(ev, a->kind == AST_STARRED ? a->a : a);
+  if (a->kind == AST_STARRED && v.kind == SV_LIST) {
+    for (int k = 0; k < v.n; k++) VEC_PUSH(args[0].items, args[0].n, ca->capvar, sch_val_copy(&v.items[k]));
+    sch_val_free(&v);
+  } else {
+    if (args[0].n < 8) ca->spans[args[0].n] = a->span, ca->nspans = args[0].n + 1;
+    VEC_PUSH(args[0].items, args[0].n, ca->capvar, v);
+  }
+}
+
+static bool parse_positional_arg(Eval *ev, const SchMethod *m, const Ast *a, CallArgs *ca) {
+  int pos = ca->pos;
+  if (pos >= m->nparams) {
+    err(ev, a->span, "%s() takes %d positional argument%s but more were given", m->name, m->nparams,
+        m->nparams == 1 ? "" : "s");
+    return false;
+  }
+  ca->args[pos] = eval(ev, a);
+  ca->set[pos] = true;
+  ca->nodes[pos] = a;
+  if (pos < 8) ca->spans[pos] = a->span, ca->nspans = ca->nspans > pos + 1 ? ca->nspans : pos + 1;
+  ca->pos++;
+  return true;
+}
+
+/* Binds the call's arguments to m's parameters, then the defaults of those
+ * not given; false after an error. */
+static bool parse_call_args(Eval *ev, const SchMethod *m, const Ast *call, CallArgs *ca) {
+  memset(ca, 0, sizeof *ca);
+  for (int i = 0; i < 8; i++) ca->spans[i] = span_none;
+  ca->varargs = m->nparams > 0 && (m->params[0].kind == SP_LOOPS || m->params[0].kind == SP_BLOCKS);
+  if (ca->varargs) {
+    ca->args[0] = sch_val_none();
+    ca->args[0].kind = SV_LIST;
+    ca->set[0] = true;
+    ca->nodes[0] = call;
+  }
+  ca->pos = ca->varargs ? 1 : 0;
+  for (int i = 0; i < call->list.len; i++) {
     const Ast *a = call->list.items[i];
     if (a->kind == AST_KEYWORD) {
-      int k = -1;
-      for (int j = 0; j < m->nparams; j++)
-        if (a->name && !strcmp(m->params[j].name, a->name)) k = j;
-      if (k < 0 || (varargs && k == 0)) {
-        const char *cands[SCH_MAX_PARAMS];
-        for (int j = 0; j < m->nparams; j++) cands[j] = m->params[j].name;
-        const char *sg = a->name ? suggest(a->name, cands, m->nparams) : NULL;
-        if (sg) err(ev, a->span, "%s() got an unexpected keyword argument '%s'; did you mean '%s'?", m->name, a->name ? a->name : "**", sg);
-        else err(ev, a->span, "%s() got an unexpected keyword argument '%s'", m->name, a->name ? a->name : "**");
-        ok = false;
-        break;
-      }
-      if (set[k]) {
-        err(ev, a->span, "%s() got multiple values for argument '%s'", m->name, a->name);
-        ok = false;
-        break;
-      }
-      args[k] = eval(ev, a->a);
-      set[k] = true;
-      nodes[k] = a->a;
-      if (!varargs && k < 8) spans[k] = a->a->span, nspans = nspans > k + 1 ? nspans : k + 1;
-    } else if (varargs) {
-      SchVal v = eval(ev, a->kind == AST_STARRED ? a->a : a);
-      if (a->kind == AST_STARRED && v.kind == SV_LIST) {
-        for (int k = 0; k < v.n; k++) {
-          args[0].items = xrealloc(args[0].items, (size_t)(args[0].n + 1) * sizeof *args[0].items);
-          args[0].items[args[0].n++] = sch_val_copy(&v.items[k]);
-        }
-        sch_val_free(&v);
-      } else {
-        if (args[0].n < 8) spans[args[0].n] = a->span, nspans = args[0].n + 1;
-        args[0].items = xrealloc(args[0].items, (size_t)(args[0].n + 1) * sizeof *args[0].items);
-        args[0].items[args[0].n++] = v;
-      }
-    } else {
-      if (pos >= m->nparams) {
-        err(ev, a->span, "%s() takes %d positional argument%s but more were given", m->name, m->nparams,
-            m->nparams == 1 ? "" : "s");
-        ok = false;
-        break;
-      }
-      args[pos] = eval(ev, a);
-      set[pos] = true;
-      nodes[pos] = a;
-      if (pos < 8) spans[pos] = a->span, nspans = nspans > pos + 1 ? nspans : pos + 1;
-      pos++;
+      if (!parse_keyword_arg(ev, m, a, ca)) return false;
+    } else if (ca->varargs) {
+      parse_vararg(ev, a, ca);
+    } else if (!parse_positional_arg(ev, m, a, ca)) {
+      return false;
     }
-    if (ev->failed) ok = false;
+    if (ev->failed) return false;
   }
-  for (int k = 0; k < m->nparams && ok; k++) {
-    if (set[k]) continue;
+  for (int k = 0; k < m->nparams; k++) {
+    if (ca->set[k]) continue;
     if (!m->params[k].dflt) {
       err(ev, call->span, "%s() missing required argument '%s'", m->name, m->params[k].name);
-      ok = false;
-      break;
+      return false;
     }
-    args[k] = parse_default(m->params[k].dflt);
-    set[k] = true;
-    nodes[k] = call;
+    ca->args[k] = parse_default(m->params[k].dflt);
+    ca->set[k] = true;
+    ca->nodes[k] = call;
   }
+  return true;
+}
+
+static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *call) {
+  CallArgs ca;
+  SchVal result = sch_val_none();
+  bool ok = parse_call_args(ev, m, call, &ca);
   /* Spans first: converting a buffer name or a block name can report too. */
-  sch_set_call_spans(s, call->span, spans, nspans);
+  sch_set_call_spans(s, call->span, ca.spans, ca.nspans);
   for (int k = 0; k < m->nparams && ok; k++)
-    if (!convert(ev, s, &m->params[k], nodes[k], &args[k], m->name, args, k)) ok = false;
+    if (!convert(ev, s, &m->params[k], ca.nodes[k], &ca.args[k], m->name, ca.args, k)) ok = false;
   if (ok) {
     int nerr = ev->diag->nerr;
-    if (m->apply(s, args, &result) != 0 || ev->diag->nerr > nerr) ev->failed = true;
+    if (m->apply(s, ca.args, &result) != 0 || ev->diag->nerr > nerr) ev->failed = true;
   }
   sch_set_call_spans(s, span_none, NULL, 0);
   for (int k = 0; k < m->nparams; k++)
-    if (set[k]) sch_val_free(&args[k]);
+    if (ca.set[k]) sch_val_free(&ca.args[k]);
   return result;
 }
 
@@ -631,6 +690,94 @@ static bool is_index_map_ctor(Arena *a, const Ast *callee) {
   return !strcmp(d, "T.index_map") || (n >= 17 && !strcmp(d + n - 17, "IndexMap.from_func"));
 }
 
+/* A call of a user function `def f(sch): ...` by name: binds the argument
+ * and runs the body.  False when no such function is defined. */
+static bool eval_def_call(Eval *ev, const Ast *e, const Ast *callee) {
+  for (int d = 0; d < ev->ndefs; d++) {
+    if (strcmp(ev->def_nodes[d]->name, callee->name)) continue;
+    const Ast *def = ev->def_nodes[d];
+    ev->def_called[d] = true;
+    if (e->list.len != 1 || def->list.len != 1) {
+      err(ev, e->span, "'%s' takes exactly one argument (the schedule)", def->name);
+      return true;
+    }
+    SchVal v = eval(ev, e->list.items[0]);
+    assign(ev, def->list.items[0]->name, v);
+    for (int k = 0; k < def->body.len && !ev->failed; k++) {
+      const Ast *st = def->body.items[k];
+      if (st->kind == AST_RETURN) break;
+      script_stmt(ev, st);
+    }
+    return true;
+  }
+  return false;
+}
+
+/* sch.<name>(...): a primitive, get, show, or an unknown method. */
+static SchVal eval_sched_method(Eval *ev, const SchVal *obj, const Ast *e) {
+  const Ast *callee = e->a;
+  const char *name = callee->name;
+  SchVal res = sch_val_none();
+  Schedule *s = sched_of(ev, obj);
+  const SchMethod *m = sch_method_lookup(name);
+  if (m) {
+    res = call_method(ev, s, m, e);
+  } else if (!strcmp(name, "get") && e->list.len == 1 && e->list.items[0]->kind != AST_KEYWORD) {
+    /* sch.get(v): the integer a sampled ExprRV holds */
+    SchVal v = eval(ev, e->list.items[0]);
+    if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
+      res = sch_val_int(sch_expr_value(s, (SchRV)v.i));
+    else if (v.kind == SV_INT)
+      res = sch_val_int(v.i);
+    else if (!ev->failed)
+      err(ev, e->list.items[0]->span, "get: expected an ExprRV (a sampled value), got %s", kind_word(&v));
+    sch_val_free(&v);
+  } else if (!strcmp(name, "show")) {
+    SchVal mv = val_kind(SV_MODULE, obj->i);
+    emit(ev, &mv);
+  } else {
+    const char *cands[64];
+    int n = 0;
+    for (int i = 0; sch_method_at(i) && n < 60; i++) cands[n++] = sch_method_at(i)->name;
+    cands[n++] = "get_sblock";
+    cands[n++] = "mod";
+    cands[n++] = "trace";
+    const char *sg = suggest(name, cands, n);
+    if (sg) err(ev, callee->span, "schedule has no method '%s'; did you mean '%s'?", name, sg);
+    else err(ev, callee->span, "schedule has no method '%s'", name);
+  }
+  return res;
+}
+
+/* <value>.<name>(...): a schedule's methods, or show/script/as_python of a
+ * module, function or trace. */
+static SchVal eval_method_call(Eval *ev, const Ast *e) {
+  const Ast *callee = e->a;
+  SchVal obj = eval(ev, callee->a);
+  if (ev->failed) return sch_val_none();
+  const char *name = callee->name;
+  SchVal res = sch_val_none();
+  int kind = (int)obj.kind;
+  if (kind == SV_SCHED) {
+    res = eval_sched_method(ev, &obj, e);
+  } else if ((kind == SV_MODULE || kind == SV_FUNC || kind == SV_TRACE || kind == SV_MODREF) &&
+             (!strcmp(name, "show") || !strcmp(name, "script") || !strcmp(name, "as_python"))) {
+    if (!strcmp(name, "show")) {
+      emit(ev, &obj);
+    } else {
+      StrBuf sb;
+      sb_init(&sb);
+      render(ev, &obj, &sb);
+      res = sch_val_str(sb.data);
+      sb_free(&sb);
+    }
+  } else {
+    err(ev, callee->span, "%s has no method '%s'", kind_word(&obj), name);
+  }
+  sch_val_free(&obj);
+  return res;
+}
+
 static SchVal eval_call(Eval *ev, const Ast *e) {
   const Ast *callee = e->a;
   Arena tmp;
@@ -658,79 +805,59 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
     }
     return sch_val_none();
   }
-  if (callee->kind == AST_NAME) {
-    for (int d = 0; d < ev->ndefs; d++) {
-      if (strcmp(ev->def_nodes[d]->name, callee->name)) continue;
-      const Ast *def = ev->def_nodes[d];
-      ev->def_called[d] = true;
-      if (e->list.len != 1 || def->list.len != 1) {
-        err(ev, e->span, "'%s' takes exactly one argument (the schedule)", def->name);
-        return sch_val_none();
-      }
-      SchVal v = eval(ev, e->list.items[0]);
-      assign(ev, def->list.items[0]->name, v);
-      for (int k = 0; k < def->body.len && !ev->failed; k++) {
-        const Ast *st = def->body.items[k];
-        if (st->kind == AST_RETURN) break;
-        script_stmt(ev, st);
-      }
-      return sch_val_none();
-    }
-  }
+  if (callee->kind == AST_NAME && eval_def_call(ev, e, callee)) return sch_val_none();
   if (callee->kind != AST_ATTR) {
     err(ev, callee->span, "schedule scripts can only call methods of a schedule, Schedule() and print()");
     return sch_val_none();
   }
-  SchVal obj = eval(ev, callee->a);
+  return eval_method_call(ev, e);
+}
+
+/* A name: a script variable, or the module's class name. */
+static SchVal eval_name(Eval *ev, const Ast *e) {
+  Var *x = lookup(ev, e->name);
+  if (x) return sch_val_copy(&x->val);
+  /* The class name, or "Module" as the printer names every module. */
+  if (!strcmp(e->name, ev->input->name) || !strcmp(e->name, "Module")) return val_kind(SV_MODREF, -1);
+  const char *cands[64];
+  int n = 0;
+  for (int i = 0; i < ev->nvars && n < 63; i++) cands[n++] = ev->vars[i].name;
+  const char *sg = suggest(e->name, cands, n);
+  if (sg) err(ev, e->span, "use of undefined name '%s'; did you mean '%s'?", e->name, sg);
+  else err(ev, e->span, "use of undefined name '%s'", e->name);
+  return sch_val_none();
+}
+
+/* obj[key]: a function of a module by name, or a list item (l[-1] too). */
+static SchVal eval_subscript(Eval *ev, const Ast *e) {
+  SchVal obj = eval(ev, e->a);
   if (ev->failed) return sch_val_none();
-  const char *name = callee->name;
-  SchVal res = sch_val_none();
-  int kind = (int)obj.kind;
-  if (kind == SV_SCHED) {
-    Schedule *s = sched_of(ev, &obj);
-    const SchMethod *m = sch_method_lookup(name);
-    if (m) {
-      res = call_method(ev, s, m, e);
-    } else if (!strcmp(name, "get") && e->list.len == 1 && e->list.items[0]->kind != AST_KEYWORD) {
-      /* sch.get(v): the integer a sampled ExprRV holds */
-      SchVal v = eval(ev, e->list.items[0]);
-      if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
-        res = sch_val_int(sch_expr_value(s, (SchRV)v.i));
-      else if (v.kind == SV_INT)
-        res = sch_val_int(v.i);
-      else if (!ev->failed)
-        err(ev, e->list.items[0]->span, "get: expected an ExprRV (a sampled value), got %s", kind_word(&v));
-      sch_val_free(&v);
-    } else if (!strcmp(name, "show")) {
-      SchVal mv = val_kind(SV_MODULE, obj.i);
-      emit(ev, &mv);
-    } else {
-      const char *cands[64];
-      int n = 0;
-      for (int i = 0; sch_method_at(i) && n < 60; i++) cands[n++] = sch_method_at(i)->name;
-      cands[n++] = "get_sblock";
-      cands[n++] = "mod";
-      cands[n++] = "trace";
-      const char *sg = suggest(name, cands, n);
-      if (sg) err(ev, callee->span, "schedule has no method '%s'; did you mean '%s'?", name, sg);
-      else err(ev, callee->span, "schedule has no method '%s'", name);
+  if ((int)obj.kind == SV_MODULE && e->b->kind == AST_STR) {
+    const IrGlobal *g = ir_module_lookup(sch_mod(sched_of(ev, &obj)), e->b->str);
+    if (!g) {
+      err(ev, e->b->span, "the module has no function '%s'", e->b->str);
+      return sch_val_none();
     }
-  } else if ((kind == SV_MODULE || kind == SV_FUNC || kind == SV_TRACE || kind == SV_MODREF) &&
-             (!strcmp(name, "show") || !strcmp(name, "script") || !strcmp(name, "as_python"))) {
-    if (!strcmp(name, "show")) {
-      emit(ev, &obj);
-    } else {
-      StrBuf sb;
-      sb_init(&sb);
-      render(ev, &obj, &sb);
-      res = sch_val_str(sb.data);
-      sb_free(&sb);
-    }
-  } else {
-    err(ev, callee->span, "%s has no method '%s'", kind_word(&obj), name);
+    SchVal v = val_kind(SV_FUNC, obj.i);
+    v.s = xstrdup(e->b->str);
+    return v;
   }
+  bool neg = e->b->kind == AST_UNARY && e->b->op == OP_NEG && e->b->a->kind == AST_INT; /* l[-1] */
+  if (obj.kind == SV_LIST && (e->b->kind == AST_INT || neg)) {
+    int64_t ix = neg ? -e->b->a->ival : e->b->ival;
+    int64_t i = ix < 0 ? ix + obj.n : ix;
+    if (i < 0 || i >= obj.n) {
+      err(ev, e->b->span, "index %lld out of range for a list of %d", (long long)ix, obj.n);
+      sch_val_free(&obj);
+      return sch_val_none();
+    }
+    SchVal v = sch_val_copy(&obj.items[i]);
+    sch_val_free(&obj);
+    return v;
+  }
+  err(ev, e->span, "cannot subscript %s here", kind_word(&obj));
   sch_val_free(&obj);
-  return res;
+  return sch_val_none();
 }
 
 static SchVal eval(Eval *ev, const Ast *e) {
@@ -760,19 +887,7 @@ static SchVal eval(Eval *ev, const Ast *e) {
       for (int i = 0; i < v.n; i++) v.items[i] = eval(ev, e->list.items[i]);
       return v;
     }
-    case AST_NAME: {
-      Var *x = lookup(ev, e->name);
-      if (x) return sch_val_copy(&x->val);
-      /* The class name, or "Module" as the printer names every module. */
-      if (!strcmp(e->name, ev->input->name) || !strcmp(e->name, "Module")) return val_kind(SV_MODREF, -1);
-      const char *cands[64];
-      int n = 0;
-      for (int i = 0; i < ev->nvars && n < 63; i++) cands[n++] = ev->vars[i].name;
-      const char *sg = suggest(e->name, cands, n);
-      if (sg) err(ev, e->span, "use of undefined name '%s'; did you mean '%s'?", e->name, sg);
-      else err(ev, e->span, "use of undefined name '%s'", e->name);
-      return sch_val_none();
-    }
+    case AST_NAME: return eval_name(ev, e);
     case AST_ATTR: {
       SchVal obj = eval(ev, e->a);
       if (ev->failed) return sch_val_none();
@@ -782,36 +897,7 @@ static SchVal eval(Eval *ev, const Ast *e) {
       sch_val_free(&obj);
       return sch_val_none();
     }
-    case AST_SUBSCRIPT: {
-      SchVal obj = eval(ev, e->a);
-      if (ev->failed) return sch_val_none();
-      if ((int)obj.kind == SV_MODULE && e->b->kind == AST_STR) {
-        const IrGlobal *g = ir_module_lookup(sch_mod(sched_of(ev, &obj)), e->b->str);
-        if (!g) {
-          err(ev, e->b->span, "the module has no function '%s'", e->b->str);
-          return sch_val_none();
-        }
-        SchVal v = val_kind(SV_FUNC, obj.i);
-        v.s = xstrdup(e->b->str);
-        return v;
-      }
-      bool neg = e->b->kind == AST_UNARY && e->b->op == OP_NEG && e->b->a->kind == AST_INT; /* l[-1] */
-      if (obj.kind == SV_LIST && (e->b->kind == AST_INT || neg)) {
-        int64_t ix = neg ? -e->b->a->ival : e->b->ival;
-        int64_t i = ix < 0 ? ix + obj.n : ix;
-        if (i < 0 || i >= obj.n) {
-          err(ev, e->b->span, "index %lld out of range for a list of %d", (long long)ix, obj.n);
-          sch_val_free(&obj);
-          return sch_val_none();
-        }
-        SchVal v = sch_val_copy(&obj.items[i]);
-        sch_val_free(&obj);
-        return v;
-      }
-      err(ev, e->span, "cannot subscript %s here", kind_word(&obj));
-      sch_val_free(&obj);
-      return sch_val_none();
-    }
+    case AST_SUBSCRIPT: return eval_subscript(ev, e);
     case AST_CALL: return eval_call(ev, e);
     case AST_LAMBDA: return code_val(e);
     default: break;

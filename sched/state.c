@@ -69,10 +69,12 @@ SchVal sch_val_rv_list(const SchRV *rvs, int n) {
 /* -------------------------------------------------------------- state */
 
 static void push_version(Schedule *s, IrModule *m) {
-  if (s->nversions == s->capversions) {
-    s->capversions = s->capversions ? s->capversions * 2 : 8;
-    s->versions = xrealloc(s->versions, (size_t)s->capversions * sizeof *s->versions);
-    s->trace_at = xrealloc(s->trace_at, (size_t)s->capversions * sizeof *s->trace_at);
+  /* versions and trace_at share capversions: grow the first, follow with the second. */
+  int cap = s->capversions;
+  VEC_RESERVE(s->versions, cap, s->nversions + 1);
+  if (cap != s->capversions) {
+    s->capversions = cap;
+    s->trace_at = xrealloc(s->trace_at, (size_t)cap * sizeof *s->trace_at);
   }
   s->trace_at[s->nversions] = s->ntrace;
   s->versions[s->nversions++] = m;
@@ -126,7 +128,7 @@ int sch_trace_len(const Schedule *s) { return s->ntrace; }
 int sch_work_on(Schedule *s, const char *func_name) {
   const IrGlobal *g = ir_module_lookup(sch_mod(s), func_name);
   if (!g || g->kind != IR_FUNC_TIR) {
-    sch_error(s, 0, "work_on: the module has no prim_func named '%s'", func_name);
+    sch_fail(s, SCH_ERR_NOT_FOUND, 0, "work_on: the module has no prim_func named '%s'", func_name);
     return -1;
   }
   free(s->func);
@@ -195,13 +197,14 @@ SchErrorKind sch_last_error_kind(const Schedule *s) { return s->last_error; }
 TirFunc *sch_cur_func(Schedule *s, const char *func) {
   if (!func) func = s->func;
   if (!func) {
-    sch_error(s, -1, "schedule: the module has several prim_funcs and none is called 'main'; "
-                     "pass func_name or call sch.work_on(name)");
+    sch_fail(s, SCH_ERR_NOT_FOUND, -1,
+             "schedule: the module has several prim_funcs and none is called 'main'; "
+             "pass func_name or call sch.work_on(name)");
     return NULL;
   }
   const IrGlobal *g = ir_module_lookup(sch_mod(s), func);
   if (!g || g->kind != IR_FUNC_TIR) {
-    sch_error(s, -1, "schedule: the module has no prim_func named '%s'", func);
+    sch_fail(s, SCH_ERR_NOT_FOUND, -1, "schedule: the module has no prim_func named '%s'", func);
     return NULL;
   }
   return g->tir;
@@ -212,10 +215,7 @@ const char *sch_rv_name(const Schedule *s, SchRV rv) { return s->rvs[rv].name; }
 
 SchRV sch_new_rv(Schedule *s, SchRVKind kind, const char *func, const void *key,
                  const char *block_name) {
-  if (s->nrvs == s->caprvs) {
-    s->caprvs = s->caprvs ? s->caprvs * 2 : 16;
-    s->rvs = xrealloc(s->rvs, (size_t)s->caprvs * sizeof *s->rvs);
-  }
+  VEC_RESERVE(s->rvs, s->caprvs, s->nrvs + 1);
   SchRVInfo *r = &s->rvs[s->nrvs];
   memset(r, 0, sizeof *r);
   r->kind = kind;
@@ -242,10 +242,7 @@ void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const 
   const SchMethod *m = sch_method_lookup(method);
   TVS_ASSERT(m);
   s->last_error = SCH_ERR_NONE;
-  if (s->ntrace == s->captrace) {
-    s->captrace = s->captrace ? s->captrace * 2 : 16;
-    s->trace = xrealloc(s->trace, (size_t)s->captrace * sizeof *s->trace);
-  }
+  VEC_RESERVE(s->trace, s->captrace, s->ntrace + 1);
   SchInst *in = &s->trace[s->ntrace++];
   in->method = m;
   in->args = xmalloc((size_t)(nargs ? nargs : 1) * sizeof *in->args);
@@ -267,7 +264,8 @@ void sch_record(Schedule *s, const char *method, SchVal *args, int nargs, const 
         break;
       }
     if (fn && !sch_verify_func(s, fn, &why))
-      sch_error(s, -1, "internal error: %s produced ill-formed IR in '%s': %s", method, fn, why.data);
+      sch_fail(s, SCH_ERR_INTERNAL, -1,
+               "internal error: %s produced ill-formed IR in '%s': %s", method, fn, why.data);
     sb_free(&why);
   }
 }
@@ -311,11 +309,7 @@ void sch_path_free(SchPath *p) {
 }
 
 void sch_path_push(SchPath *p, TirStmt *st) {
-  if (p->n == p->cap) {
-    p->cap = p->cap ? p->cap * 2 : 16;
-    p->s = xrealloc(p->s, (size_t)p->cap * sizeof *p->s);
-  }
-  p->s[p->n++] = st;
+  VEC_PUSH(p->s, p->n, p->cap, st);
 }
 
 void sch_path_copy(SchPath *dst, const SchPath *src) {
@@ -449,20 +443,20 @@ static bool match_block_key(const TirStmt *st, const void *key) {
 static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim, int argi,
                         SchPath *path) {
   if (rv < 0 || rv >= s->nrvs) {
-    sch_error(s, argi, "%s: invalid handle", prim);
+    sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: invalid handle", prim);
     return NULL;
   }
   SchRVInfo *r = &s->rvs[rv];
   if (r->kind == SCH_RV_LOOP && kind == SCH_RV_LOOP && !r->key) {
-    sch_error(s, argi, "%s: the LoopRV '%s' is the compute-location mark '%s' (from "
-              "sample_compute_location), not a loop", prim, r->name,
-              r->value == SCH_LOC_INLINE ? "inline" : "root");
+    sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: the LoopRV '%s' is the compute-location mark '%s' (from "
+             "sample_compute_location), not a loop", prim, r->name,
+             r->value == SCH_LOC_INLINE ? "inline" : "root");
     return NULL;
   }
   if (r->kind != kind) {
-    sch_error(s, argi, "%s: expected a %s, got the %s handle '%s'", prim,
-              kind == SCH_RV_BLOCK ? "BlockRV" : "LoopRV",
-              r->kind == SCH_RV_BLOCK ? "block" : r->kind == SCH_RV_LOOP ? "loop" : "expr", r->name);
+    sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: expected a %s, got the %s handle '%s'", prim,
+             kind == SCH_RV_BLOCK ? "BlockRV" : "LoopRV",
+             r->kind == SCH_RV_BLOCK ? "block" : r->kind == SCH_RV_LOOP ? "loop" : "expr", r->name);
     return NULL;
   }
   TirFunc *f = sch_cur_func(s, r->func);
@@ -477,11 +471,13 @@ static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim,
   }
   if (!ok) {
     if (kind == SCH_RV_LOOP)
-      sch_error(s, argi, "%s: stale handle: loop '%s' (%s) no longer exists in '%s'", prim,
-                ((const TirVar *)r->key)->name, r->name, r->func);
+      sch_fail(s, SCH_ERR_INVALID_HANDLE, argi,
+               "%s: stale handle: loop '%s' (%s) no longer exists in '%s'", prim,
+               ((const TirVar *)r->key)->name, r->name, r->func);
     else
-      sch_error(s, argi, "%s: stale handle: block %s no longer exists in '%s'", prim, r->name,
-                r->func);
+      sch_fail(s, SCH_ERR_INVALID_HANDLE, argi,
+               "%s: stale handle: block %s no longer exists in '%s'", prim, r->name,
+               r->func);
     return NULL;
   }
   return path->s[path->n - 1];
@@ -504,7 +500,8 @@ int sch_scope_index(const SchPath *p, int depth) {
 int sch_block_scope_index(Schedule *s, const char *prim, const SchPath *p) {
   int i = sch_scope_index(p, p->n - 1);
   if (i < 0)
-    sch_error(s, 0, "%s: block '%s' is the root block", prim, tir_realize_block(p->s[p->n - 1])->name);
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 0,
+             "%s: block '%s' is the root block", prim, tir_realize_block(p->s[p->n - 1])->name);
   return i;
 }
 
@@ -513,9 +510,10 @@ bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *
   const TirBlock *b = tir_realize_block(path->s[path->n - 1]);
   const TirStmt *loop = b->init ? sch_reduce_loop_above(path, scope_i) : NULL;
   if (loop)
-    sch_error(s, 0, "%s: block '%s' reduces over loop '%s' outside its scope block, where the %s would be "
-                    "allocated anew for each step of the reduction",
-              prim, b->name, sch_loop_name(loop), what);
+    sch_fail(s, SCH_ERR_REDUCTION, 0,
+             "%s: block '%s' reduces over loop '%s' outside its scope block, where the %s would be "
+             "allocated anew for each step of the reduction",
+             prim, b->name, sch_loop_name(loop), what);
   return !loop;
 }
 

@@ -123,10 +123,86 @@ static void test_root_block(void) {
   ir_module_free(m);
 }
 
+/* One refusal of the given kind (TVM's typed schedule errors): the error
+ * count grows by one, the schedule and the diagnostic report the kind, and
+ * a primitive that succeeds next (get_block of reset_block) clears it. */
+static void expect_kind(Schedule *s, const DiagCtx *d, int *nerr, long long rc, SchErrorKind kind,
+                        const char *reset_block) {
+  CHECK(rc < 0);
+  CHECK_EQ_INT(d->nerr, *nerr + 1);
+  *nerr = d->nerr;
+  CHECK_EQ_STR(sch_error_kind_name(sch_last_error_kind(s)), sch_error_kind_name(kind));
+  CHECK(d->len > 0 && d->items[d->len - 1].code != NULL);
+  if (d->len > 0 && d->items[d->len - 1].code)
+    CHECK_EQ_STR(d->items[d->len - 1].code, sch_error_kind_name(kind));
+  CHECK(sch_get_block(s, reset_block, NULL) >= 0);
+  CHECK_EQ_INT(sch_last_error_kind(s), SCH_ERR_NONE);
+  CHECK_EQ_INT(d->nerr, *nerr);
+}
+
+/* A representative refusal of each kind the loop, layout, getter and
+ * state code report. */
+static void test_error_kinds(void) {
+  IrModule *m = load("matmul.tvs");
+  CHECK(m != NULL);
+  if (!m) return;
+  DiagCtx d;
+  diag_init(&d, NULL);
+  Schedule *s = sch_new(m, &d);
+  int nerr = d.nerr;
+  CHECK_EQ_INT(sch_last_error_kind(s), SCH_ERR_NONE);
+  SchRV c = sch_get_block(s, "C", NULL);
+  SchRV *loops = NULL;
+  CHECK_EQ_INT(sch_get_loops(s, c, &loops), 3);
+  if (!loops) return;
+  SchRV i = loops[0], j = loops[1], k = loops[2], out[4];
+  free(loops);
+  int64_t f4[2] = {0, 4}, one[1] = {4};
+  expect_kind(s, &d, &nerr, sch_get_block(s, "nope", NULL), SCH_ERR_NOT_FOUND, "C");
+  expect_kind(s, &d, &nerr, sch_work_on(s, "mian"), SCH_ERR_NOT_FOUND, "C");
+  expect_kind(s, &d, &nerr, sch_split(s, -1, f4, 2, true, false, out), SCH_ERR_INVALID_HANDLE, "C");
+  expect_kind(s, &d, &nerr, sch_split(s, c, f4, 2, true, false, out), SCH_ERR_INVALID_HANDLE, "C");
+  expect_kind(s, &d, &nerr, sch_split(s, i, NULL, 0, true, false, out), SCH_ERR_INVALID_ARGUMENT, "C");
+  SchRV ii[2] = {i, i}, ik[2] = {i, k};
+  expect_kind(s, &d, &nerr, sch_reorder(s, ii, 2), SCH_ERR_LOOP_STRUCTURE, "C");
+  expect_kind(s, &d, &nerr, sch_fuse(s, ik, 2, true), SCH_ERR_LOOP_STRUCTURE, "C");
+  expect_kind(s, &d, &nerr, sch_merge(s, ii, 2), SCH_ERR_LOOP_STRUCTURE, "C");
+  expect_kind(s, &d, &nerr, sch_loop_partition(s, k, one, 1, true, out), SCH_ERR_REDUCTION, "C");
+  /* A primitive that changes the module also clears the kind. */
+  expect_kind(s, &d, &nerr, sch_split(s, i, NULL, 0, true, false, out), SCH_ERR_INVALID_ARGUMENT, "C");
+  CHECK_EQ_INT(sch_bind(s, j, "threadIdx.x"), 0);
+  CHECK_EQ_INT(sch_last_error_kind(s), SCH_ERR_NONE);
+  expect_kind(s, &d, &nerr, sch_split(s, j, f4, 2, true, false, out), SCH_ERR_LOOP_KIND, "C");
+  CHECK_EQ_INT(sch_split(s, i, f4, 2, true, false, out), 0);
+  CHECK_EQ_INT(sch_last_error_kind(s), SCH_ERR_NONE);
+  /* i is gone (split), and C's first iter is now bound to i_0 * 4 + i_1. */
+  expect_kind(s, &d, &nerr, sch_split(s, i, f4, 2, true, false, out), SCH_ERR_INVALID_HANDLE, "C");
+  expect_kind(s, &d, &nerr, sch_transform_block_layout(s, c, "lambda a, b, r: (a, b, r)"), SCH_ERR_NOT_AFFINE,
+              "C");
+  sch_free(s);
+  diag_free(&d);
+  ir_module_free(m);
+
+  /* A buffer viewed by a match_buffer keeps its layout. */
+  m = load("layout_match.tvs");
+  CHECK(m != NULL);
+  if (!m) return;
+  diag_init(&d, NULL);
+  s = sch_new(m, &d);
+  nerr = d.nerr;
+  c = sch_get_block(s, "C", NULL);
+  expect_kind(s, &d, &nerr, sch_transform_layout(s, c, false, 0, "lambda a, b: (b, a)", NULL, false),
+              SCH_ERR_BUFFER_ACCESS, "copy");
+  sch_free(s);
+  diag_free(&d);
+  ir_module_free(m);
+}
+
 int main(void) {
   test_invalid_handles();
   test_degenerate_arguments();
   test_root_block();
+  test_error_kinds();
   for (int i = 0; i < nsrcs; i++) src_free(srcs[i]);
   TEST_MAIN_END();
 }
