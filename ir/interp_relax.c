@@ -208,11 +208,7 @@ static RVal *env_lookup(RxCtx *c, const RxExpr *var) {
 }
 
 static void env_bind(RxCtx *c, const RxExpr *var, RVal *v) {
-  if (c->nenv == c->capenv) {
-    c->capenv = c->capenv ? c->capenv * 2 : 16;
-    c->env = xrealloc(c->env, (size_t)c->capenv * sizeof *c->env);
-  }
-  c->env[c->nenv++] = (RxEnv){var, v};
+  VEC_PUSH(c->env, c->nenv, c->capenv, ((RxEnv){var, v}));
 }
 
 /* Allocates a tensor described by sinfo si (shape evaluated now). */
@@ -680,7 +676,7 @@ int interp_run_relax_with(const IrModule *m, const char *name, InterpArg *args, 
     } else if (p->sinfo && p->sinfo->kind == RX_SI_PRIM) {
       v = rv_new(RV_PRIM);
       v->pt = p->sinfo->dtype;
-      if (dt_is_float(v->pt)) v->pv.f = interp_round_float(v->pt, args[i].f);
+      if (dt_is_float(v->pt)) v->pv.f = dt_round_float(v->pt, args[i].f);
       else if (dt_is_bool(v->pt)) v->pv.i = args[i].i != 0;
       else v->pv = interp_normalize_int(v->pt, (uint64_t)args[i].i);
     } else {
