@@ -99,3 +99,18 @@ double dt_round_float(DType t, double x) {
     default: return x;
   }
 }
+
+double dt_int_to_double(DType from, int64_t v) {
+  bool neg = from.code == DT_INT && v < 0;
+  uint64_t mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  double d;
+  if (mag < (UINT64_C(1) << 53)) {
+    d = (double)mag;
+  } else {
+    int sh = 64 - __builtin_clzll(mag) - 53;
+    uint64_t m = mag >> sh;
+    if (mag & ((UINT64_C(1) << sh) - 1)) m |= 1; /* sticky bit */
+    d = ldexp((double)m, sh);
+  }
+  return neg ? -d : d;
+}

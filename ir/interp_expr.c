@@ -211,24 +211,6 @@ void interp_write_elem(DType t, void *p, IScalar v) {
   }
 }
 
-/* An integer lane as a double that rounds correctly to any format of at most
- * 51 significant bits: magnitudes beyond 2^53 keep a sticky low bit, so the
- * int -> double -> narrow float path does not round twice. */
-static double int_to_double_sticky(DType from, IScalar v) {
-  bool neg = from.code == DT_INT && v.i < 0;
-  uint64_t mag = neg ? (uint64_t)0 - v.u : v.u;
-  double d;
-  if (mag < (UINT64_C(1) << 53)) {
-    d = (double)mag;
-  } else {
-    int sh = 64 - __builtin_clzll(mag) - 53;
-    uint64_t m = mag >> sh;
-    if (mag & ((UINT64_C(1) << sh) - 1)) m |= 1;
-    d = ldexp((double)m, sh);
-  }
-  return neg ? -d : d;
-}
-
 /* Float -> integer: truncation toward zero.  C leaves out-of-range values
  * undefined; we saturate to the target's range and map NaN to 0 (the
  * semantics of LLVM's fptosi.sat / Rust `as`). */
@@ -268,7 +250,7 @@ IScalar interp_cast_scalar(DType from, IScalar v, DType to) {
     else if (to.bits == 32 && to.code == DT_FLOAT)
       r.f = from.code == DT_UINT ? (double)(float)v.u : (double)(float)v.i;
     else
-      r.f = dt_round_float(to, int_to_double_sticky(from, v));
+      r.f = dt_round_float(to, dt_int_to_double(from, v.i));
   } else {
     r = v; /* handle / void: keep the bits */
   }

@@ -85,6 +85,18 @@ static TirExpr *cast_fold(IrHeap *h, DType t, TirExpr *e) {
 
 TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t) { return cast_fold(h, t, e); }
 
+int elab_subscript_items(ElabCtx *c, const Ast *e, const TirBuffer *buf, const Ast *const **items) {
+  const Ast *ix = e->b;
+  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
+  *items = ix->kind == AST_TUPLE ? (const Ast *const *)ix->list.items : (const Ast *const *)&e->b;
+  if (n != buf->ndim) {
+    diag_error(c->diag, e->span, "buffer '%s' has %d dimension%s but is indexed with %d ind%s",
+               buf->name, buf->ndim, buf->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
+    return -1;
+  }
+  return n;
+}
+
 /* e as base + constant (base NULL for a constant), peeling constant terms
  * off nested additions and subtractions. */
 static const TirExpr *split_const(const TirExpr *e, int64_t *k) {
@@ -430,14 +442,9 @@ static TirVal load(ElabCtx *c, const Ast *e) {
     return bad();
   }
   TirBuffer *buf = s->ptr;
-  const Ast *ix = e->b;
-  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
-  const Ast *const *items = ix->kind == AST_TUPLE ? (const Ast *const *)ix->list.items : &ix;
-  if (n != buf->ndim) {
-    diag_error(c->diag, e->span, "buffer '%s' has %d dimension%s but is indexed with %d ind%s",
-               buf->name, buf->ndim, buf->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
-    return bad();
-  }
+  const Ast *const *items;
+  int n = elab_subscript_items(c, e, buf, &items);
+  if (n < 0) return bad();
   TirExpr **idx = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *idx);
   for (int i = 0; i < n; i++) {
     if (items[i]->kind == AST_SLICE) {

@@ -13,17 +13,9 @@
 
 /* Growable arrays in the scratch arena (freed with it, so error paths cannot leak). */
 #define AVEC(T) struct { T *v; int n, cap; }
-static void *avec_grow(Arena *a, void *v, int n, int *cap, size_t sz) {
-  if (n < *cap) return v;
-  int nc = *cap ? *cap * 2 : 8;
-  void *nv = arena_alloc(a, (size_t)nc * sz);
-  if (n) memcpy(nv, v, (size_t)n * sz);
-  *cap = nc;
-  return nv;
-}
 #define APUSH(c, vec, x)                                                                     \
   do {                                                                                       \
-    (vec).v = avec_grow(&(c)->scratch, (vec).v, (vec).n, &(vec).cap, sizeof *(vec).v);       \
+    (vec).v = elab_grow((c), (vec).v, (vec).n, &(vec).cap, sizeof *(vec).v);                 \
     (vec).v[(vec).n++] = (x);                                                                \
   } while (0)
 
@@ -294,14 +286,9 @@ static bool region(ElabCtx *c, const Ast *e, TirBufferRegion *out) {
     }
     return true;
   }
-  const Ast *ix = e->b;
-  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
-  const Ast *const *items = ix->kind == AST_TUPLE ? (const Ast *const *)ix->list.items : &ix;
-  if (n != buf->ndim) {
-    diag_error(c->diag, e->span, "buffer '%s' has %d dimension%s but is indexed with %d ind%s",
-               buf->name, buf->ndim, buf->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
-    return false;
-  }
+  const Ast *const *items;
+  int n = elab_subscript_items(c, e, buf, &items);
+  if (n < 0) return false;
   for (int d = 0; d < n; d++) {
     const Ast *it = items[d];
     if (it->kind == AST_SLICE) {

@@ -140,23 +140,6 @@ static int64_t float_to_int(DType to, double x) {
   return (int64_t)(uint64_t)t;
 }
 
-/* An integer as a double rounded once to any format of at most 52 bits:
- * magnitudes beyond 2^53 keep a sticky bit so narrowing rounds correctly. */
-static double int_to_double(DType from, int64_t v) {
-  bool neg = from.code == DT_INT && v < 0;
-  uint64_t mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  double d;
-  if (mag < (UINT64_C(1) << 53)) {
-    d = (double)mag;
-  } else {
-    int sh = 64 - __builtin_clzll(mag) - 53;
-    uint64_t m = mag >> sh;
-    if (mag & ((UINT64_C(1) << sh) - 1)) m |= 1;
-    d = ldexp((double)m, sh);
-  }
-  return neg ? -d : d;
-}
-
 TirExpr *arith_const_fold_cast(IrHeap *h, DType t, const TirExpr *a) {
   if (!is_const(a) || t.lanes != 1) return NULL;
   DType from = a->dtype;
@@ -176,7 +159,7 @@ TirExpr *arith_const_fold_cast(IrHeap *h, DType t, const TirExpr *a) {
     if (t.code == DT_FLOAT && t.bits == 64)
       d = from.code == DT_UINT ? (double)(uint64_t)v : (double)v;
     else
-      d = dt_round_float(t, int_to_double(from, v));
+      d = dt_round_float(t, dt_int_to_double(from, v));
     return tir_float(h, t, d);
   }
   return NULL;
