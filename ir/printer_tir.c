@@ -953,7 +953,6 @@ static void let_stmt(Printer *p, const TirStmt *s) {
   sb_free(&val);
   stmt(p, s->let.body);
   pr_pop(p, mark);
-  return;
 }
 
 /* `x = T.allocate([extents], dtype, scope)` then the body. */
@@ -980,7 +979,6 @@ static void allocate_stmt(Printer *p, const TirStmt *s) {
   sb_free(&ext);
   stmt(p, s->alloc.body);
   pr_pop(p, mark);
-  return;
 }
 
 /* `B = T.decl_buffer(shape, dtype, data=..., ...)` then the body. */
@@ -1004,7 +1002,6 @@ static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
   sb_free(&args);
   stmt(p, s->decl.body);
   pr_pop(p, mark);
-  return;
 }
 
 /* `with T.attr(node, key, value):` around the body. */
