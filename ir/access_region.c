@@ -6,47 +6,13 @@
  * ranges by a small interval evaluator over affine forms; block iter vars stay
  * symbolic.  Nested blocks contribute their declared regions. */
 #include "ir/access_region.h"
+#include "ir/structural_equal.h"
 #include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ expr helpers */
-
-/* Structural equality of expressions with free vars and buffers by identity. */
-static bool expr_eq(const TirExpr *a, const TirExpr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || !dt_eq(a->dtype, b->dtype)) return false;
-  switch (a->kind) {
-  case TIR_INT: return a->ival == b->ival;
-  case TIR_FLOAT: return a->fval == b->fval;
-  case TIR_STR: return !strcmp(a->str, b->str);
-  case TIR_VAR: return a->var == b->var;
-  case TIR_NOT:
-  case TIR_CAST: return expr_eq(a->un.a, b->un.a);
-  case TIR_SELECT:
-    return expr_eq(a->sel.cond, b->sel.cond) && expr_eq(a->sel.t, b->sel.t) &&
-           expr_eq(a->sel.f, b->sel.f);
-  case TIR_LOAD:
-    if (a->load.buf != b->load.buf || a->load.n != b->load.n) return false;
-    for (int i = 0; i < a->load.n; i++)
-      if (!expr_eq(a->load.idx[i], b->load.idx[i])) return false;
-    return true;
-  case TIR_RAMP:
-    return a->ramp.lanes == b->ramp.lanes && expr_eq(a->ramp.base, b->ramp.base) &&
-           expr_eq(a->ramp.stride, b->ramp.stride);
-  case TIR_BROADCAST: return a->bcast.lanes == b->bcast.lanes && expr_eq(a->bcast.value, b->bcast.value);
-  case TIR_LET:
-    return a->let.var == b->let.var && expr_eq(a->let.value, b->let.value) &&
-           expr_eq(a->let.body, b->let.body);
-  case TIR_CALL:
-    if (a->call.op != b->call.op || a->call.n != b->call.n) return false;
-    for (int i = 0; i < a->call.n; i++)
-      if (!expr_eq(a->call.args[i], b->call.args[i])) return false;
-    return true;
-  default: return expr_eq(a->bin.a, b->bin.a) && expr_eq(a->bin.b, b->bin.b);
-  }
-}
 
 /* A copy of e with every var vars[i] replaced by vals[i] (shares unchanged parts). */
 static TirExpr *subst(IrHeap *h, TirExpr *e, TirVar **vars, TirExpr **vals, int n) {
@@ -128,15 +94,11 @@ typedef struct Affine {
 
 static void aff_add_term(Affine *a, TirExpr *atom, int64_t coef) {
   for (int i = 0; i < a->n; i++)
-    if (expr_eq(a->t[i].atom, atom)) {
+    if (tir_expr_identical(a->t[i].atom, atom)) {
       a->t[i].coef += coef;
       return;
     }
-  if (a->n == a->cap) {
-    a->cap = a->cap ? a->cap * 2 : 4;
-    a->t = xrealloc(a->t, (size_t)a->cap * sizeof *a->t);
-  }
-  a->t[a->n++] = (Term){atom, coef};
+  VEC_PUSH(a->t, a->n, a->cap, ((Term){atom, coef}));
 }
 
 static void aff_collect(Affine *a, TirExpr *e, int64_t scale) {
@@ -219,7 +181,7 @@ typedef struct Interval {
   TirExpr *min, *max;
 } Interval;
 
-static bool iv_is_point(Interval v) { return v.min && v.max && (v.min == v.max || expr_eq(v.min, v.max)); }
+static bool iv_is_point(Interval v) { return v.min && v.max && (v.min == v.max || tir_expr_identical(v.min, v.max)); }
 static Interval iv_point(TirExpr *e) { return (Interval){e, e}; }
 
 static TirExpr *bound_min(IrHeap *h, TirExpr *a, TirExpr *b) {
@@ -402,11 +364,10 @@ static void set_update(Detector *d, AccessSet *s, TirBuffer *buf, Interval *regi
       for (int j = 0; j < ndim; j++) s->regions[i][j] = iv_union(d->h, s->regions[i][j], region[j]);
       return;
     }
-  if (s->n == s->cap) {
-    s->cap = s->cap ? s->cap * 2 : 4;
-    s->bufs = xrealloc(s->bufs, (size_t)s->cap * sizeof *s->bufs);
-    s->regions = xrealloc(s->regions, (size_t)s->cap * sizeof *s->regions);
-  }
+  int cap = s->cap; /* bufs and regions share one capacity */
+  VEC_RESERVE(s->bufs, cap, s->n + 1);
+  if (cap != s->cap) s->regions = xrealloc(s->regions, (size_t)cap * sizeof *s->regions);
+  s->cap = cap;
   s->bufs[s->n] = buf;
   s->regions[s->n] = xmalloc((size_t)(ndim + 1) * sizeof *region);
   memcpy(s->regions[s->n], region, (size_t)ndim * sizeof *region);
@@ -456,11 +417,7 @@ static void access(Detector *d, AccessSet *s, TirBuffer *buf, TirExpr **idx, int
 }
 
 static void push_dom(Detector *d, TirVar *v, TirExpr *min, TirExpr *max) {
-  if (d->ndoms == d->capdoms) {
-    d->capdoms = d->capdoms ? d->capdoms * 2 : 8;
-    d->doms = xrealloc(d->doms, (size_t)d->capdoms * sizeof *d->doms);
-  }
-  d->doms[d->ndoms++] = (Dom){v, min, max};
+  VEC_PUSH(d->doms, d->ndoms, d->capdoms, ((Dom){v, min, max}));
 }
 
 static void visit_expr(Detector *d, TirExpr *e);
@@ -601,11 +558,10 @@ static void visit_stmt(Detector *d, TirStmt *s) {
   }
   case TIR_S_LET: {
     visit_expr(d, s->let.value);
-    if (d->nlets == d->caplets) {
-      d->caplets = d->caplets ? d->caplets * 2 : 4;
-      d->let_vars = xrealloc(d->let_vars, (size_t)d->caplets * sizeof *d->let_vars);
-      d->let_vals = xrealloc(d->let_vals, (size_t)d->caplets * sizeof *d->let_vals);
-    }
+    int cap = d->caplets; /* let_vars and let_vals share one capacity */
+    VEC_RESERVE(d->let_vars, cap, d->nlets + 1);
+    if (cap != d->caplets) d->let_vals = xrealloc(d->let_vals, (size_t)cap * sizeof *d->let_vals);
+    d->caplets = cap;
     d->let_vars[d->nlets] = s->let.var;
     d->let_vals[d->nlets] = subst(d->h, s->let.value, d->let_vars, d->let_vals, d->nlets);
     d->nlets++;
@@ -623,11 +579,7 @@ static void visit_stmt(Detector *d, TirStmt *s) {
     return;
   case TIR_S_ALLOCATE: visit_exprs(d, s->alloc.extents, s->alloc.n); visit_stmt(d, s->alloc.body); return;
   case TIR_S_DECL_BUFFER:
-    if (d->nlocals == d->caplocals) {
-      d->caplocals = d->caplocals ? d->caplocals * 2 : 4;
-      d->locals = xrealloc(d->locals, (size_t)d->caplocals * sizeof *d->locals);
-    }
-    d->locals[d->nlocals++] = s->decl.buf;
+    VEC_PUSH(d->locals, d->nlocals, d->caplocals, s->decl.buf);
     visit_stmt(d, s->decl.body);
     return;
   case TIR_S_ATTR: visit_expr(d, s->attr.value); visit_stmt(d, s->attr.body); return;

@@ -1,6 +1,8 @@
 /* dtype.c - dtype names and sizes. */
 #include "ir/dtype.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,4 +73,44 @@ const char *dt_str(DType t, char *buf) {
   else n = snprintf(buf, DT_STR_MAX, "%s%d", base, t.bits);
   if (t.lanes != 1) snprintf(buf + n, (size_t)(DT_STR_MAX - n), "x%d", t.lanes);
   return buf;
+}
+
+double dt_round_format(double x, int p, int emin, int emax) {
+  if (!isfinite(x) || x == 0) return x;
+  double ax = fabs(x);
+  int e;
+  (void)frexp(ax, &e);
+  int E = e - 1;
+  if (E < emin) E = emin;
+  /* scaling by powers of two is exact in double for every narrower format */
+  double r = ldexp(nearbyint(ldexp(ax, (p - 1) - E)), E - (p - 1));
+  double maxv = ldexp(2.0 - ldexp(1.0, 1 - p), emax);
+  if (r > maxv) r = INFINITY;
+  return copysign(r, x);
+}
+
+double dt_round_float(DType t, double x) {
+  if (t.code == DT_BFLOAT) return dt_round_format(x, 8, -126, 127);
+  switch (t.bits) {
+    case 16: return dt_round_format(x, 11, -14, 15);
+    case 32:
+      if (!(fabs(x) > FLT_MAX)) return (double)(float)x; /* NaN and in range */
+      return dt_round_format(x, 24, -126, 127);
+    default: return x;
+  }
+}
+
+double dt_int_to_double(DType from, int64_t v) {
+  bool neg = from.code == DT_INT && v < 0;
+  uint64_t mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  double d;
+  if (mag < (UINT64_C(1) << 53)) {
+    d = (double)mag;
+  } else {
+    int sh = 64 - __builtin_clzll(mag) - 53;
+    uint64_t m = mag >> sh;
+    if (mag & ((UINT64_C(1) << sh) - 1)) m |= 1; /* sticky bit */
+    d = ldexp((double)m, sh);
+  }
+  return neg ? -d : d;
 }

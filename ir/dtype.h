@@ -54,4 +54,17 @@ bool dt_parse(const char *s, DType *out);
 const char *dt_str(DType t, char *buf);
 #define DT_STR_MAX 24
 
+/* x rounded to a binary format with p significant bits (implicit bit
+ * included), minimum normal exponent emin and maximum exponent emax, to
+ * nearest even; subnormals, overflow to infinity, NaN and signed zero kept. */
+double dt_round_format(double x, int p, int emin, int emax);
+/* x rounded to float dtype t's format (float16, bfloat16, float32; float64
+ * unchanged): the one rounding the constant folder and the interpreter share. */
+double dt_round_float(DType t, double x);
+/* Integer v of dtype from (int: signed, uint: the bits unsigned) as a double
+ * that rounds correctly to any float format of at most 51 significant bits:
+ * magnitudes beyond 2^53 keep a sticky low bit, so int -> double -> narrow
+ * float does not round twice.  Shared by the constant folder and interpreter. */
+double dt_int_to_double(DType from, int64_t v);
+
 #endif

@@ -1,5 +1,6 @@
 /* flops.c - FLOP counting over loop nests (see flops.h). */
 #include "ir/flops.h"
+#include "ir/arith.h"
 
 typedef struct FlopCtx {
   const FlopBinding *bind;
@@ -10,9 +11,9 @@ typedef struct FlopCtx {
   bool unknown;           /* an extent could not be evaluated */
 } FlopCtx;
 
-static bool eval_int(FlopCtx *c, const TirExpr *e, int64_t *out);
-
-static bool lookup(FlopCtx *c, const TirVar *v, int64_t *out) {
+/* ArithVarLookup over the bindings, then the known lets (innermost first). */
+static bool lookup(void *ctx, const TirVar *v, int64_t *out) {
+  const FlopCtx *c = ctx;
   for (int i = 0; i < c->nbind; i++)
     if (c->bind[i].var == v) return *out = c->bind[i].value, true;
   for (int i = c->nlets - 1; i >= 0; i--)
@@ -20,36 +21,8 @@ static bool lookup(FlopCtx *c, const TirVar *v, int64_t *out) {
   return false;
 }
 
-static int64_t fdiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 static bool eval_int(FlopCtx *c, const TirExpr *e, int64_t *out) {
-  int64_t a, b;
-  switch (e->kind) {
-    case TIR_INT: *out = e->ival; return true;
-    case TIR_VAR: return lookup(c, e->var, out);
-    case TIR_CAST: return eval_int(c, e->un.a, out);
-    case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD:
-    case TIR_DIV: case TIR_MOD: case TIR_MIN: case TIR_MAX:
-      if (!eval_int(c, e->bin.a, &a) || !eval_int(c, e->bin.b, &b)) return false;
-      switch (e->kind) {
-        case TIR_ADD: *out = a + b; return true;
-        case TIR_SUB: *out = a - b; return true;
-        case TIR_MUL: *out = a * b; return true;
-        case TIR_MIN: *out = a < b ? a : b; return true;
-        case TIR_MAX: *out = a > b ? a : b; return true;
-        default:
-          if (b == 0) return false;
-          if (e->kind == TIR_DIV) *out = a / b;
-          else if (e->kind == TIR_MOD) *out = a % b;
-          else if (e->kind == TIR_FLOORDIV) *out = fdiv(a, b);
-          else *out = a - fdiv(a, b) * b;
-          return true;
-      }
-    default: return false;
-  }
+  return arith_eval_int(e, lookup, c, out);
 }
 
 /* Float operations in one evaluation of e. */

@@ -42,11 +42,7 @@ void ir_heap_depend(IrHeap *h, IrHeap *on) {
   if (!h || !on || h == on) return;
   for (int i = 0; i < h->ndeps; i++)
     if (h->deps[i] == on) return;
-  if (h->ndeps == h->capdeps) {
-    h->capdeps = h->capdeps ? h->capdeps * 2 : 4;
-    h->deps = xrealloc(h->deps, (size_t)h->capdeps * sizeof *h->deps);
-  }
-  h->deps[h->ndeps++] = on;
+  VEC_PUSH(h->deps, h->ndeps, h->capdeps, on);
   ir_heap_retain(on);
 }
 

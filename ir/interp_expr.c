@@ -63,10 +63,7 @@ IBinding *interp_lookup(Interp *in, const TirVar *v) {
 }
 
 static IBinding *push_binding(Interp *in, const TirVar *v) {
-  if (in->nvars == in->capvars) {
-    in->capvars = in->capvars ? in->capvars * 2 : 16;
-    in->vars = xrealloc(in->vars, (size_t)in->capvars * sizeof *in->vars);
-  }
+  VEC_RESERVE(in->vars, in->capvars, in->nvars + 1);
   IBinding *b = &in->vars[in->nvars++];
   memset(b, 0, sizeof *b);
   b->var = v;
@@ -92,10 +89,7 @@ void interp_bind_int(Interp *in, const TirVar *v, int64_t x) {
 }
 
 int interp_push_storage(Interp *in, const TirVar *var, void *data, size_t nbytes, bool owned) {
-  if (in->nstores == in->capstores) {
-    in->capstores = in->capstores ? in->capstores * 2 : 8;
-    in->stores = xrealloc(in->stores, (size_t)in->capstores * sizeof *in->stores);
-  }
+  VEC_RESERVE(in->stores, in->capstores, in->nstores + 1);
   in->stores[in->nstores] = (IStorage){var, data, nbytes, owned};
   return in->nstores++;
 }
@@ -107,10 +101,7 @@ int interp_find_storage(const Interp *in, const TirVar *var) {
 }
 
 int interp_push_view(Interp *in, const IView *v) {
-  if (in->nviews == in->capviews) {
-    in->capviews = in->capviews ? in->capviews * 2 : 8;
-    in->views = xrealloc(in->views, (size_t)in->capviews * sizeof *in->views);
-  }
+  VEC_RESERVE(in->views, in->capviews, in->nviews + 1);
   in->views[in->nviews] = *v;
   return in->nviews++;
 }
@@ -132,36 +123,8 @@ IScalar interp_normalize_int(DType t, uint64_t u) {
   return r;
 }
 
-/* Rounds x to a binary format with p significant bits (implicit bit included),
- * minimum normal exponent emin and maximum exponent emax, to nearest even;
- * subnormals, overflow to infinity, NaN and signed zero included.  Scaling by
- * powers of two is exact in double for every format narrower than double. */
-static double round_format(double x, int p, int emin, int emax) {
-  if (!isfinite(x) || x == 0) return x;
-  double ax = fabs(x);
-  int e;
-  (void)frexp(ax, &e);
-  int E = e - 1;
-  if (E < emin) E = emin;
-  double r = ldexp(nearbyint(ldexp(ax, (p - 1) - E)), E - (p - 1));
-  double maxv = ldexp(2.0 - ldexp(1.0, 1 - p), emax);
-  if (r > maxv) r = INFINITY;
-  return copysign(r, x);
-}
-
-double interp_round_float(DType t, double x) {
-  if (t.code == DT_BFLOAT) return round_format(x, 8, -126, 127);
-  switch (t.bits) {
-    case 16: return round_format(x, 11, -14, 15);
-    case 32:
-      if (!(fabs(x) > FLT_MAX)) return (double)(float)x; /* NaN and in range */
-      return round_format(x, 24, -126, 127);
-    default: return x;
-  }
-}
-
 uint16_t interp_f16_bits(double x) {
-  double v = round_format(x, 11, -14, 15);
+  double v = dt_round_format(x, 11, -14, 15);
   uint16_t sign = signbit(v) ? 0x8000 : 0;
   if (isnan(v)) return sign | 0x7e00;
   double a = fabs(v);
@@ -185,7 +148,7 @@ double interp_f16_value(uint16_t h) {
 }
 
 uint16_t interp_bf16_bits(double x) {
-  double v = round_format(x, 8, -126, 127);
+  double v = dt_round_format(x, 8, -126, 127);
   if (isnan(v)) return signbit(v) ? 0xffc0 : 0x7fc0;
   float f = (float)v; /* exact: every bfloat16 value is a float32 value */
   uint32_t b;
@@ -240,30 +203,12 @@ void interp_write_elem(DType t, void *p, IScalar v) {
       break;
     case DT_FLOAT:
       if (t.bits == 16) { uint16_t h = interp_f16_bits(v.f); memcpy(p, &h, 2); }
-      else if (t.bits == 32) { float f = (float)interp_round_float(t, v.f); memcpy(p, &f, 4); }
+      else if (t.bits == 32) { float f = (float)dt_round_float(t, v.f); memcpy(p, &f, 4); }
       else memcpy(p, &v.f, 8);
       break;
     case DT_BFLOAT: { uint16_t h = interp_bf16_bits(v.f); memcpy(p, &h, 2); break; }
     default: memcpy(p, &v.u, 8); break;
   }
-}
-
-/* An integer lane as a double that rounds correctly to any format of at most
- * 51 significant bits: magnitudes beyond 2^53 keep a sticky low bit, so the
- * int -> double -> narrow float path does not round twice. */
-static double int_to_double_sticky(DType from, IScalar v) {
-  bool neg = from.code == DT_INT && v.i < 0;
-  uint64_t mag = neg ? (uint64_t)0 - v.u : v.u;
-  double d;
-  if (mag < (UINT64_C(1) << 53)) {
-    d = (double)mag;
-  } else {
-    int sh = 64 - __builtin_clzll(mag) - 53;
-    uint64_t m = mag >> sh;
-    if (mag & ((UINT64_C(1) << sh) - 1)) m |= 1;
-    d = ldexp((double)m, sh);
-  }
-  return neg ? -d : d;
 }
 
 /* Float -> integer: truncation toward zero.  C leaves out-of-range values
@@ -299,13 +244,13 @@ IScalar interp_cast_scalar(DType from, IScalar v, DType to) {
   } else if (dt_is_integer(to)) {
     r = from_f ? float_to_int(to, v.f) : interp_normalize_int(to, v.u);
   } else if (dt_is_float(to)) {
-    if (from_f) r.f = interp_round_float(to, v.f);
+    if (from_f) r.f = dt_round_float(to, v.f);
     else if (to.bits == 64 && to.code == DT_FLOAT)
       r.f = from.code == DT_UINT ? (double)v.u : (double)v.i;
     else if (to.bits == 32 && to.code == DT_FLOAT)
       r.f = from.code == DT_UINT ? (double)(float)v.u : (double)(float)v.i;
     else
-      r.f = interp_round_float(to, int_to_double_sticky(from, v));
+      r.f = dt_round_float(to, dt_int_to_double(from, v.i));
   } else {
     r = v; /* handle / void: keep the bits */
   }
@@ -364,7 +309,7 @@ int interp_binop(Interp *in, TirExprKind op, DType t, IScalar a, IScalar b, ISca
                                    tir_expr_kind_name(op));
     }
     /* FloorDiv/FloorMod of floats round the quotient first, as the lowered code does. */
-    r.f = interp_round_float(t, z);
+    r.f = dt_round_float(t, z);
     *out = r;
     return 0;
   }
@@ -797,171 +742,193 @@ static int eval_call(Interp *in, const TirExpr *e, IVal *out) {
   return rc;
 }
 
+/* IntImm / FloatImm, rounded or wrapped to their dtype. */
+static int eval_const(const TirExpr *e, IVal *out) {
+  out->t = e->dtype;
+  out->t.lanes = 1;
+  if (e->kind == TIR_INT) {
+    if (dt_is_float(e->dtype)) out->v[0].f = dt_round_float(e->dtype, (double)e->ival);
+    else out->v[0] = interp_normalize_int(e->dtype, (uint64_t)e->ival);
+  } else {
+    if (dt_is_float(e->dtype)) out->v[0].f = dt_round_float(e->dtype, e->fval);
+    else out->v[0] = interp_cast_scalar(dt_float64, (IScalar){.f = e->fval}, e->dtype);
+  }
+  return 0;
+}
+
+static int eval_var(Interp *in, const TirExpr *e, IVal *out) {
+  IBinding *b = interp_lookup(in, e->var);
+  if (!b) {
+    int st = interp_find_storage(in, e->var);
+    if (st >= 0) { /* a data pointer used as a value (only passed around) */
+      out->t = dt_handle;
+      out->v[0].u = (uint64_t)(uintptr_t)in->stores[st].data;
+      return 0;
+    }
+    return interp_error(in, e->span, "variable '%s' has no value here", e->var->name);
+  }
+  out->t = b->t;
+  if (b->vec) memcpy(out->v, b->vec, (size_t)b->t.lanes * sizeof *b->vec);
+  else out->v[0] = b->s;
+  return 0;
+}
+
+/* Arithmetic and comparisons, lane by lane (a scalar operand broadcasts). */
+static int eval_binary(Interp *in, const TirExpr *e, IVal *out) {
+  IVal b;
+  if (interp_eval(in, e->bin.a, out) || interp_eval(in, e->bin.b, &b)) return -1;
+  int lanes = 1;
+  if (lane_count(in, e, out->t.lanes, b.t.lanes, &lanes)) return -1;
+  DType t = dt_element(out->t);
+  if (!dt_eq(t, dt_element(b.t))) {
+    char x[DT_STR_MAX], y[DT_STR_MAX];
+    return interp_error(in, e->span, "operands of %s have different dtypes (%s vs %s)",
+                        tir_expr_kind_name(e->kind), dt_str(t, x), dt_str(dt_element(b.t), y));
+  }
+  bool avec = out->t.lanes > 1, bvec = b.t.lanes > 1;
+  /* iterate downward so that a scalar a (lane 0) is read before lane 0 is written */
+  for (int l = lanes - 1; l >= 0; l--)
+    if (interp_binop(in, e->kind, t, out->v[avec ? l : 0], b.v[bvec ? l : 0], &out->v[l],
+                     e->span))
+      return -1;
+  out->t = (e->kind >= TIR_EQ) ? dt_with_lanes(dt_bool, lanes) : dt_with_lanes(t, lanes);
+  return 0;
+}
+
+/* And / Or: scalars short-circuit, vectors evaluate both sides. */
+static int eval_logic(Interp *in, const TirExpr *e, IVal *out) {
+  if (interp_eval(in, e->bin.a, out)) return -1;
+  bool is_and = e->kind == TIR_AND;
+  if (out->t.lanes == 1) {
+    bool av = dt_is_float(out->t) ? out->v[0].f != 0 : out->v[0].u != 0;
+    if (av != is_and) { /* short circuit: false and _, true or _ */
+      out->t = dt_bool;
+      out->v[0].i = av;
+      return 0;
+    }
+    if (interp_eval(in, e->bin.b, out)) return -1;
+    if (out->t.lanes != 1) return interp_error(in, e->span, "vector lanes mismatch");
+    bool bv = dt_is_float(out->t) ? out->v[0].f != 0 : out->v[0].u != 0;
+    out->t = dt_bool;
+    out->v[0].i = bv;
+    return 0;
+  }
+  IVal b;
+  if (interp_eval(in, e->bin.b, &b)) return -1;
+  int lanes = 1;
+  if (lane_count(in, e, out->t.lanes, b.t.lanes, &lanes)) return -1;
+  for (int l = lanes - 1; l >= 0; l--) {
+    bool x = out->v[out->t.lanes > 1 ? l : 0].u != 0, y = b.v[b.t.lanes > 1 ? l : 0].u != 0;
+    out->v[l].i = is_and ? (x && y) : (x || y);
+  }
+  out->t = dt_with_lanes(dt_bool, lanes);
+  return 0;
+}
+
+static int eval_select(Interp *in, const TirExpr *e, IVal *out) {
+  IVal *cf = xmalloc(2 * sizeof *cf);
+  int rc = interp_eval(in, e->sel.cond, cf);
+  if (rc == 0) rc = interp_eval(in, e->sel.t, out);
+  if (rc == 0) rc = interp_eval(in, e->sel.f, &cf[1]);
+  if (rc == 0) {
+    int lanes = cf[0].t.lanes;
+    if (out->t.lanes > lanes) lanes = out->t.lanes;
+    if (cf[1].t.lanes > lanes) lanes = cf[1].t.lanes;
+    if ((cf[0].t.lanes != 1 && cf[0].t.lanes != lanes) ||
+        (out->t.lanes != 1 && out->t.lanes != lanes) ||
+        (cf[1].t.lanes != 1 && cf[1].t.lanes != lanes))
+      rc = interp_error(in, e->span, "vector lanes mismatch in Select");
+    for (int l = lanes - 1; rc == 0 && l >= 0; l--) {
+      bool c = cf[0].v[cf[0].t.lanes > 1 ? l : 0].u != 0;
+      out->v[l] = c ? out->v[out->t.lanes > 1 ? l : 0] : cf[1].v[cf[1].t.lanes > 1 ? l : 0];
+    }
+    out->t = dt_with_lanes(out->t, lanes);
+  }
+  free(cf);
+  return rc;
+}
+
+/* Not and Cast: one operand, lane by lane. */
+static int eval_unary(Interp *in, const TirExpr *e, IVal *out) {
+  if (interp_eval(in, e->un.a, out)) return -1;
+  if (e->kind == TIR_NOT) {
+    for (int l = 0; l < out->t.lanes; l++)
+      out->v[l].i = dt_is_float(out->t) ? out->v[l].f == 0 : out->v[l].u == 0;
+    out->t = dt_with_lanes(dt_bool, out->t.lanes);
+    return 0;
+  }
+  DType from = dt_element(out->t), to = dt_element(e->dtype);
+  for (int l = 0; l < out->t.lanes; l++) out->v[l] = interp_cast_scalar(from, out->v[l], to);
+  out->t = dt_with_lanes(to, out->t.lanes);
+  return 0;
+}
+
+static int eval_load(Interp *in, const TirExpr *e, IVal *out) {
+  int lanes = e->dtype.lanes;
+  if (lanes > INTERP_MAX_LANES)
+    return interp_error(in, e->span, "vector of %d lanes is too wide for the interpreter", lanes);
+  out->t = e->dtype;
+  return access(in, e->load.buf, e->load.idx, e->load.n, out, false, e->span);
+}
+
+static int eval_ramp(Interp *in, const TirExpr *e, IVal *out) {
+  int lanes = e->ramp.lanes;
+  if (lanes < 1 || lanes > INTERP_MAX_LANES)
+    return interp_error(in, e->span, "Ramp of %d lanes is not supported", lanes);
+  IVal b;
+  if (interp_eval(in, e->ramp.base, out) || interp_eval(in, e->ramp.stride, &b)) return -1;
+  if (out->t.lanes != 1 || b.t.lanes != 1)
+    return interp_error(in, e->span, "Ramp base and stride must be scalars");
+  DType t = dt_element(out->t);
+  IScalar base = out->v[0], stride = b.v[0];
+  for (int l = 0; l < lanes; l++) {
+    if (dt_is_float(t)) {
+      out->v[l].f = dt_round_float(t, base.f + (double)l * stride.f);
+    } else {
+      out->v[l] = interp_normalize_int(t, base.u + (uint64_t)l * stride.u);
+    }
+  }
+  out->t = dt_with_lanes(t, lanes);
+  return 0;
+}
+
+static int eval_broadcast(Interp *in, const TirExpr *e, IVal *out) {
+  int lanes = e->bcast.lanes;
+  if (lanes < 1 || lanes > INTERP_MAX_LANES)
+    return interp_error(in, e->span, "Broadcast of %d lanes is not supported", lanes);
+  if (interp_eval(in, e->bcast.value, out)) return -1;
+  if (out->t.lanes != 1) return interp_error(in, e->span, "Broadcast of a vector");
+  for (int l = 1; l < lanes; l++) out->v[l] = out->v[0];
+  out->t = dt_with_lanes(out->t, lanes);
+  return 0;
+}
+
+static int eval_let(Interp *in, const TirExpr *e, IVal *out) {
+  if (interp_eval(in, e->let.value, out)) return -1;
+  IMark m = interp_mark(in);
+  interp_bind(in, e->let.var, out);
+  int rc = interp_eval(in, e->let.body, out);
+  interp_pop(in, m);
+  return rc;
+}
+
 int interp_eval(Interp *in, const TirExpr *e, IVal *out) {
   switch (e->kind) {
-    case TIR_INT:
-      out->t = e->dtype;
-      out->t.lanes = 1;
-      if (dt_is_float(e->dtype)) out->v[0].f = interp_round_float(e->dtype, (double)e->ival);
-      else out->v[0] = interp_normalize_int(e->dtype, (uint64_t)e->ival);
-      return 0;
-    case TIR_FLOAT:
-      out->t = e->dtype;
-      out->t.lanes = 1;
-      if (dt_is_float(e->dtype)) out->v[0].f = interp_round_float(e->dtype, e->fval);
-      else out->v[0] = interp_cast_scalar(dt_float64, (IScalar){.f = e->fval}, e->dtype);
-      return 0;
-    case TIR_STR:
-      return interp_error(in, e->span, "a string cannot be evaluated as a value");
-    case TIR_VAR: {
-      IBinding *b = interp_lookup(in, e->var);
-      if (!b) {
-        int st = interp_find_storage(in, e->var);
-        if (st >= 0) { /* a data pointer used as a value (only passed around) */
-          out->t = dt_handle;
-          out->v[0].u = (uint64_t)(uintptr_t)in->stores[st].data;
-          return 0;
-        }
-        return interp_error(in, e->span, "variable '%s' has no value here", e->var->name);
-      }
-      out->t = b->t;
-      if (b->vec) memcpy(out->v, b->vec, (size_t)b->t.lanes * sizeof *b->vec);
-      else out->v[0] = b->s;
-      return 0;
-    }
+    case TIR_INT: case TIR_FLOAT: return eval_const(e, out);
+    case TIR_STR: return interp_error(in, e->span, "a string cannot be evaluated as a value");
+    case TIR_VAR: return eval_var(in, e, out);
     case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_DIV: case TIR_MOD:
     case TIR_FLOORDIV: case TIR_FLOORMOD: case TIR_MIN: case TIR_MAX:
-    case TIR_EQ: case TIR_NE: case TIR_LT: case TIR_LE: case TIR_GT: case TIR_GE: {
-      IVal b;
-      if (interp_eval(in, e->bin.a, out) || interp_eval(in, e->bin.b, &b)) return -1;
-      int lanes = 1;
-      if (lane_count(in, e, out->t.lanes, b.t.lanes, &lanes)) return -1;
-      DType t = dt_element(out->t);
-      if (!dt_eq(t, dt_element(b.t))) {
-        char x[DT_STR_MAX], y[DT_STR_MAX];
-        return interp_error(in, e->span, "operands of %s have different dtypes (%s vs %s)",
-                            tir_expr_kind_name(e->kind), dt_str(t, x), dt_str(dt_element(b.t), y));
-      }
-      bool avec = out->t.lanes > 1, bvec = b.t.lanes > 1;
-      /* iterate downward so that a scalar a (lane 0) is read before lane 0 is written */
-      for (int l = lanes - 1; l >= 0; l--)
-        if (interp_binop(in, e->kind, t, out->v[avec ? l : 0], b.v[bvec ? l : 0], &out->v[l],
-                         e->span))
-          return -1;
-      out->t = (e->kind >= TIR_EQ) ? dt_with_lanes(dt_bool, lanes) : dt_with_lanes(t, lanes);
-      return 0;
-    }
-    case TIR_AND: case TIR_OR: {
-      if (interp_eval(in, e->bin.a, out)) return -1;
-      bool is_and = e->kind == TIR_AND;
-      if (out->t.lanes == 1) {
-        bool av = dt_is_float(out->t) ? out->v[0].f != 0 : out->v[0].u != 0;
-        if (av != is_and) { /* short circuit: false and _, true or _ */
-          out->t = dt_bool;
-          out->v[0].i = av;
-          return 0;
-        }
-        if (interp_eval(in, e->bin.b, out)) return -1;
-        if (out->t.lanes != 1) return interp_error(in, e->span, "vector lanes mismatch");
-        bool bv = dt_is_float(out->t) ? out->v[0].f != 0 : out->v[0].u != 0;
-        out->t = dt_bool;
-        out->v[0].i = bv;
-        return 0;
-      }
-      IVal b;
-      if (interp_eval(in, e->bin.b, &b)) return -1;
-      int lanes = 1;
-      if (lane_count(in, e, out->t.lanes, b.t.lanes, &lanes)) return -1;
-      for (int l = lanes - 1; l >= 0; l--) {
-        bool x = out->v[out->t.lanes > 1 ? l : 0].u != 0, y = b.v[b.t.lanes > 1 ? l : 0].u != 0;
-        out->v[l].i = is_and ? (x && y) : (x || y);
-      }
-      out->t = dt_with_lanes(dt_bool, lanes);
-      return 0;
-    }
-    case TIR_NOT:
-      if (interp_eval(in, e->un.a, out)) return -1;
-      for (int l = 0; l < out->t.lanes; l++)
-        out->v[l].i = dt_is_float(out->t) ? out->v[l].f == 0 : out->v[l].u == 0;
-      out->t = dt_with_lanes(dt_bool, out->t.lanes);
-      return 0;
-    case TIR_SELECT: {
-      IVal *cf = xmalloc(2 * sizeof *cf);
-      int rc = interp_eval(in, e->sel.cond, cf);
-      if (rc == 0) rc = interp_eval(in, e->sel.t, out);
-      if (rc == 0) rc = interp_eval(in, e->sel.f, &cf[1]);
-      if (rc == 0) {
-        int lanes = cf[0].t.lanes;
-        if (out->t.lanes > lanes) lanes = out->t.lanes;
-        if (cf[1].t.lanes > lanes) lanes = cf[1].t.lanes;
-        if ((cf[0].t.lanes != 1 && cf[0].t.lanes != lanes) ||
-            (out->t.lanes != 1 && out->t.lanes != lanes) ||
-            (cf[1].t.lanes != 1 && cf[1].t.lanes != lanes))
-          rc = interp_error(in, e->span, "vector lanes mismatch in Select");
-        for (int l = lanes - 1; rc == 0 && l >= 0; l--) {
-          bool c = cf[0].v[cf[0].t.lanes > 1 ? l : 0].u != 0;
-          out->v[l] = c ? out->v[out->t.lanes > 1 ? l : 0] : cf[1].v[cf[1].t.lanes > 1 ? l : 0];
-        }
-        out->t = dt_with_lanes(out->t, lanes);
-      }
-      free(cf);
-      return rc;
-    }
-    case TIR_CAST: {
-      if (interp_eval(in, e->un.a, out)) return -1;
-      DType from = dt_element(out->t), to = dt_element(e->dtype);
-      for (int l = 0; l < out->t.lanes; l++) out->v[l] = interp_cast_scalar(from, out->v[l], to);
-      out->t = dt_with_lanes(to, out->t.lanes);
-      return 0;
-    }
-    case TIR_LOAD: {
-      int lanes = e->dtype.lanes;
-      if (lanes > INTERP_MAX_LANES)
-        return interp_error(in, e->span, "vector of %d lanes is too wide for the interpreter",
-                            lanes);
-      out->t = e->dtype;
-      return access(in, e->load.buf, e->load.idx, e->load.n, out, false, e->span);
-    }
-    case TIR_RAMP: {
-      int lanes = e->ramp.lanes;
-      if (lanes < 1 || lanes > INTERP_MAX_LANES)
-        return interp_error(in, e->span, "Ramp of %d lanes is not supported", lanes);
-      IVal b;
-      if (interp_eval(in, e->ramp.base, out) || interp_eval(in, e->ramp.stride, &b)) return -1;
-      if (out->t.lanes != 1 || b.t.lanes != 1)
-        return interp_error(in, e->span, "Ramp base and stride must be scalars");
-      DType t = dt_element(out->t);
-      IScalar base = out->v[0], stride = b.v[0];
-      for (int l = 0; l < lanes; l++) {
-        if (dt_is_float(t)) {
-          out->v[l].f = interp_round_float(t, base.f + (double)l * stride.f);
-        } else {
-          out->v[l] = interp_normalize_int(t, base.u + (uint64_t)l * stride.u);
-        }
-      }
-      out->t = dt_with_lanes(t, lanes);
-      return 0;
-    }
-    case TIR_BROADCAST: {
-      int lanes = e->bcast.lanes;
-      if (lanes < 1 || lanes > INTERP_MAX_LANES)
-        return interp_error(in, e->span, "Broadcast of %d lanes is not supported", lanes);
-      if (interp_eval(in, e->bcast.value, out)) return -1;
-      if (out->t.lanes != 1) return interp_error(in, e->span, "Broadcast of a vector");
-      for (int l = 1; l < lanes; l++) out->v[l] = out->v[0];
-      out->t = dt_with_lanes(out->t, lanes);
-      return 0;
-    }
-    case TIR_LET: {
-      if (interp_eval(in, e->let.value, out)) return -1;
-      IMark m = interp_mark(in);
-      interp_bind(in, e->let.var, out);
-      int rc = interp_eval(in, e->let.body, out);
-      interp_pop(in, m);
-      return rc;
-    }
-    case TIR_CALL:
-      return eval_call(in, e, out);
+    case TIR_EQ: case TIR_NE: case TIR_LT: case TIR_LE: case TIR_GT: case TIR_GE:
+      return eval_binary(in, e, out);
+    case TIR_AND: case TIR_OR: return eval_logic(in, e, out);
+    case TIR_NOT: case TIR_CAST: return eval_unary(in, e, out);
+    case TIR_SELECT: return eval_select(in, e, out);
+    case TIR_LOAD: return eval_load(in, e, out);
+    case TIR_RAMP: return eval_ramp(in, e, out);
+    case TIR_BROADCAST: return eval_broadcast(in, e, out);
+    case TIR_LET: return eval_let(in, e, out);
+    case TIR_CALL: return eval_call(in, e, out);
     default:
       return interp_error(in, e->span, "cannot evaluate a %s expression",
                           tir_expr_kind_name(e->kind));

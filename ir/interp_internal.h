@@ -111,7 +111,6 @@ int interp_store(Interp *in, const TirStmt *s, IVal *val);
 
 /* Scalar semantics, shared with the Relax built-in operators. */
 IScalar interp_normalize_int(DType t, uint64_t u);
-double interp_round_float(DType t, double x);
 IScalar interp_cast_scalar(DType from, IScalar v, DType to);
 /* a OP b on one lane of dtype t (OP a binary TirExprKind: ADD..MAX or a comparison). */
 int interp_binop(Interp *in, TirExprKind op, DType t, IScalar a, IScalar b, IScalar *out, Span sp);

@@ -208,11 +208,7 @@ static RVal *env_lookup(RxCtx *c, const RxExpr *var) {
 }
 
 static void env_bind(RxCtx *c, const RxExpr *var, RVal *v) {
-  if (c->nenv == c->capenv) {
-    c->capenv = c->capenv ? c->capenv * 2 : 16;
-    c->env = xrealloc(c->env, (size_t)c->capenv * sizeof *c->env);
-  }
-  c->env[c->nenv++] = (RxEnv){var, v};
+  VEC_PUSH(c->env, c->nenv, c->capenv, ((RxEnv){var, v}));
 }
 
 /* Allocates a tensor described by sinfo si (shape evaluated now). */
@@ -491,6 +487,58 @@ static int eval_seq(RxCtx *c, const RxExpr *e, RVal **out) {
   return rx_eval(c, e->seq.body, out);
 }
 
+/* A constant tensor: a fresh NDArray holding its data. */
+static int eval_const(RxCtx *c, const RxExpr *e, RVal **out) {
+  DLDataType dl = interp_dl_dtype(e->cnst.dtype);
+  if (e->cnst.ndim > TVS_MAX_NDIM) return rx_err(c, e->span, "constant has too many dimensions");
+  TvsNDArray *a = tvs_ndarray_empty(e->cnst.ndim, e->cnst.shape, dl);
+  if (!a) return rx_err(c, e->span, "cannot allocate a constant");
+  size_t nb = tvs_ndarray_nbytes(&a->t);
+  if (e->cnst.data && (int64_t)nb == e->cnst.nbytes) memcpy(a->t.data, e->cnst.data, nb);
+  else if (e->cnst.data || nb) {
+    tvs_ndarray_free(a);
+    return rx_err(c, e->span, "constant data has %lld bytes but its shape needs %zu",
+                  (long long)e->cnst.nbytes, nb);
+  }
+  *out = rv_tensor(a);
+  return 0;
+}
+
+/* A tuple of its evaluated fields. */
+static int eval_tuple(RxCtx *c, const RxExpr *e, RVal **out) {
+  RVal *t = rv_new(RV_TUPLE);
+  t->fields = xcalloc((size_t)(e->tuple.n ? e->tuple.n : 1), sizeof *t->fields);
+  for (int i = 0; i < e->tuple.n; i++) {
+    if (rx_eval(c, e->tuple.fields[i], &t->fields[i])) {
+      rv_release(t);
+      return -1;
+    }
+    t->n = i + 1;
+  }
+  t->n = e->tuple.n;
+  *out = t;
+  return 0;
+}
+
+/* The branch chosen by a scalar condition (a PrimValue or a one-element tensor). */
+static int eval_if(RxCtx *c, const RxExpr *e, RVal **out) {
+  RVal *cv;
+  if (rx_eval(c, e->ifs.cond, &cv)) return -1;
+  bool cond;
+  if (cv->kind == RV_PRIM) {
+    cond = dt_is_float(cv->pt) ? cv->pv.f != 0 : cv->pv.u != 0;
+  } else if (cv->kind == RV_TENSOR && tvs_ndarray_numel(cv->t) == 1) {
+    DType t = dtype_of_dl(cv->t->dtype);
+    IScalar s = interp_read_elem(t, tensor_elem(cv->t, 0));
+    cond = dt_is_float(t) ? s.f != 0 : s.u != 0;
+  } else {
+    rv_release(cv);
+    return rx_err(c, e->span, "the condition of an if must be a scalar");
+  }
+  rv_release(cv);
+  return rx_eval(c, cond ? e->ifs.then_e : e->ifs.else_e, out);
+}
+
 static int rx_eval(RxCtx *c, const RxExpr *e, RVal **out) {
   *out = NULL;
   switch (e->kind) {
@@ -500,37 +548,10 @@ static int rx_eval(RxCtx *c, const RxExpr *e, RVal **out) {
       *out = rv_retain(v);
       return 0;
     }
-    case RX_CONST: {
-      DLDataType dl = interp_dl_dtype(e->cnst.dtype);
-      if (e->cnst.ndim > TVS_MAX_NDIM) return rx_err(c, e->span, "constant has too many dimensions");
-      TvsNDArray *a = tvs_ndarray_empty(e->cnst.ndim, e->cnst.shape, dl);
-      if (!a) return rx_err(c, e->span, "cannot allocate a constant");
-      size_t nb = tvs_ndarray_nbytes(&a->t);
-      if (e->cnst.data && (int64_t)nb == e->cnst.nbytes) memcpy(a->t.data, e->cnst.data, nb);
-      else if (e->cnst.data || nb) {
-        tvs_ndarray_free(a);
-        return rx_err(c, e->span, "constant data has %lld bytes but its shape needs %zu",
-                      (long long)e->cnst.nbytes, nb);
-      }
-      *out = rv_tensor(a);
-      return 0;
-    }
+    case RX_CONST: return eval_const(c, e, out);
     case RX_CALL:
       return eval_call(c, e, out);
-    case RX_TUPLE: {
-      RVal *t = rv_new(RV_TUPLE);
-      t->fields = xcalloc((size_t)(e->tuple.n ? e->tuple.n : 1), sizeof *t->fields);
-      for (int i = 0; i < e->tuple.n; i++) {
-        if (rx_eval(c, e->tuple.fields[i], &t->fields[i])) {
-          rv_release(t);
-          return -1;
-        }
-        t->n = i + 1;
-      }
-      t->n = e->tuple.n;
-      *out = t;
-      return 0;
-    }
+    case RX_TUPLE: return eval_tuple(c, e, out);
     case RX_TUPLE_GET_ITEM: {
       RVal *t;
       if (rx_eval(c, e->get.tuple, &t)) return -1;
@@ -565,23 +586,7 @@ static int rx_eval(RxCtx *c, const RxExpr *e, RVal **out) {
       *out = p;
       return 0;
     }
-    case RX_IF: {
-      RVal *cv;
-      if (rx_eval(c, e->ifs.cond, &cv)) return -1;
-      bool cond;
-      if (cv->kind == RV_PRIM) {
-        cond = dt_is_float(cv->pt) ? cv->pv.f != 0 : cv->pv.u != 0;
-      } else if (cv->kind == RV_TENSOR && tvs_ndarray_numel(cv->t) == 1) {
-        DType t = dtype_of_dl(cv->t->dtype);
-        IScalar s = interp_read_elem(t, tensor_elem(cv->t, 0));
-        cond = dt_is_float(t) ? s.f != 0 : s.u != 0;
-      } else {
-        rv_release(cv);
-        return rx_err(c, e->span, "the condition of an if must be a scalar");
-      }
-      rv_release(cv);
-      return rx_eval(c, cond ? e->ifs.then_e : e->ifs.else_e, out);
-    }
+    case RX_IF: return eval_if(c, e, out);
     case RX_SEQ:
       return eval_seq(c, e, out);
     case RX_GLOBAL_VAR: case RX_EXTERN_FUNC:
@@ -680,7 +685,7 @@ int interp_run_relax_with(const IrModule *m, const char *name, InterpArg *args, 
     } else if (p->sinfo && p->sinfo->kind == RX_SI_PRIM) {
       v = rv_new(RV_PRIM);
       v->pt = p->sinfo->dtype;
-      if (dt_is_float(v->pt)) v->pv.f = interp_round_float(v->pt, args[i].f);
+      if (dt_is_float(v->pt)) v->pv.f = dt_round_float(v->pt, args[i].f);
       else if (dt_is_bool(v->pt)) v->pv.i = args[i].i != 0;
       else v->pv = interp_normalize_int(v->pt, (uint64_t)args[i].i);
     } else {

@@ -366,7 +366,7 @@ static int bind_params(Interp *in, const TirFunc *f, InterpArg *args) {
       if (t) return interp_error(in, f->span, "argument '%s' must be a scalar, not a tensor", an);
       IVal v;
       v.t = dt_element(p->dtype);
-      if (dt_is_float(v.t)) v.v[0].f = interp_round_float(v.t, args[i].f);
+      if (dt_is_float(v.t)) v.v[0].f = dt_round_float(v.t, args[i].f);
       else if (dt_is_bool(v.t)) v.v[0].i = args[i].i != 0;
       else v.v[0] = interp_normalize_int(v.t, (uint64_t)args[i].i);
       interp_bind(in, p, &v);

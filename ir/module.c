@@ -38,10 +38,7 @@ void ir_module_free(IrModule *m) {
 }
 
 static IrGlobal *push(IrModule *m) {
-  if (m->nfuncs == m->capfuncs) {
-    m->capfuncs = m->capfuncs ? m->capfuncs * 2 : 4;
-    m->funcs = xrealloc(m->funcs, (size_t)m->capfuncs * sizeof *m->funcs);
-  }
+  VEC_RESERVE(m->funcs, m->capfuncs, m->nfuncs + 1);
   IrGlobal *g = &m->funcs[m->nfuncs++];
   memset(g, 0, sizeof *g);
   return g;

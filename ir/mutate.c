@@ -146,94 +146,111 @@ TirExpr *tir_mutate_expr(TirMutator *m, TirExpr *e) {
   return tir_mutate_expr_children(m, e);
 }
 
+/* One helper per union member of tir_expr.def; the dispatch below is
+ * generated from its member column. */
+static TirExpr *mut_e_leaf(TirMutator *m, TirExpr *e) { return e; }
+#define mut_e_ival mut_e_leaf
+#define mut_e_fval mut_e_leaf
+#define mut_e_str mut_e_leaf
+
+static TirExpr *mut_e_var(TirMutator *m, TirExpr *e) {
+  TirVar *nv = ir_ptrmap_get(&m->var_remap, e->var);
+  if (!nv || nv == e->var) return e;
+  TirExpr *c = copy_expr(m, e);
+  c->var = nv;
+  c->dtype = nv->dtype;
+  return c;
+}
+
+static TirExpr *mut_e_bin(TirMutator *m, TirExpr *e) {
+  TirExpr *a = tir_mutate_expr(m, e->bin.a), *b = tir_mutate_expr(m, e->bin.b);
+  if (a == e->bin.a && b == e->bin.b) return e;
+  TirExpr *c = tir_binary(m->heap, e->kind, a, b);
+  c->span = e->span;
+  return c;
+}
+
+static TirExpr *mut_e_un(TirMutator *m, TirExpr *e) {
+  TirExpr *a = tir_mutate_expr(m, e->un.a);
+  if (a == e->un.a) return e;
+  TirExpr *c = copy_expr(m, e);
+  c->un.a = a;
+  if (e->kind == TIR_NOT) c->dtype = a->dtype;
+  return c;
+}
+
+static TirExpr *mut_e_sel(TirMutator *m, TirExpr *e) {
+  TirExpr *k = tir_mutate_expr(m, e->sel.cond), *t = tir_mutate_expr(m, e->sel.t),
+          *f = tir_mutate_expr(m, e->sel.f);
+  if (k == e->sel.cond && t == e->sel.t && f == e->sel.f) return e;
+  TirExpr *c = copy_expr(m, e);
+  c->sel.cond = k;
+  c->sel.t = t;
+  c->sel.f = f;
+  c->dtype = t->dtype;
+  return c;
+}
+
+static TirExpr *mut_e_load(TirMutator *m, TirExpr *e) {
+  TirBuffer *b = tir_mutate_buffer(m, e->load.buf);
+  TirExpr **idx = mut_exprs(m, e->load.idx, e->load.n);
+  if (b == e->load.buf && idx == e->load.idx) return e;
+  TirExpr *c = tir_load(m->heap, b, idx, e->load.n);
+  c->span = e->span;
+  return c;
+}
+
+static TirExpr *mut_e_ramp(TirMutator *m, TirExpr *e) {
+  TirExpr *b = tir_mutate_expr(m, e->ramp.base), *s = tir_mutate_expr(m, e->ramp.stride);
+  if (b == e->ramp.base && s == e->ramp.stride) return e;
+  TirExpr *c = tir_ramp(m->heap, b, s, e->ramp.lanes);
+  c->span = e->span;
+  return c;
+}
+
+static TirExpr *mut_e_bcast(TirMutator *m, TirExpr *e) {
+  TirExpr *v = tir_mutate_expr(m, e->bcast.value);
+  if (v == e->bcast.value) return e;
+  TirExpr *c = tir_broadcast(m->heap, v, e->bcast.lanes);
+  c->span = e->span;
+  return c;
+}
+
+static TirExpr *mut_e_let(TirMutator *m, TirExpr *e) {
+  TirExpr *v = tir_mutate_expr(m, e->let.value);
+  TirVar *nv = tir_mutate_def_var(m, e->let.var);
+  TirExpr *b = tir_mutate_expr(m, e->let.body);
+  if (v == e->let.value && nv == e->let.var && b == e->let.body) return e;
+  TirExpr *c = copy_expr(m, e);
+  c->let.var = nv;
+  c->let.value = v;
+  c->let.body = b;
+  c->dtype = b->dtype;
+  return c;
+}
+
+static TirExpr *mut_e_call(TirMutator *m, TirExpr *e) {
+  TirExpr **args = mut_exprs(m, e->call.args, e->call.n);
+  if (args == e->call.args) return e;
+  TirExpr *c = copy_expr(m, e);
+  c->call.args = args;
+  return c;
+}
+
 TirExpr *tir_mutate_expr_children(TirMutator *m, TirExpr *e) {
   if (!e) return NULL;
-  TirExpr *c;
   switch (e->kind) {
-  case TIR_INT: case TIR_FLOAT: case TIR_STR: return e;
-  case TIR_VAR: {
-    TirVar *nv = ir_ptrmap_get(&m->var_remap, e->var);
-    if (!nv || nv == e->var) return e;
-    c = copy_expr(m, e);
-    c->var = nv;
-    c->dtype = nv->dtype;
-    return c;
-  }
-  case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_DIV: case TIR_MOD: case TIR_FLOORDIV:
-  case TIR_FLOORMOD: case TIR_MIN: case TIR_MAX: case TIR_EQ: case TIR_NE: case TIR_LT:
-  case TIR_LE: case TIR_GT: case TIR_GE: case TIR_AND: case TIR_OR: {
-    TirExpr *a = tir_mutate_expr(m, e->bin.a), *b = tir_mutate_expr(m, e->bin.b);
-    if (a == e->bin.a && b == e->bin.b) return e;
-    c = tir_binary(m->heap, e->kind, a, b);
-    c->span = e->span;
-    return c;
-  }
-  case TIR_NOT: case TIR_CAST: {
-    TirExpr *a = tir_mutate_expr(m, e->un.a);
-    if (a == e->un.a) return e;
-    c = copy_expr(m, e);
-    c->un.a = a;
-    if (e->kind == TIR_NOT) c->dtype = a->dtype;
-    return c;
-  }
-  case TIR_SELECT: {
-    TirExpr *k = tir_mutate_expr(m, e->sel.cond), *t = tir_mutate_expr(m, e->sel.t),
-            *f = tir_mutate_expr(m, e->sel.f);
-    if (k == e->sel.cond && t == e->sel.t && f == e->sel.f) return e;
-    c = copy_expr(m, e);
-    c->sel.cond = k;
-    c->sel.t = t;
-    c->sel.f = f;
-    c->dtype = t->dtype;
-    return c;
-  }
-  case TIR_LOAD: {
-    TirBuffer *b = tir_mutate_buffer(m, e->load.buf);
-    TirExpr **idx = mut_exprs(m, e->load.idx, e->load.n);
-    if (b == e->load.buf && idx == e->load.idx) return e;
-    c = tir_load(m->heap, b, idx, e->load.n);
-    c->span = e->span;
-    return c;
-  }
-  case TIR_RAMP: {
-    TirExpr *b = tir_mutate_expr(m, e->ramp.base), *s = tir_mutate_expr(m, e->ramp.stride);
-    if (b == e->ramp.base && s == e->ramp.stride) return e;
-    c = tir_ramp(m->heap, b, s, e->ramp.lanes);
-    c->span = e->span;
-    return c;
-  }
-  case TIR_BROADCAST: {
-    TirExpr *v = tir_mutate_expr(m, e->bcast.value);
-    if (v == e->bcast.value) return e;
-    c = tir_broadcast(m->heap, v, e->bcast.lanes);
-    c->span = e->span;
-    return c;
-  }
-  case TIR_LET: {
-    TirExpr *v = tir_mutate_expr(m, e->let.value);
-    TirVar *nv = tir_mutate_def_var(m, e->let.var);
-    TirExpr *b = tir_mutate_expr(m, e->let.body);
-    if (v == e->let.value && nv == e->let.var && b == e->let.body) return e;
-    c = copy_expr(m, e);
-    c->let.var = nv;
-    c->let.value = v;
-    c->let.body = b;
-    c->dtype = b->dtype;
-    return c;
-  }
-  case TIR_CALL: {
-    TirExpr **args = mut_exprs(m, e->call.args, e->call.n);
-    if (args == e->call.args) return e;
-    c = copy_expr(m, e);
-    c->call.args = args;
-    return c;
-  }
+#define X(E, N, M) case TIR_##E: return mut_e_##M(m, e);
+#include "ir/tir_expr.def"
+#undef X
   case TIR_NUM_EXPR_KINDS: break;
   }
   tvs_unreachable();
 }
 
-/* ---------------------------------------------------------- statements */
+/* ---------------------------------------------------------- statements
+ * One helper per union member of tir_stmt.def, dispatched from its member
+ * column like the expressions above. */
 
 TirStmt *tir_mutate_stmt(TirMutator *m, TirStmt *s) {
   if (!s) return NULL;
@@ -241,7 +258,7 @@ TirStmt *tir_mutate_stmt(TirMutator *m, TirStmt *s) {
   return tir_mutate_stmt_children(m, s);
 }
 
-static TirStmt *mut_block(TirMutator *m, TirStmt *s) {
+static TirStmt *mut_s_block(TirMutator *m, TirStmt *s) {
   const TirBlock *b = &s->block;
   bool changed = false;
   TirIterVar *iters = b->iters;
@@ -301,146 +318,159 @@ static TirStmt *mut_block(TirMutator *m, TirStmt *s) {
   return c;
 }
 
+static TirStmt *mut_s_store(TirMutator *m, TirStmt *s) {
+  TirBuffer *b = tir_mutate_buffer(m, s->store.buf);
+  TirExpr *v = tir_mutate_expr(m, s->store.value);
+  TirExpr **idx = mut_exprs(m, s->store.idx, s->store.n);
+  if (b == s->store.buf && v == s->store.value && idx == s->store.idx) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->store.buf = b;
+  c->store.value = v;
+  c->store.idx = idx;
+  return c;
+}
+
+static TirStmt *mut_s_seq(TirMutator *m, TirStmt *s) {
+  TirStmt **out = s->seq.stmts;
+  bool flat = true; /* no element became NULL or a SEQ */
+  for (int i = 0; i < s->seq.n; i++) {
+    TirStmt *ns = tir_mutate_stmt(m, s->seq.stmts[i]);
+    if (ns != s->seq.stmts[i] && out == s->seq.stmts) {
+      out = ir_alloc(m->heap, (size_t)s->seq.n * sizeof *out);
+      memcpy(out, s->seq.stmts, (size_t)s->seq.n * sizeof *out);
+    }
+    if (out != s->seq.stmts) out[i] = ns;
+    if (!ns || ns->kind == TIR_S_SEQ) flat = false;
+  }
+  if (out == s->seq.stmts) return s;
+  if (!flat) return tir_seq(m->heap, out, s->seq.n);
+  TirStmt *c = copy_stmt(m, s);
+  c->seq.stmts = out;
+  return c;
+}
+
+static TirStmt *mut_s_loop(TirMutator *m, TirStmt *s) {
+  TirExpr *mn = tir_mutate_expr(m, s->loop.min), *ex = tir_mutate_expr(m, s->loop.extent);
+  TirVar *v = tir_mutate_def_var(m, s->loop.var);
+  IrValue *ann = tir_mutate_value(m, s->loop.annotations);
+  TirStmt *body = mut_body(m, s->loop.body);
+  if (mn == s->loop.min && ex == s->loop.extent && v == s->loop.var &&
+      ann == s->loop.annotations && body == s->loop.body)
+    return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->loop.min = mn;
+  c->loop.extent = ex;
+  c->loop.var = v;
+  c->loop.annotations = ann;
+  c->loop.body = body;
+  return c;
+}
+
+static TirStmt *mut_s_ifs(TirMutator *m, TirStmt *s) {
+  TirExpr *k = tir_mutate_expr(m, s->ifs.cond);
+  TirStmt *t = mut_body(m, s->ifs.then_s), *f = tir_mutate_stmt(m, s->ifs.else_s);
+  if (k == s->ifs.cond && t == s->ifs.then_s && f == s->ifs.else_s) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->ifs.cond = k;
+  c->ifs.then_s = t;
+  c->ifs.else_s = f;
+  return c;
+}
+
+static TirStmt *mut_s_let(TirMutator *m, TirStmt *s) {
+  TirExpr *v = tir_mutate_expr(m, s->let.value);
+  TirVar *nv = tir_mutate_def_var(m, s->let.var);
+  TirStmt *body = mut_body(m, s->let.body);
+  if (v == s->let.value && nv == s->let.var && body == s->let.body) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->let.value = v;
+  c->let.var = nv;
+  c->let.body = body;
+  return c;
+}
+
+static TirStmt *mut_s_eval(TirMutator *m, TirStmt *s) {
+  TirExpr *v = tir_mutate_expr(m, s->eval.value);
+  if (v == s->eval.value) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->eval.value = v;
+  return c;
+}
+
+static TirStmt *mut_s_assrt(TirMutator *m, TirStmt *s) {
+  TirExpr *k = tir_mutate_expr(m, s->assrt.cond), *msg = tir_mutate_expr(m, s->assrt.msg);
+  TirStmt *body = mut_body(m, s->assrt.body);
+  if (k == s->assrt.cond && msg == s->assrt.msg && body == s->assrt.body) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->assrt.cond = k;
+  c->assrt.msg = msg;
+  c->assrt.body = body;
+  return c;
+}
+
+static TirStmt *mut_s_loop_while(TirMutator *m, TirStmt *s) {
+  TirExpr *k = tir_mutate_expr(m, s->loop_while.cond);
+  TirStmt *body = mut_body(m, s->loop_while.body);
+  if (k == s->loop_while.cond && body == s->loop_while.body) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->loop_while.cond = k;
+  c->loop_while.body = body;
+  return c;
+}
+
+static TirStmt *mut_s_realize(TirMutator *m, TirStmt *s) {
+  TirExpr **vals = mut_exprs(m, s->realize.values, s->realize.n);
+  TirExpr *pred = tir_mutate_expr(m, s->realize.pred);
+  TirStmt *blk = tir_mutate_stmt(m, s->realize.block);
+  TVS_ASSERT(blk && blk->kind == TIR_S_BLOCK);
+  if (vals == s->realize.values && pred == s->realize.pred && blk == s->realize.block) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->realize.values = vals;
+  c->realize.pred = pred;
+  c->realize.block = blk;
+  return c;
+}
+
+static TirStmt *mut_s_alloc(TirMutator *m, TirStmt *s) {
+  TirVar *v = tir_mutate_def_var(m, s->alloc.var);
+  TirExpr **ext = mut_exprs(m, s->alloc.extents, s->alloc.n);
+  TirStmt *body = mut_body(m, s->alloc.body);
+  if (v == s->alloc.var && ext == s->alloc.extents && body == s->alloc.body) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->alloc.var = v;
+  c->alloc.extents = ext;
+  c->alloc.body = body;
+  return c;
+}
+
+static TirStmt *mut_s_decl(TirMutator *m, TirStmt *s) {
+  TirBuffer *b = tir_mutate_buffer(m, s->decl.buf);
+  TirStmt *body = mut_body(m, s->decl.body);
+  if (b == s->decl.buf && body == s->decl.body) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->decl.buf = b;
+  c->decl.body = body;
+  return c;
+}
+
+static TirStmt *mut_s_attr(TirMutator *m, TirStmt *s) {
+  TirVar *node = tir_mutate_def_var(m, s->attr.node);
+  TirExpr *v = tir_mutate_expr(m, s->attr.value);
+  TirStmt *body = mut_body(m, s->attr.body);
+  if (node == s->attr.node && v == s->attr.value && body == s->attr.body) return s;
+  TirStmt *c = copy_stmt(m, s);
+  c->attr.node = node;
+  c->attr.value = v;
+  c->attr.body = body;
+  return c;
+}
+
 TirStmt *tir_mutate_stmt_children(TirMutator *m, TirStmt *s) {
   if (!s) return NULL;
-  TirStmt *c;
   switch (s->kind) {
-  case TIR_S_STORE: {
-    TirBuffer *b = tir_mutate_buffer(m, s->store.buf);
-    TirExpr *v = tir_mutate_expr(m, s->store.value);
-    TirExpr **idx = mut_exprs(m, s->store.idx, s->store.n);
-    if (b == s->store.buf && v == s->store.value && idx == s->store.idx) return s;
-    c = copy_stmt(m, s);
-    c->store.buf = b;
-    c->store.value = v;
-    c->store.idx = idx;
-    return c;
-  }
-  case TIR_S_SEQ: {
-    TirStmt **out = s->seq.stmts;
-    bool flat = true; /* no element became NULL or a SEQ */
-    for (int i = 0; i < s->seq.n; i++) {
-      TirStmt *ns = tir_mutate_stmt(m, s->seq.stmts[i]);
-      if (ns != s->seq.stmts[i] && out == s->seq.stmts) {
-        out = ir_alloc(m->heap, (size_t)s->seq.n * sizeof *out);
-        memcpy(out, s->seq.stmts, (size_t)s->seq.n * sizeof *out);
-      }
-      if (out != s->seq.stmts) out[i] = ns;
-      if (!ns || ns->kind == TIR_S_SEQ) flat = false;
-    }
-    if (out == s->seq.stmts) return s;
-    if (!flat) return tir_seq(m->heap, out, s->seq.n);
-    c = copy_stmt(m, s);
-    c->seq.stmts = out;
-    return c;
-  }
-  case TIR_S_FOR: {
-    TirExpr *mn = tir_mutate_expr(m, s->loop.min), *ex = tir_mutate_expr(m, s->loop.extent);
-    TirVar *v = tir_mutate_def_var(m, s->loop.var);
-    IrValue *ann = tir_mutate_value(m, s->loop.annotations);
-    TirStmt *body = mut_body(m, s->loop.body);
-    if (mn == s->loop.min && ex == s->loop.extent && v == s->loop.var &&
-        ann == s->loop.annotations && body == s->loop.body)
-      return s;
-    c = copy_stmt(m, s);
-    c->loop.min = mn;
-    c->loop.extent = ex;
-    c->loop.var = v;
-    c->loop.annotations = ann;
-    c->loop.body = body;
-    return c;
-  }
-  case TIR_S_IF: {
-    TirExpr *k = tir_mutate_expr(m, s->ifs.cond);
-    TirStmt *t = mut_body(m, s->ifs.then_s), *f = tir_mutate_stmt(m, s->ifs.else_s);
-    if (k == s->ifs.cond && t == s->ifs.then_s && f == s->ifs.else_s) return s;
-    c = copy_stmt(m, s);
-    c->ifs.cond = k;
-    c->ifs.then_s = t;
-    c->ifs.else_s = f;
-    return c;
-  }
-  case TIR_S_LET: {
-    TirExpr *v = tir_mutate_expr(m, s->let.value);
-    TirVar *nv = tir_mutate_def_var(m, s->let.var);
-    TirStmt *body = mut_body(m, s->let.body);
-    if (v == s->let.value && nv == s->let.var && body == s->let.body) return s;
-    c = copy_stmt(m, s);
-    c->let.value = v;
-    c->let.var = nv;
-    c->let.body = body;
-    return c;
-  }
-  case TIR_S_EVAL: {
-    TirExpr *v = tir_mutate_expr(m, s->eval.value);
-    if (v == s->eval.value) return s;
-    c = copy_stmt(m, s);
-    c->eval.value = v;
-    return c;
-  }
-  case TIR_S_ASSERT: {
-    TirExpr *k = tir_mutate_expr(m, s->assrt.cond), *msg = tir_mutate_expr(m, s->assrt.msg);
-    TirStmt *body = mut_body(m, s->assrt.body);
-    if (k == s->assrt.cond && msg == s->assrt.msg && body == s->assrt.body) return s;
-    c = copy_stmt(m, s);
-    c->assrt.cond = k;
-    c->assrt.msg = msg;
-    c->assrt.body = body;
-    return c;
-  }
-  case TIR_S_WHILE: {
-    TirExpr *k = tir_mutate_expr(m, s->loop_while.cond);
-    TirStmt *body = mut_body(m, s->loop_while.body);
-    if (k == s->loop_while.cond && body == s->loop_while.body) return s;
-    c = copy_stmt(m, s);
-    c->loop_while.cond = k;
-    c->loop_while.body = body;
-    return c;
-  }
-  case TIR_S_BLOCK_REALIZE: {
-    TirExpr **vals = mut_exprs(m, s->realize.values, s->realize.n);
-    TirExpr *pred = tir_mutate_expr(m, s->realize.pred);
-    TirStmt *blk = tir_mutate_stmt(m, s->realize.block);
-    TVS_ASSERT(blk && blk->kind == TIR_S_BLOCK);
-    if (vals == s->realize.values && pred == s->realize.pred && blk == s->realize.block) return s;
-    c = copy_stmt(m, s);
-    c->realize.values = vals;
-    c->realize.pred = pred;
-    c->realize.block = blk;
-    return c;
-  }
-  case TIR_S_BLOCK: return mut_block(m, s);
-  case TIR_S_ALLOCATE: {
-    TirVar *v = tir_mutate_def_var(m, s->alloc.var);
-    TirExpr **ext = mut_exprs(m, s->alloc.extents, s->alloc.n);
-    TirStmt *body = mut_body(m, s->alloc.body);
-    if (v == s->alloc.var && ext == s->alloc.extents && body == s->alloc.body) return s;
-    c = copy_stmt(m, s);
-    c->alloc.var = v;
-    c->alloc.extents = ext;
-    c->alloc.body = body;
-    return c;
-  }
-  case TIR_S_DECL_BUFFER: {
-    TirBuffer *b = tir_mutate_buffer(m, s->decl.buf);
-    TirStmt *body = mut_body(m, s->decl.body);
-    if (b == s->decl.buf && body == s->decl.body) return s;
-    c = copy_stmt(m, s);
-    c->decl.buf = b;
-    c->decl.body = body;
-    return c;
-  }
-  case TIR_S_ATTR: {
-    TirVar *node = tir_mutate_def_var(m, s->attr.node);
-    TirExpr *v = tir_mutate_expr(m, s->attr.value);
-    TirStmt *body = mut_body(m, s->attr.body);
-    if (node == s->attr.node && v == s->attr.value && body == s->attr.body) return s;
-    c = copy_stmt(m, s);
-    c->attr.node = node;
-    c->attr.value = v;
-    c->attr.body = body;
-    return c;
-  }
+#define X(E, N, M) case TIR_S_##E: return mut_s_##M(m, s);
+#include "ir/tir_stmt.def"
+#undef X
   case TIR_NUM_STMT_KINDS: break;
   }
   tvs_unreachable();

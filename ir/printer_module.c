@@ -167,11 +167,7 @@ static char *sanitize(const char *hint) {
 }
 
 static void push_name(Printer *p, const void *key, char *name, bool alias) {
-  if (p->nnames == p->capnames) {
-    p->capnames = p->capnames ? p->capnames * 2 : 32;
-    p->names = xrealloc(p->names, (size_t)p->capnames * sizeof *p->names);
-  }
-  p->names[p->nnames++] = (PrName){key, name, alias};
+  VEC_PUSH(p->names, p->nnames, p->capnames, ((PrName){key, name, alias}));
 }
 
 int pr_mark(const Printer *p) { return p->nnames; }

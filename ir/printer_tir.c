@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/printer_internal.h"
+#include "ir/structural_equal.h"
 
 /* Python operator precedence, lowest first. */
 enum {
@@ -239,25 +240,12 @@ static void index_list(Printer *p, TirExpr *const *idx, int n) {
   }
 }
 
-static void expr(Printer *p, const TirExpr *e, int ctx) {
+/* Binary operators: infix where TVMScript has an operator, else T.truncdiv,
+ * T.truncmod, T.min, T.max calls. */
+static void expr_binary(Printer *p, const TirExpr *e, int ctx) {
   int own;
   const char *op;
-  if (!e) {
-    pr_puts(p, "None");
-    return;
-  }
   switch (e->kind) {
-    case TIR_INT: {
-      bool neg = e->ival < 0 && e->dtype.code == DT_INT && (e->dtype.bits == 32 || p->int64_plain);
-      bool paren = neg && PREC_UNARY < ctx;
-      open_paren(p, paren);
-      int_lit(p, e->dtype, e->ival);
-      close_paren(p, paren);
-      return;
-    }
-    case TIR_FLOAT: float_lit(p, e->dtype, e->fval); return;
-    case TIR_STR: pr_string_lit(p, e->str); return;
-    case TIR_VAR: pr_puts(p, pr_tir_var_name(p, e->var)); return;
     case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD:
     case TIR_AND: case TIR_OR:
       op = binop_text(e->kind, &own);
@@ -283,6 +271,50 @@ static void expr(Printer *p, const TirExpr *e, int ctx) {
       pr_puts(p, ", ");
       expr(p, e->bin.b, PREC_LOWEST);
       pr_puts(p, ")");
+      return;
+    default: return;
+  }
+}
+
+/* T.Let(body, where={x: value}); x is visible in body only. */
+static void expr_let(Printer *p, const TirExpr *e) {
+  int mark = pr_mark(p);
+  builtin(p, "T.Let");
+  pr_puts(p, "(");
+  StrBuf *saved = p->out;
+  StrBuf value;
+  sb_init(&value);
+  p->out = &value;
+  expr(p, e->let.value, PREC_LOWEST);
+  p->out = saved;
+  const char *name = pr_define(p, e->let.var, e->let.var->name);
+  expr(p, e->let.body, PREC_LOWEST);
+  pr_printf(p, ", where={%s: %s})", name, value.data);
+  sb_free(&value);
+  pr_pop(p, mark);
+}
+
+static void expr(Printer *p, const TirExpr *e, int ctx) {
+  if (!e) {
+    pr_puts(p, "None");
+    return;
+  }
+  switch (e->kind) {
+    case TIR_INT: {
+      bool neg = e->ival < 0 && e->dtype.code == DT_INT && (e->dtype.bits == 32 || p->int64_plain);
+      bool paren = neg && PREC_UNARY < ctx;
+      open_paren(p, paren);
+      int_lit(p, e->dtype, e->ival);
+      close_paren(p, paren);
+      return;
+    }
+    case TIR_FLOAT: float_lit(p, e->dtype, e->fval); return;
+    case TIR_STR: pr_string_lit(p, e->str); return;
+    case TIR_VAR: pr_puts(p, pr_tir_var_name(p, e->var)); return;
+    case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD:
+    case TIR_AND: case TIR_OR: case TIR_EQ: case TIR_NE: case TIR_LT: case TIR_LE:
+    case TIR_GT: case TIR_GE: case TIR_DIV: case TIR_MOD: case TIR_MIN: case TIR_MAX:
+      expr_binary(p, e, ctx);
       return;
     case TIR_NOT: {
       bool paren = PREC_NOT < ctx;
@@ -331,24 +363,7 @@ static void expr(Printer *p, const TirExpr *e, int ctx) {
       expr(p, e->bcast.value, PREC_LOWEST);
       pr_printf(p, ", %d)", e->bcast.lanes);
       return;
-    case TIR_LET: {
-      /* T.Let(body, where={x: value}); x is visible in body only. */
-      int mark = pr_mark(p);
-      builtin(p, "T.Let");
-      pr_puts(p, "(");
-      StrBuf *saved = p->out;
-      StrBuf value;
-      sb_init(&value);
-      p->out = &value;
-      expr(p, e->let.value, PREC_LOWEST);
-      p->out = saved;
-      const char *name = pr_define(p, e->let.var, e->let.var->name);
-      expr(p, e->let.body, PREC_LOWEST);
-      pr_printf(p, ", where={%s: %s})", name, value.data);
-      sb_free(&value);
-      pr_pop(p, mark);
-      return;
-    }
+    case TIR_LET: expr_let(p, e); return;
     case TIR_CALL: call_expr(p, e, ctx); return;
     default: pr_puts(p, "None"); return;
   }
@@ -608,11 +623,7 @@ static void collect_vars(const TirExpr *e, PtrVec *vars) {
 /* ------------------------------------------------------------ loops */
 
 static void push_loop(Printer *p, const TirStmt *loop) {
-  if (p->nloops == p->caploops) {
-    p->caploops = p->caploops ? p->caploops * 2 : 16;
-    p->loops = xrealloc(p->loops, (size_t)p->caploops * sizeof *p->loops);
-  }
-  p->loops[p->nloops++] = loop;
+  VEC_PUSH(p->loops, p->nloops, p->caploops, loop);
 }
 
 static bool is_grid_loop(const TirStmt *s) {
@@ -734,22 +745,6 @@ static const char *iter_fn(TirIterType t) {
   return "T.axis.opaque";
 }
 
-/* Structural equality of two small index expressions (constants and vars). */
-static bool same_expr(const TirExpr *a, const TirExpr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || !dt_eq(a->dtype, b->dtype)) return false;
-  switch (a->kind) {
-    case TIR_INT: return a->ival == b->ival;
-    case TIR_FLOAT: return a->fval == b->fval;
-    case TIR_VAR: return a->var == b->var;
-    case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_DIV: case TIR_MOD: case TIR_FLOORDIV:
-    case TIR_FLOORMOD: case TIR_MIN: case TIR_MAX:
-      return same_expr(a->bin.a, b->bin.a) && same_expr(a->bin.b, b->bin.b);
-    case TIR_CAST: return same_expr(a->un.a, b->un.a);
-    default: return false;
-  }
-}
-
 /* The enclosing loop whose var is exactly the binding and whose range equals
  * the iter's domain, or NULL. */
 static bool remappable(const Printer *p, const TirIterVar *iv, const TirExpr *value,
@@ -761,7 +756,7 @@ static bool remappable(const Printer *p, const TirIterVar *iv, const TirExpr *va
   for (int i = p->nloops - 1; i >= 0; i--) {
     const TirStmt *l = p->loops[i];
     if (l->loop.var != value->var) continue;
-    return same_expr(l->loop.min, iv->dom.min) && same_expr(l->loop.extent, iv->dom.extent);
+    return tir_expr_identical(l->loop.min, iv->dom.min) && tir_expr_identical(l->loop.extent, iv->dom.extent);
   }
   return false;
 }
@@ -942,6 +937,90 @@ static bool stmt_has_block(const TirStmt *s) {
   }
 }
 
+/* `x: T.int32 = value` then the body, x visible in the body only. */
+static void let_stmt(Printer *p, const TirStmt *s) {
+  line_start(p);
+  StrBuf val;
+  sb_init(&val);
+  StrBuf *saved = p->out;
+  p->out = &val;
+  expr(p, s->let.value, PREC_LOWEST);
+  p->out = saved;
+  int mark = pr_mark(p);
+  pr_printf(p, "%s: ", pr_define(p, s->let.var, s->let.var->name));
+  dtype_builtin(p, s->let.var->dtype);
+  pr_printf(p, " = %s\n", val.data);
+  sb_free(&val);
+  stmt(p, s->let.body);
+  pr_pop(p, mark);
+}
+
+/* `x = T.allocate([extents], dtype, scope)` then the body. */
+static void allocate_stmt(Printer *p, const TirStmt *s) {
+  line_start(p);
+  StrBuf ext;
+  sb_init(&ext);
+  StrBuf *saved = p->out;
+  p->out = &ext;
+  pr_puts(p, "[");
+  for (int i = 0; i < s->alloc.n; i++) {
+    if (i) pr_puts(p, ", ");
+    expr(p, s->alloc.extents[i], PREC_LOWEST);
+  }
+  pr_puts(p, "], ");
+  dtype_lit(p, s->alloc.dtype);
+  pr_puts(p, ", ");
+  pr_string_lit(p, s->alloc.scope ? s->alloc.scope : "global");
+  p->out = saved;
+  int mark = pr_mark(p);
+  pr_printf(p, "%s = ", pr_define(p, s->alloc.var, s->alloc.var->name));
+  builtin(p, "T.allocate");
+  pr_printf(p, "(%s)\n", ext.data);
+  sb_free(&ext);
+  stmt(p, s->alloc.body);
+  pr_pop(p, mark);
+}
+
+/* `B = T.decl_buffer(shape, dtype, data=..., ...)` then the body. */
+static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
+  const TirBuffer *b = s->decl.buf;
+  line_start(p);
+  StrBuf args;
+  sb_init(&args);
+  StrBuf *saved = p->out;
+  p->out = &args;
+  shape_tuple(p, b->shape, b->ndim);
+  opt_dtype(p, b->dtype);
+  const char *data = b->data ? pr_lookup(p, b->data) : NULL;
+  if (data) pr_printf(p, ", data=%s", data);
+  buffer_kwargs(p, b, false);
+  p->out = saved;
+  int mark = pr_mark(p);
+  pr_printf(p, "%s = ", define_buffer(p, b));
+  builtin(p, "T.decl_buffer");
+  pr_printf(p, "(%s)\n", args.data);
+  sb_free(&args);
+  stmt(p, s->decl.body);
+  pr_pop(p, mark);
+}
+
+/* `with T.attr(node, key, value):` around the body. */
+static void attr_stmt(Printer *p, const TirStmt *s) {
+  line_start(p);
+  keyword(p, "with");
+  pr_puts(p, " ");
+  builtin(p, "T.attr");
+  pr_puts(p, "(");
+  if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
+  else keyword(p, "None");
+  pr_puts(p, ", ");
+  pr_string_lit(p, s->attr.key);
+  pr_puts(p, ", ");
+  expr(p, s->attr.value, PREC_LOWEST);
+  pr_puts(p, "):\n");
+  nested_body(p, s->attr.body);
+}
+
 static void stmt(Printer *p, const TirStmt *s) {
   if (!s) {
     line_start(p);
@@ -964,23 +1043,7 @@ static void stmt(Printer *p, const TirStmt *s) {
       return;
     case TIR_S_FOR: for_stmt(p, s); return;
     case TIR_S_IF: if_stmt(p, s, false); return;
-    case TIR_S_LET: {
-      line_start(p);
-      StrBuf val;
-      sb_init(&val);
-      StrBuf *saved = p->out;
-      p->out = &val;
-      expr(p, s->let.value, PREC_LOWEST);
-      p->out = saved;
-      int mark = pr_mark(p);
-      pr_printf(p, "%s: ", pr_define(p, s->let.var, s->let.var->name));
-      dtype_builtin(p, s->let.var->dtype);
-      pr_printf(p, " = %s\n", val.data);
-      sb_free(&val);
-      stmt(p, s->let.body);
-      pr_pop(p, mark);
-      return;
-    }
+    case TIR_S_LET: let_stmt(p, s); return;
     case TIR_S_EVAL:
       line_start(p);
       builtin(p, "T.evaluate");
@@ -1008,68 +1071,9 @@ static void stmt(Printer *p, const TirStmt *s) {
       return;
     case TIR_S_BLOCK_REALIZE: block_stmt(p, tir_realize_block(s), s); return;
     case TIR_S_BLOCK: block_stmt(p, &s->block, NULL); return;
-    case TIR_S_ALLOCATE: {
-      line_start(p);
-      StrBuf ext;
-      sb_init(&ext);
-      StrBuf *saved = p->out;
-      p->out = &ext;
-      pr_puts(p, "[");
-      for (int i = 0; i < s->alloc.n; i++) {
-        if (i) pr_puts(p, ", ");
-        expr(p, s->alloc.extents[i], PREC_LOWEST);
-      }
-      pr_puts(p, "], ");
-      dtype_lit(p, s->alloc.dtype);
-      pr_puts(p, ", ");
-      pr_string_lit(p, s->alloc.scope ? s->alloc.scope : "global");
-      p->out = saved;
-      int mark = pr_mark(p);
-      pr_printf(p, "%s = ", pr_define(p, s->alloc.var, s->alloc.var->name));
-      builtin(p, "T.allocate");
-      pr_printf(p, "(%s)\n", ext.data);
-      sb_free(&ext);
-      stmt(p, s->alloc.body);
-      pr_pop(p, mark);
-      return;
-    }
-    case TIR_S_DECL_BUFFER: {
-      const TirBuffer *b = s->decl.buf;
-      line_start(p);
-      StrBuf args;
-      sb_init(&args);
-      StrBuf *saved = p->out;
-      p->out = &args;
-      shape_tuple(p, b->shape, b->ndim);
-      opt_dtype(p, b->dtype);
-      const char *data = b->data ? pr_lookup(p, b->data) : NULL;
-      if (data) pr_printf(p, ", data=%s", data);
-      buffer_kwargs(p, b, false);
-      p->out = saved;
-      int mark = pr_mark(p);
-      pr_printf(p, "%s = ", define_buffer(p, b));
-      builtin(p, "T.decl_buffer");
-      pr_printf(p, "(%s)\n", args.data);
-      sb_free(&args);
-      stmt(p, s->decl.body);
-      pr_pop(p, mark);
-      return;
-    }
-    case TIR_S_ATTR:
-      line_start(p);
-      keyword(p, "with");
-      pr_puts(p, " ");
-      builtin(p, "T.attr");
-      pr_puts(p, "(");
-      if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
-      else keyword(p, "None");
-      pr_puts(p, ", ");
-      pr_string_lit(p, s->attr.key);
-      pr_puts(p, ", ");
-      expr(p, s->attr.value, PREC_LOWEST);
-      pr_puts(p, "):\n");
-      nested_body(p, s->attr.body);
-      return;
+    case TIR_S_ALLOCATE: allocate_stmt(p, s); return;
+    case TIR_S_DECL_BUFFER: decl_buffer_stmt(p, s); return;
+    case TIR_S_ATTR: attr_stmt(p, s); return;
     default:
       return;
   }

@@ -58,11 +58,7 @@ static void seq_free(SEq *q) {
 
 static void seg_push(SEq *q, const char *label, const char *name, int idx, bool quote) {
   if (!q->want_diff) return;
-  if (q->npath == q->cappath) {
-    q->cappath = q->cappath ? q->cappath * 2 : 32;
-    q->path = xrealloc(q->path, (size_t)q->cappath * sizeof *q->path);
-  }
-  q->path[q->npath++] = (PathSeg){label, name, idx, quote};
+  VEC_PUSH(q->path, q->npath, q->cappath, ((PathSeg){label, name, idx, quote}));
 }
 
 static void seg_pop(SEq *q) {
@@ -1031,6 +1027,44 @@ bool seq_relax_func(const RxFunc *a, const RxFunc *b, const SEqualOptions *opt, 
   if (!ok) build_diff(&q, rx_func_name(a ? a : b), diff);
   seq_free(&q);
   return ok;
+}
+
+static bool identical_list(TirExpr *const *a, TirExpr *const *b, int n) {
+  for (int i = 0; i < n; i++)
+    if (!tir_expr_identical(a[i], b[i])) return false;
+  return true;
+}
+
+bool tir_expr_identical(const TirExpr *a, const TirExpr *b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || !dt_eq(a->dtype, b->dtype)) return false;
+  switch (a->kind) {
+  case TIR_INT: return a->ival == b->ival;
+  case TIR_FLOAT: return a->fval == b->fval;
+  case TIR_STR: return !strcmp(a->str, b->str);
+  case TIR_VAR: return a->var == b->var;
+  case TIR_NOT:
+  case TIR_CAST: return tir_expr_identical(a->un.a, b->un.a);
+  case TIR_SELECT:
+    return tir_expr_identical(a->sel.cond, b->sel.cond) && tir_expr_identical(a->sel.t, b->sel.t) &&
+           tir_expr_identical(a->sel.f, b->sel.f);
+  case TIR_LOAD:
+    return a->load.buf == b->load.buf && a->load.n == b->load.n &&
+           identical_list(a->load.idx, b->load.idx, a->load.n);
+  case TIR_RAMP:
+    return a->ramp.lanes == b->ramp.lanes && tir_expr_identical(a->ramp.base, b->ramp.base) &&
+           tir_expr_identical(a->ramp.stride, b->ramp.stride);
+  case TIR_BROADCAST:
+    return a->bcast.lanes == b->bcast.lanes && tir_expr_identical(a->bcast.value, b->bcast.value);
+  case TIR_LET:
+    return a->let.var == b->let.var && tir_expr_identical(a->let.value, b->let.value) &&
+           tir_expr_identical(a->let.body, b->let.body);
+  case TIR_CALL:
+    return a->call.op == b->call.op && a->call.n == b->call.n &&
+           identical_list(a->call.args, b->call.args, a->call.n);
+  default: /* binary kinds */
+    return tir_expr_identical(a->bin.a, b->bin.a) && tir_expr_identical(a->bin.b, b->bin.b);
+  }
 }
 
 bool seq_tir_expr(const TirExpr *a, const TirExpr *b) {

@@ -26,8 +26,12 @@ typedef struct SEqualOptions {
 bool seq_module(const IrModule *a, const IrModule *b, const SEqualOptions *opt, char **diff);
 bool seq_tir_func(const TirFunc *a, const TirFunc *b, const SEqualOptions *opt, char **diff);
 bool seq_relax_func(const RxFunc *a, const RxFunc *b, const SEqualOptions *opt, char **diff);
-/* Expressions with free variables compared by identity. */
+/* Expressions with free variables compared by identity (let vars up to renaming). */
 bool seq_tir_expr(const TirExpr *a, const TirExpr *b);
+/* Exact equality, cheaper than seq_tir_expr: every var (let vars too), buffer
+ * and operator by identity, floats by ==.  For analyses that merge or cancel
+ * subexpressions of one tree (affine terms, `(b + e) - b`, loop/iter ranges). */
+bool tir_expr_identical(const TirExpr *a, const TirExpr *b);
 /* Statements: free vars by identity, vars and buffers defined inside mapped. */
 bool seq_tir_stmt(const TirStmt *a, const TirStmt *b, char **diff);
 

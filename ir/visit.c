@@ -126,39 +126,57 @@ void tir_visit_value(TirVisitor *v, const IrValue *val) {
   }
 }
 
+/* One helper per union member of tir_expr.def; tir_visit_expr's dispatch is
+ * generated from its member column. */
+static void visit_e_leaf(TirVisitor *v, const TirExpr *e) {}
+#define visit_e_ival visit_e_leaf
+#define visit_e_fval visit_e_leaf
+#define visit_e_str visit_e_leaf
+#define visit_e_var visit_e_leaf
+
+static void visit_e_bin(TirVisitor *v, const TirExpr *e) {
+  tir_visit_expr(v, e->bin.a);
+  tir_visit_expr(v, e->bin.b);
+}
+
+static void visit_e_un(TirVisitor *v, const TirExpr *e) { tir_visit_expr(v, e->un.a); }
+
+static void visit_e_sel(TirVisitor *v, const TirExpr *e) {
+  tir_visit_expr(v, e->sel.cond);
+  tir_visit_expr(v, e->sel.t);
+  tir_visit_expr(v, e->sel.f);
+}
+
+static void visit_e_load(TirVisitor *v, const TirExpr *e) {
+  use_buffer(v, e->load.buf);
+  visit_exprs(v, e->load.idx, e->load.n);
+}
+
+static void visit_e_ramp(TirVisitor *v, const TirExpr *e) {
+  tir_visit_expr(v, e->ramp.base);
+  tir_visit_expr(v, e->ramp.stride);
+}
+
+static void visit_e_bcast(TirVisitor *v, const TirExpr *e) { tir_visit_expr(v, e->bcast.value); }
+
+static void visit_e_let(TirVisitor *v, const TirExpr *e) {
+  tir_visit_expr(v, e->let.value);
+  def_var(v, e->let.var);
+  tir_visit_expr(v, e->let.body);
+}
+
+static void visit_e_call(TirVisitor *v, const TirExpr *e) {
+  visit_exprs(v, e->call.args, e->call.n);
+}
+
 void tir_visit_expr(TirVisitor *v, const TirExpr *e) {
   if (!e || v->stop) return;
   if (v->pre_expr && !v->pre_expr(v, e)) goto post;
   if (v->stop) return;
   switch (e->kind) {
-  case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: break;
-  case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_DIV: case TIR_MOD: case TIR_FLOORDIV:
-  case TIR_FLOORMOD: case TIR_MIN: case TIR_MAX: case TIR_EQ: case TIR_NE: case TIR_LT:
-  case TIR_LE: case TIR_GT: case TIR_GE: case TIR_AND: case TIR_OR:
-    tir_visit_expr(v, e->bin.a);
-    tir_visit_expr(v, e->bin.b);
-    break;
-  case TIR_NOT: case TIR_CAST: tir_visit_expr(v, e->un.a); break;
-  case TIR_SELECT:
-    tir_visit_expr(v, e->sel.cond);
-    tir_visit_expr(v, e->sel.t);
-    tir_visit_expr(v, e->sel.f);
-    break;
-  case TIR_LOAD:
-    use_buffer(v, e->load.buf);
-    visit_exprs(v, e->load.idx, e->load.n);
-    break;
-  case TIR_RAMP:
-    tir_visit_expr(v, e->ramp.base);
-    tir_visit_expr(v, e->ramp.stride);
-    break;
-  case TIR_BROADCAST: tir_visit_expr(v, e->bcast.value); break;
-  case TIR_LET:
-    tir_visit_expr(v, e->let.value);
-    def_var(v, e->let.var);
-    tir_visit_expr(v, e->let.body);
-    break;
-  case TIR_CALL: visit_exprs(v, e->call.args, e->call.n); break;
+#define X(E, N, M) case TIR_##E: visit_e_##M(v, e); break;
+#include "ir/tir_expr.def"
+#undef X
   case TIR_NUM_EXPR_KINDS: tvs_unreachable();
   }
 post:
@@ -183,66 +201,83 @@ static void visit_block(TirVisitor *v, const TirBlock *b) {
   tir_visit_stmt(v, b->body);
 }
 
+/* One helper per union member of tir_stmt.def, dispatched like expressions. */
+static void visit_s_store(TirVisitor *v, const TirStmt *s) {
+  use_buffer(v, s->store.buf);
+  tir_visit_expr(v, s->store.value);
+  visit_exprs(v, s->store.idx, s->store.n);
+}
+
+static void visit_s_seq(TirVisitor *v, const TirStmt *s) {
+  for (int i = 0; i < s->seq.n && !v->stop; i++) tir_visit_stmt(v, s->seq.stmts[i]);
+}
+
+static void visit_s_loop(TirVisitor *v, const TirStmt *s) {
+  tir_visit_expr(v, s->loop.min);
+  tir_visit_expr(v, s->loop.extent);
+  def_var(v, s->loop.var);
+  tir_visit_value(v, s->loop.annotations);
+  tir_visit_stmt(v, s->loop.body);
+}
+
+static void visit_s_ifs(TirVisitor *v, const TirStmt *s) {
+  tir_visit_expr(v, s->ifs.cond);
+  tir_visit_stmt(v, s->ifs.then_s);
+  tir_visit_stmt(v, s->ifs.else_s);
+}
+
+static void visit_s_let(TirVisitor *v, const TirStmt *s) {
+  tir_visit_expr(v, s->let.value);
+  def_var(v, s->let.var);
+  tir_visit_stmt(v, s->let.body);
+}
+
+static void visit_s_eval(TirVisitor *v, const TirStmt *s) { tir_visit_expr(v, s->eval.value); }
+
+static void visit_s_assrt(TirVisitor *v, const TirStmt *s) {
+  tir_visit_expr(v, s->assrt.cond);
+  tir_visit_expr(v, s->assrt.msg);
+  tir_visit_stmt(v, s->assrt.body);
+}
+
+static void visit_s_loop_while(TirVisitor *v, const TirStmt *s) {
+  tir_visit_expr(v, s->loop_while.cond);
+  tir_visit_stmt(v, s->loop_while.body);
+}
+
+static void visit_s_realize(TirVisitor *v, const TirStmt *s) {
+  visit_exprs(v, s->realize.values, s->realize.n);
+  tir_visit_expr(v, s->realize.pred);
+  tir_visit_stmt(v, s->realize.block);
+}
+
+static void visit_s_block(TirVisitor *v, const TirStmt *s) { visit_block(v, &s->block); }
+
+static void visit_s_alloc(TirVisitor *v, const TirStmt *s) {
+  def_var(v, s->alloc.var);
+  visit_exprs(v, s->alloc.extents, s->alloc.n);
+  tir_visit_stmt(v, s->alloc.body);
+}
+
+static void visit_s_decl(TirVisitor *v, const TirStmt *s) {
+  def_buffer(v, s->decl.buf);
+  tir_visit_stmt(v, s->decl.body);
+}
+
+static void visit_s_attr(TirVisitor *v, const TirStmt *s) {
+  def_var(v, s->attr.node);
+  tir_visit_expr(v, s->attr.value);
+  tir_visit_stmt(v, s->attr.body);
+}
+
 void tir_visit_stmt(TirVisitor *v, const TirStmt *s) {
   if (!s || v->stop) return;
   if (v->pre_stmt && !v->pre_stmt(v, s)) goto post;
   if (v->stop) return;
   switch (s->kind) {
-  case TIR_S_STORE:
-    use_buffer(v, s->store.buf);
-    tir_visit_expr(v, s->store.value);
-    visit_exprs(v, s->store.idx, s->store.n);
-    break;
-  case TIR_S_SEQ:
-    for (int i = 0; i < s->seq.n && !v->stop; i++) tir_visit_stmt(v, s->seq.stmts[i]);
-    break;
-  case TIR_S_FOR:
-    tir_visit_expr(v, s->loop.min);
-    tir_visit_expr(v, s->loop.extent);
-    def_var(v, s->loop.var);
-    tir_visit_value(v, s->loop.annotations);
-    tir_visit_stmt(v, s->loop.body);
-    break;
-  case TIR_S_IF:
-    tir_visit_expr(v, s->ifs.cond);
-    tir_visit_stmt(v, s->ifs.then_s);
-    tir_visit_stmt(v, s->ifs.else_s);
-    break;
-  case TIR_S_LET:
-    tir_visit_expr(v, s->let.value);
-    def_var(v, s->let.var);
-    tir_visit_stmt(v, s->let.body);
-    break;
-  case TIR_S_EVAL: tir_visit_expr(v, s->eval.value); break;
-  case TIR_S_ASSERT:
-    tir_visit_expr(v, s->assrt.cond);
-    tir_visit_expr(v, s->assrt.msg);
-    tir_visit_stmt(v, s->assrt.body);
-    break;
-  case TIR_S_WHILE:
-    tir_visit_expr(v, s->loop_while.cond);
-    tir_visit_stmt(v, s->loop_while.body);
-    break;
-  case TIR_S_BLOCK_REALIZE:
-    visit_exprs(v, s->realize.values, s->realize.n);
-    tir_visit_expr(v, s->realize.pred);
-    tir_visit_stmt(v, s->realize.block);
-    break;
-  case TIR_S_BLOCK: visit_block(v, &s->block); break;
-  case TIR_S_ALLOCATE:
-    def_var(v, s->alloc.var);
-    visit_exprs(v, s->alloc.extents, s->alloc.n);
-    tir_visit_stmt(v, s->alloc.body);
-    break;
-  case TIR_S_DECL_BUFFER:
-    def_buffer(v, s->decl.buf);
-    tir_visit_stmt(v, s->decl.body);
-    break;
-  case TIR_S_ATTR:
-    def_var(v, s->attr.node);
-    tir_visit_expr(v, s->attr.value);
-    tir_visit_stmt(v, s->attr.body);
-    break;
+#define X(E, N, M) case TIR_S_##E: visit_s_##M(v, s); break;
+#include "ir/tir_stmt.def"
+#undef X
   case TIR_NUM_STMT_KINDS: tvs_unreachable();
   }
 post:

@@ -197,11 +197,8 @@ static void dump_params(const AstList *l, StrBuf *out) {
   sb_putc(out, ')');
 }
 
-static void dump_expr(const Ast *n, StrBuf *out) {
-  if (!n) {
-    sb_putc(out, '_');
-    return;
-  }
+/* Names and literals. */
+static void dump_atom(const Ast *n, StrBuf *out) {
   switch (n->kind) {
   case AST_NAME: sb_puts(out, n->name ? n->name : "?"); return;
   case AST_INT:
@@ -213,6 +210,13 @@ static void dump_expr(const Ast *n, StrBuf *out) {
   case AST_NONE: sb_puts(out, "None"); return;
   case AST_TRUE: sb_puts(out, "True"); return;
   case AST_FALSE: sb_puts(out, "False"); return;
+  default: break;
+  }
+}
+
+/* Attribute access, calls and their arguments, subscripts and slices. */
+static void dump_trailer(const Ast *n, StrBuf *out) {
+  switch (n->kind) {
   case AST_ATTR:
     if (is_dotted(n)) {
       dotted(n, out);
@@ -253,6 +257,13 @@ static void dump_expr(const Ast *n, StrBuf *out) {
     dump_opt(n->c, out);
     sb_putc(out, ')');
     return;
+  default: break;
+  }
+}
+
+/* Tuple, list and dict displays. */
+static void dump_display(const Ast *n, StrBuf *out) {
+  switch (n->kind) {
   case AST_TUPLE:
   case AST_LIST:
     sb_printf(out, "(%s", ast_kind_name(n->kind));
@@ -270,6 +281,13 @@ static void dump_expr(const Ast *n, StrBuf *out) {
     }
     sb_putc(out, ')');
     return;
+  default: break;
+  }
+}
+
+/* Operators: binary, unary, boolean, comparison chains, conditional. */
+static void dump_operator(const Ast *n, StrBuf *out) {
+  switch (n->kind) {
   case AST_BINOP:
     sb_printf(out, "(%s ", ast_op_str(n->op));
     dump_expr(n->a, out);
@@ -296,6 +314,46 @@ static void dump_expr(const Ast *n, StrBuf *out) {
     }
     sb_putc(out, ')');
     return;
+  case AST_IFEXP:
+    sb_puts(out, "(IfExp ");
+    dump_expr(n->a, out);
+    sb_putc(out, ' ');
+    dump_expr(n->b, out);
+    sb_putc(out, ' ');
+    dump_expr(n->c, out);
+    sb_putc(out, ')');
+    return;
+  default: break;
+  }
+}
+
+static void dump_expr(const Ast *n, StrBuf *out) {
+  if (!n) {
+    sb_putc(out, '_');
+    return;
+  }
+  switch (n->kind) {
+  case AST_NAME:
+  case AST_INT:
+  case AST_FLOAT:
+  case AST_STR:
+  case AST_NONE:
+  case AST_TRUE:
+  case AST_FALSE: dump_atom(n, out); return;
+  case AST_ATTR:
+  case AST_CALL:
+  case AST_KEYWORD:
+  case AST_STARRED:
+  case AST_SUBSCRIPT:
+  case AST_SLICE: dump_trailer(n, out); return;
+  case AST_TUPLE:
+  case AST_LIST:
+  case AST_DICT: dump_display(n, out); return;
+  case AST_BINOP:
+  case AST_UNARY:
+  case AST_BOOLOP:
+  case AST_COMPARE:
+  case AST_IFEXP: dump_operator(n, out); return;
   case AST_LAMBDA:
     sb_puts(out, "(Lambda (");
     for (int i = 0; i < n->list.len; i++) {
@@ -304,15 +362,6 @@ static void dump_expr(const Ast *n, StrBuf *out) {
     }
     sb_puts(out, ") ");
     dump_expr(n->a, out);
-    sb_putc(out, ')');
-    return;
-  case AST_IFEXP:
-    sb_puts(out, "(IfExp ");
-    dump_expr(n->a, out);
-    sb_putc(out, ' ');
-    dump_expr(n->b, out);
-    sb_putc(out, ' ');
-    dump_expr(n->c, out);
     sb_putc(out, ')');
     return;
   case AST_PARAM: dump_param(n, out); return;
@@ -362,11 +411,8 @@ static void dump_decorators(const Ast *n, StrBuf *out) {
   sb_putc(out, ')');
 }
 
-static void dump_stmt(const Ast *n, StrBuf *out, int ind) {
-  if (!n) {
-    sb_puts(out, "_");
-    return;
-  }
+/* Module, imports, class and function definitions. */
+static void dump_def(const Ast *n, StrBuf *out, int ind) {
   switch (n->kind) {
   case AST_MODULE:
     sb_puts(out, "(Module");
@@ -407,6 +453,13 @@ static void dump_stmt(const Ast *n, StrBuf *out, int ind) {
     dump_body(&n->body, out, ind + 2);
     sb_putc(out, ')');
     return;
+  default: break;
+  }
+}
+
+/* Assignments (plain, annotated, augmented). */
+static void dump_assign(const Ast *n, StrBuf *out, int ind) {
+  switch (n->kind) {
   case AST_ASSIGN:
     sb_puts(out, "(Assign");
     for (int i = 0; i < n->list.len; i++) {
@@ -431,6 +484,13 @@ static void dump_stmt(const Ast *n, StrBuf *out, int ind) {
     dump_expr(n->b, out);
     sb_putc(out, ')');
     return;
+  default: break;
+  }
+}
+
+/* Compound statements with a body. */
+static void dump_compound(const Ast *n, StrBuf *out, int ind) {
+  switch (n->kind) {
   case AST_FOR:
     sb_puts(out, "(For ");
     dump_expr(n->a, out);
@@ -463,6 +523,27 @@ static void dump_stmt(const Ast *n, StrBuf *out, int ind) {
     dump_body(&n->body, out, ind + 2);
     sb_putc(out, ')');
     return;
+  default: break;
+  }
+}
+
+static void dump_stmt(const Ast *n, StrBuf *out, int ind) {
+  if (!n) {
+    sb_puts(out, "_");
+    return;
+  }
+  switch (n->kind) {
+  case AST_MODULE:
+  case AST_IMPORT:
+  case AST_FROM_IMPORT:
+  case AST_CLASS:
+  case AST_FUNCDEF: dump_def(n, out, ind); return;
+  case AST_ASSIGN:
+  case AST_AUGASSIGN: dump_assign(n, out, ind); return;
+  case AST_FOR:
+  case AST_WITH:
+  case AST_IF:
+  case AST_WHILE: dump_compound(n, out, ind); return;
   case AST_RETURN:
     sb_puts(out, "(Return");
     if (n->a) {

@@ -93,6 +93,15 @@ Sym *elab_lookup(ElabCtx *c, const char *name) {
   return NULL;
 }
 
+void *elab_grow(ElabCtx *c, void *p, int n, int *cap, size_t sz) {
+  if (n < *cap) return p;
+  int nc = *cap ? *cap * 2 : 8;
+  void *q = arena_alloc(&c->scratch, (size_t)nc * sz);
+  if (n) memcpy(q, p, (size_t)n * sz);
+  *cap = nc;
+  return q;
+}
+
 void elab_poison(ElabCtx *c, const char *name) {
   pv_push(&c->poisoned, arena_strdup(&c->scratch, name));
 }

@@ -65,6 +65,9 @@ Sym *elab_lookup(ElabCtx *c, const char *name);
 void elab_undefined(ElabCtx *c, const Ast *name_node);
 /* Marks a name whose definition failed, so that its uses do not cascade. */
 void elab_poison(ElabCtx *c, const char *name);
+/* Grows an array of n elements of sz bytes in the scratch arena (freed with
+ * the context, so error paths cannot leak) to hold one more; updates *cap. */
+void *elab_grow(ElabCtx *c, void *p, int n, int *cap, size_t sz);
 
 /* The dotted name of a callee/attribute chain with namespace aliases resolved
  * to canonical form ("tvm.tir.max" / "tir.max" / "T.max" -> "T.max";
@@ -132,6 +135,9 @@ TirExpr *elab_tir_int_expr(ElabCtx *c, const Ast *e, DType lit_dtype, const char
 TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t);
 /* a - b with constant folding, b == 0 -> a, and (x + c1) - (x + c2) -> c1 - c2. */
 TirExpr *elab_tir_sub_fold(IrHeap *h, TirExpr *a, TirExpr *b);
+/* The index items of subscript e (`A[i]` or `A[i, j]`) in *items, and their
+ * count; -1 after reporting when the count is not buf's rank. */
+int elab_subscript_items(ElabCtx *c, const Ast *e, const TirBuffer *buf, const Ast *const **items);
 /* Converts an attribute-dict literal (T.func_attr, annotations=) to an IrValue. */
 IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e);
 

@@ -35,16 +35,6 @@ typedef struct RxState {
 
 #define ST(c) ((RxState *)(c)->rx)
 
-/* Grows an arena array (the scratch arena is freed with the context). */
-static void *grow(ElabCtx *c, void *p, int n, int *cap, size_t sz) {
-  if (n < *cap) return p;
-  int nc = *cap ? *cap * 2 : 8;
-  void *q = arena_alloc(&c->scratch, (size_t)nc * sz);
-  if (n) memcpy(q, p, (size_t)n * sz);
-  *cap = nc;
-  return q;
-}
-
 /* ------------------------------------------------------------- printing */
 
 static void dim_str(StrBuf *sb, const TirExpr *e) {
@@ -185,7 +175,7 @@ static TirVar *declare_sym(ElabCtx *c, const char *name, DType t, Span span, boo
     v = tir_var(c->h, name, t);
     v->is_size_var = true;
     v->span = span;
-    st->syms = grow(c, st->syms, st->nsyms, &st->capsyms, sizeof *st->syms);
+    st->syms = elab_grow(c, st->syms, st->nsyms, &st->capsyms, sizeof *st->syms);
     st->syms[st->nsyms++] = v;
   }
   Scope *saved = c->scope;
@@ -392,7 +382,7 @@ static bool sinfo_compatible(const RxSInfo *want, const RxSInfo *have) {
 
 static void frame_flush(ElabCtx *c, Frame *f) {
   if (f->ncur == 0 && !f->cur_df) return;
-  f->blocks = grow(c, f->blocks, f->nblocks, &f->capblocks, sizeof *f->blocks);
+  f->blocks = elab_grow(c, f->blocks, f->nblocks, &f->capblocks, sizeof *f->blocks);
   f->blocks[f->nblocks++] = (RxBlock){f->cur_df, f->cur, f->ncur};
   f->cur = NULL;
   f->ncur = f->capcur = 0;
@@ -400,7 +390,7 @@ static void frame_flush(ElabCtx *c, Frame *f) {
 
 static RxExpr *emit(ElabCtx *c, RxExpr *var, RxExpr *value, RxSInfo *cast_to, Span span) {
   Frame *f = ST(c)->frame;
-  f->cur = grow(c, f->cur, f->ncur, &f->capcur, sizeof *f->cur);
+  f->cur = elab_grow(c, f->cur, f->ncur, &f->capcur, sizeof *f->cur);
   f->cur[f->ncur++] = (RxBinding){var, value, cast_to, span};
   return var;
 }
@@ -1321,7 +1311,7 @@ static bool elab_dataflow(ElabCtx *c, const Ast *st) {
   for (int i = 0; i < df_scope->n; i++) {
     const Sym *s = &df_scope->syms[i];
     if (s->kind != SYM_RX_VAR || is_output(outputs, s->name)) continue;
-    rs->expired = grow(c, rs->expired, rs->nexpired, &rs->capexpired, sizeof *rs->expired);
+    rs->expired = elab_grow(c, rs->expired, rs->nexpired, &rs->capexpired, sizeof *rs->expired);
     rs->expired[rs->nexpired++] = s->name;
   }
   elab_pop_scope(c);

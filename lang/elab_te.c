@@ -63,15 +63,6 @@ typedef struct TeCtx {
   int nstmts, capstmts;
 } TeCtx;
 
-static void *grow(ElabCtx *c, void *p, int n, int *cap, size_t sz) {
-  if (n < *cap) return p;
-  int nc = *cap ? *cap * 2 : 8;
-  void *q = arena_alloc(&c->scratch, (size_t)nc * sz);
-  if (n) memcpy(q, p, (size_t)n * sz);
-  *cap = nc;
-  return q;
-}
-
 static const char *canon_call(ElabCtx *c, const Ast *e) {
   return e && e->kind == AST_CALL ? elab_canonical_name(c, e->a) : NULL;
 }
@@ -246,72 +237,98 @@ static int reduce_axes(ElabCtx *c, const Ast *red, TeAxis ***out) {
 
 static TirExpr *var_ref(ElabCtx *c, TirVar *v) { return tir_var_ref(c->h, v); }
 
-/* Y = te.compute(shape, lambda i, j: formula, name="Y", dtype=?) */
-static void compute_stmt(ElabCtx *c, TeCtx *t, const Ast *target, const Ast *call) {
-  IrHeap *h = c->h;
+/* te.compute's arguments, checked, and the loops / block iters built for it. */
+typedef struct ComputeSpec {
+  const char *name;      /* name= (NULL: the target's name) */
+  const Ast *fn;         /* the lambda */
+  DType force;           /* dtype= (void when absent) */
+  TirExpr **ext;         /* the shape */
+  int ndim;
+  const char *red;       /* "te.sum", "te.max", "te.min", or NULL */
+  TeAxis **axes;         /* the reduction's axes */
+  int nred;
+  const Ast *value_ast;  /* the formula (inside the reduction) */
+  int n;                 /* ndim + nred loops and iters */
+  TirVar **loops;
+  TirIterVar *iters;
+  TirExpr **mins, **exts;
+} ComputeSpec;
+
+/* The reduction around the formula, if any: te.sum / te.max / te.min(value, axis=). */
+static bool check_compute_reduction(ElabCtx *c, ComputeSpec *cs) {
+  const Ast *body = cs->fn->a;
+  const char *red = canon_call(c, body);
+  if (red && strcmp(red, "te.sum") && strcmp(red, "te.max") && strcmp(red, "te.min")) red = NULL;
+  cs->red = red;
+  cs->value_ast = body;
+  if (!red) return true;
+  static const char *const rkws[] = {"axis", "where", "init", NULL};
+  if (!elab_check_kwargs(c, body, rkws)) return false;
+  if (elab_kwarg(body, "where") || elab_kwarg(body, "init")) {
+    diag_error(c->diag, body->span, "%s: where= and init= are not supported", red);
+    return false;
+  }
+  cs->nred = reduce_axes(c, body, &cs->axes);
+  if (cs->nred < 0) return false;
+  cs->value_ast = elab_posarg(body, 0);
+  if (!cs->value_ast || elab_num_posargs(body) > 2) {
+    diag_error(c->diag, body->span, "%s expects a value and axis=", red);
+    return false;
+  }
+  return true;
+}
+
+/* Shape, lambda (one parameter per dimension), name=, dtype=, then the formula. */
+static bool check_compute_args(ElabCtx *c, TeCtx *t, const Ast *call, ComputeSpec *cs) {
   static const char *const kws[] = {"shape", "fcompute", "name", "dtype", "tag", "attrs", NULL};
-  if (!elab_check_kwargs(c, call, kws)) return;
+  if (!elab_check_kwargs(c, call, kws)) return false;
   bool ok = true;
-  const char *name = str_kwarg(c, call, "name", &ok);
-  if (!ok) return;
+  cs->name = str_kwarg(c, call, "name", &ok);
+  if (!ok) return false;
   const Ast *shape = elab_posarg(call, 0), *fn = elab_posarg(call, 1);
   if (!shape) shape = elab_kwarg(call, "shape");
   if (!fn) fn = elab_kwarg(call, "fcompute");
   if (!shape || !fn || elab_num_posargs(call) > 2) {
     diag_error(c->diag, call->span, "te.compute expects a shape and a lambda: te.compute((m, n), lambda i, j: ...)");
-    return;
+    return false;
   }
   if (fn->kind != AST_LAMBDA) {
     diag_error(c->diag, fn->span, "te.compute expects a lambda as its second argument");
-    return;
+    return false;
   }
-  DType force = dt_void;
+  cs->fn = fn;
+  cs->force = dt_void;
   const Ast *dta = elab_kwarg(call, "dtype");
-  if (dta && !elab_dtype_arg(c, dta, &force)) return;
-  int ndim = 0;
-  TirExpr **ext = elab_shape(c, shape, &ndim, dt_int32);
-  if (!ext) return;
+  if (dta && !elab_dtype_arg(c, dta, &cs->force)) return false;
+  cs->ext = elab_shape(c, shape, &cs->ndim, dt_int32);
+  if (!cs->ext) return false;
+  int ndim = cs->ndim;
   if (fn->list.len != ndim) {
     diag_error(c->diag, fn->span, "the lambda takes %d argument%s but the shape has %d dimension%s",
                fn->list.len, fn->list.len == 1 ? "" : "s", ndim, ndim == 1 ? "" : "s");
-    return;
+    return false;
   }
-  /* reduction? */
-  const Ast *body = fn->a;
-  const char *red = canon_call(c, body);
-  if (red && strcmp(red, "te.sum") && strcmp(red, "te.max") && strcmp(red, "te.min")) red = NULL;
-  TeAxis **axes = NULL;
-  int nred = 0;
-  const Ast *value_ast = body;
-  if (red) {
-    static const char *const rkws[] = {"axis", "where", "init", NULL};
-    if (!elab_check_kwargs(c, body, rkws)) return;
-    if (elab_kwarg(body, "where") || elab_kwarg(body, "init")) {
-      diag_error(c->diag, body->span, "%s: where= and init= are not supported", red);
-      return;
-    }
-    nred = reduce_axes(c, body, &axes);
-    if (nred < 0) return;
-    value_ast = elab_posarg(body, 0);
-    if (!value_ast || elab_num_posargs(body) > 2) {
-      diag_error(c->diag, body->span, "%s expects a value and axis=", red);
-      return;
-    }
-  }
-  if (!check_formula(c, t, value_ast, axes, nred)) return;
+  if (!check_compute_reduction(c, cs)) return false;
+  return check_formula(c, t, cs->value_ast, cs->axes, cs->nred);
+}
 
-  /* loops and block iters: spatial (lambda params), then reduce axes */
-  int n = ndim + nred;
-  TirVar **loops = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *loops);
-  TirIterVar *iters = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *iters);
-  TirExpr **mins = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *mins);
-  TirExpr **exts = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *exts);
-  elab_push_scope(c);
+/* Loops and block iters: spatial (lambda params), then reduce axes; each iter
+ * is defined in the current scope under its parameter / axis name.  False on
+ * a duplicate lambda parameter. */
+static bool build_compute_iters(ElabCtx *c, ComputeSpec *cs) {
+  IrHeap *h = c->h;
+  const Ast *fn = cs->fn;
+  int ndim = cs->ndim, n = cs->n = cs->ndim + cs->nred;
+  TeAxis **axes = cs->axes;
+  TirVar **loops = cs->loops = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *loops);
+  TirIterVar *iters = cs->iters = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *iters);
+  TirExpr **mins = cs->mins = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *mins);
+  TirExpr **exts = cs->exts = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *exts);
   for (int i = 0; i < n; i++) {
     const char *ln = i < ndim ? fn->list.items[i]->name : axes[i - ndim]->name;
-    DType it = i < ndim ? ext[i]->dtype : axes[i - ndim]->extent->dtype;
+    DType it = i < ndim ? cs->ext[i]->dtype : axes[i - ndim]->extent->dtype;
     mins[i] = i < ndim ? tir_int(h, it, 0) : axes[i - ndim]->min;
-    exts[i] = i < ndim ? ext[i] : axes[i - ndim]->extent;
+    exts[i] = i < ndim ? cs->ext[i] : axes[i - ndim]->extent;
     loops[i] = tir_var(h, ln, it);
     char *vn = xasprintf("v_%s", ln);
     TirVar *iv = tir_var(h, vn, it);
@@ -321,41 +338,50 @@ static void compute_stmt(ElabCtx *c, TeCtx *t, const Ast *target, const Ast *cal
       for (int j = 0; j < i; j++)
         if (!strcmp(fn->list.items[j]->name, ln)) {
           diag_error(c->diag, fn->list.items[i]->span, "duplicate lambda parameter '%s'", ln);
-          elab_pop_scope(c);
-          return;
+          return false;
         }
       elab_define(c, ln, SYM_TIR_VAR, iv, fn->list.items[i]->span);
     } else {
       elab_define(c, axes[i - ndim]->var_name, SYM_TIR_VAR, iv, axes[i - ndim]->span);
     }
   }
+  return true;
+}
+
+/* The formula over the block iters (in a scope of their own), cast to dtype=
+ * when given; NULL on error. */
+static TirExpr *compute_value(ElabCtx *c, ComputeSpec *cs) {
+  elab_push_scope(c);
+  if (!build_compute_iters(c, cs)) {
+    elab_pop_scope(c);
+    return NULL;
+  }
   TirExpr *value;
-  if (!dt_is_void(force)) {
-    TirVal tv = elab_tir_val(c, value_ast);
-    value = tv.e ? elab_tir_adopt(c, tv, force) : NULL;
-    if (tv.e && !value && !tv.lit) value = tir_cast(h, force, tv.e);
+  if (!dt_is_void(cs->force)) {
+    TirVal tv = elab_tir_val(c, cs->value_ast);
+    value = tv.e ? elab_tir_adopt(c, tv, cs->force) : NULL;
+    if (tv.e && !value && !tv.lit) value = tir_cast(c->h, cs->force, tv.e);
   } else {
-    value = elab_tir_expr(c, value_ast);
+    value = elab_tir_expr(c, cs->value_ast);
   }
   elab_pop_scope(c);
-  if (!value) return;
-  if (dt_is_void(value->dtype) || dt_is_handle(value->dtype)) {
-    diag_error(c->diag, value_ast->span, "the formula of a te.compute must be a number");
-    return;
-  }
-  DType dt = value->dtype;
-  const char *tensor_name = name ? name : target->name;
-  const char *block_name = name ? name : "compute";
-  TirBuffer *buf = tir_buffer(h, tensor_name, dt, ext, ndim, NULL);
-  buf->span = target->span;
+  return value;
+}
 
-  /* block body (and init for reductions) */
+/* The block storing value into buf (with an init for reductions) inside its
+ * loop nest, appended to the function's statements. */
+static void build_compute_nest(ElabCtx *c, TeCtx *t, const ComputeSpec *cs, TirBuffer *buf,
+                               TirExpr *value, const char *block_name, const Ast *call) {
+  IrHeap *h = c->h;
+  int ndim = cs->ndim, n = cs->n;
+  DType dt = value->dtype;
+  const char *red = cs->red;
   TirExpr **idx = arena_alloc(&c->scratch, (size_t)(ndim + 1) * sizeof *idx);
-  for (int i = 0; i < ndim; i++) idx[i] = var_ref(c, iters[i].var);
+  for (int i = 0; i < ndim; i++) idx[i] = var_ref(c, cs->iters[i].var);
   TirBlock blk;
   memset(&blk, 0, sizeof blk);
   blk.name = block_name;
-  blk.iters = iters;
+  blk.iters = cs->iters;
   blk.niters = n;
   if (red) {
     blk.init = tir_store(h, buf, reduce_identity(h, red, dt), idx, ndim);
@@ -372,18 +398,38 @@ static void compute_stmt(ElabCtx *c, TeCtx *t, const Ast *target, const Ast *cal
   tir_infer_access_regions(h, &blk, &blk.reads, &blk.nreads, &blk.writes, &blk.nwrites);
   TirStmt *bs = tir_stmt_with_span(h, tir_block(h, &blk), call->span);
   TirExpr **vals = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *vals);
-  for (int i = 0; i < n; i++) vals[i] = var_ref(c, loops[i]);
+  for (int i = 0; i < n; i++) vals[i] = var_ref(c, cs->loops[i]);
   TirStmt *s = tir_block_realize(h, vals, n, NULL, bs);
   for (int i = n - 1; i >= 0; i--)
-    s = tir_stmt_with_span(h, tir_for(h, loops[i], mins[i], exts[i], TIR_FOR_SERIAL, NULL, NULL, s), call->span);
-  t->stmts = grow(c, t->stmts, t->nstmts, &t->capstmts, sizeof *t->stmts);
+    s = tir_stmt_with_span(
+        h, tir_for(h, cs->loops[i], cs->mins[i], cs->exts[i], TIR_FOR_SERIAL, NULL, NULL, s),
+        call->span);
+  t->stmts = elab_grow(c, t->stmts, t->nstmts, &t->capstmts, sizeof *t->stmts);
   t->stmts[t->nstmts++] = s;
+}
+
+/* Y = te.compute(shape, lambda i, j: formula, name="Y", dtype=?) */
+static void compute_stmt(ElabCtx *c, TeCtx *t, const Ast *target, const Ast *call) {
+  ComputeSpec cs;
+  memset(&cs, 0, sizeof cs);
+  if (!check_compute_args(c, t, call, &cs)) return;
+  TirExpr *value = compute_value(c, &cs);
+  if (!value) return;
+  if (dt_is_void(value->dtype) || dt_is_handle(value->dtype)) {
+    diag_error(c->diag, cs.value_ast->span, "the formula of a te.compute must be a number");
+    return;
+  }
+  const char *tensor_name = cs.name ? cs.name : target->name;
+  const char *block_name = cs.name ? cs.name : "compute";
+  TirBuffer *buf = tir_buffer(c->h, tensor_name, value->dtype, cs.ext, cs.ndim, NULL);
+  buf->span = target->span;
+  build_compute_nest(c, t, &cs, buf, value, block_name, call);
 
   TeTensor *tt = arena_alloc(&c->scratch, sizeof *tt);
   tt->var_name = target->name;
   tt->buf = buf;
   tt->span = target->span;
-  t->tensors = grow(c, t->tensors, t->ntensors, &t->captensors, sizeof *t->tensors);
+  t->tensors = elab_grow(c, t->tensors, t->ntensors, &t->captensors, sizeof *t->tensors);
   t->tensors[t->ntensors++] = tt;
   elab_define(c, target->name, SYM_BUFFER, buf, target->span);
 }
@@ -501,7 +547,7 @@ TirFunc *elab_te_func(ElabCtx *c, const Ast *def) {
   for (int i = 0; i < def->list.len; i++) {
     TeTensor *tt = placeholder(c, def->list.items[i]);
     if (!tt) continue;
-    t.tensors = grow(c, t.tensors, t.ntensors, &t.captensors, sizeof *t.tensors);
+    t.tensors = elab_grow(c, t.tensors, t.ntensors, &t.captensors, sizeof *t.tensors);
     t.tensors[t.ntensors++] = tt;
   }
   bool returned = false;

@@ -4,6 +4,8 @@
  * BinaryOpMatchTypes does, and literal-only arithmetic is folded the way
  * Python itself would evaluate it before TVM ever saw it. */
 #include "lang/elab_internal.h"
+#include "ir/arith.h"
+#include "ir/structural_equal.h"
 #include "base/util.h"
 
 #include <float.h>
@@ -83,35 +85,16 @@ static TirExpr *cast_fold(IrHeap *h, DType t, TirExpr *e) {
 
 TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t) { return cast_fold(h, t, e); }
 
-/* ------------------------------------------------------------ equality */
-
-static bool expr_eq(const TirExpr *a, const TirExpr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || !dt_eq(a->dtype, b->dtype)) return false;
-  switch (a->kind) {
-  case TIR_INT: return a->ival == b->ival;
-  case TIR_FLOAT: return a->fval == b->fval;
-  case TIR_STR: return !strcmp(a->str, b->str);
-  case TIR_VAR: return a->var == b->var;
-  case TIR_NOT:
-  case TIR_CAST: return expr_eq(a->un.a, b->un.a);
-  case TIR_SELECT:
-    return expr_eq(a->sel.cond, b->sel.cond) && expr_eq(a->sel.t, b->sel.t) &&
-           expr_eq(a->sel.f, b->sel.f);
-  case TIR_LOAD:
-    if (a->load.buf != b->load.buf || a->load.n != b->load.n) return false;
-    for (int i = 0; i < a->load.n; i++)
-      if (!expr_eq(a->load.idx[i], b->load.idx[i])) return false;
-    return true;
-  case TIR_CALL:
-    if (a->call.op != b->call.op || a->call.n != b->call.n) return false;
-    for (int i = 0; i < a->call.n; i++)
-      if (!expr_eq(a->call.args[i], b->call.args[i])) return false;
-    return true;
-  case TIR_RAMP: case TIR_BROADCAST: case TIR_LET: return false;
-  default: /* binary kinds */
-    return expr_eq(a->bin.a, b->bin.a) && expr_eq(a->bin.b, b->bin.b);
+int elab_subscript_items(ElabCtx *c, const Ast *e, const TirBuffer *buf, const Ast *const **items) {
+  const Ast *ix = e->b;
+  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
+  *items = ix->kind == AST_TUPLE ? (const Ast *const *)ix->list.items : (const Ast *const *)&e->b;
+  if (n != buf->ndim) {
+    diag_error(c->diag, e->span, "buffer '%s' has %d dimension%s but is indexed with %d ind%s",
+               buf->name, buf->ndim, buf->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
+    return -1;
   }
+  return n;
 }
 
 /* e as base + constant (base NULL for a constant), peeling constant terms
@@ -148,23 +131,16 @@ TirExpr *elab_tir_sub_fold(IrHeap *h, TirExpr *a, TirExpr *b) {
   Span sp = span_join(b->span, a->span);
   if (tir_is_zero(b)) return a;
   /* (b + e) - b -> e: what the printer's `min:min + extent` parses back to */
-  if (a->kind == TIR_ADD && expr_eq(a->bin.a, b)) return a->bin.b;
+  if (a->kind == TIR_ADD && tir_expr_identical(a->bin.a, b)) return a->bin.b;
   int64_t ka, kb;
   const TirExpr *ba = split_const(a, &ka), *bb = split_const(b, &kb);
-  if ((!ba && !bb) || (ba && bb && expr_eq(ba, bb))) return at(tir_int(h, a->dtype, ka - kb), sp);
+  if ((!ba && !bb) || (ba && bb && tir_expr_identical(ba, bb))) return at(tir_int(h, a->dtype, ka - kb), sp);
   return at(tir_binary(h, TIR_SUB, a, b), sp);
 }
 
 /* ------------------------------------------------------ literal folding */
 
 static bool lit_truthy(const TirExpr *e) { return e->kind == TIR_FLOAT ? e->fval != 0 : e->ival != 0; }
-
-static int64_t floordiv64(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-static int64_t floormod64(int64_t a, int64_t b) { return a - floordiv64(a, b) * b; }
 
 /* Python's evaluation of `a op b` on two literals. */
 static TirVal fold_lit(ElabCtx *c, AstOp op, TirVal a, TirVal b, Span sp) {
@@ -203,8 +179,8 @@ static TirVal fold_lit(ElabCtx *c, AstOp op, TirVal a, TirVal b, Span sp) {
     case OP_SUB: return lit_int(c, (int64_t)(ui - uj), sp);
     case OP_MUL: return lit_int(c, (int64_t)(ui * uj), sp);
     case OP_DIV: return lit_float(c, x / y, sp);
-    case OP_FLOORDIV: return lit_int(c, floordiv64(i, j), sp);
-    case OP_MOD: return lit_int(c, floormod64(i, j), sp);
+    case OP_FLOORDIV: return lit_int(c, arith_floordiv64(i, j), sp);
+    case OP_MOD: return lit_int(c, arith_floormod64(i, j), sp);
     case OP_POW: {
       if (j < 0) return lit_float(c, pow(x, y), sp);
       uint64_t r = 1;
@@ -466,14 +442,9 @@ static TirVal load(ElabCtx *c, const Ast *e) {
     return bad();
   }
   TirBuffer *buf = s->ptr;
-  const Ast *ix = e->b;
-  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
-  const Ast *const *items = ix->kind == AST_TUPLE ? (const Ast *const *)ix->list.items : &ix;
-  if (n != buf->ndim) {
-    diag_error(c->diag, e->span, "buffer '%s' has %d dimension%s but is indexed with %d ind%s",
-               buf->name, buf->ndim, buf->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
-    return bad();
-  }
+  const Ast *const *items;
+  int n = elab_subscript_items(c, e, buf, &items);
+  if (n < 0) return bad();
   TirExpr **idx = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *idx);
   for (int i = 0; i < n; i++) {
     if (items[i]->kind == AST_SLICE) {
@@ -665,7 +636,7 @@ static TirVal ceildiv(ElabCtx *c, const Ast *call) {
       diag_error(c->diag, call->span, "division by zero");
       return bad();
     }
-    return typed(at(tir_int(c->h, a.e->dtype, -floordiv64(-a.e->ival, b.e->ival)), call->span));
+    return typed(at(tir_int(c->h, a.e->dtype, -arith_floordiv64(-a.e->ival, b.e->ival)), call->span));
   }
   if (a.lit && b.lit) a.lit = false;
   if (!match_types(c, &a, &b, "T.ceildiv", call->span)) return bad();

@@ -5,6 +5,7 @@
  * meaning [start, stop), and the checks that give errors in user terms. */
 #include "ir/access_region.h"
 #include "lang/elab_internal.h"
+#include "ir/arith.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -12,17 +13,9 @@
 
 /* Growable arrays in the scratch arena (freed with it, so error paths cannot leak). */
 #define AVEC(T) struct { T *v; int n, cap; }
-static void *avec_grow(Arena *a, void *v, int n, int *cap, size_t sz) {
-  if (n < *cap) return v;
-  int nc = *cap ? *cap * 2 : 8;
-  void *nv = arena_alloc(a, (size_t)nc * sz);
-  if (n) memcpy(nv, v, (size_t)n * sz);
-  *cap = nc;
-  return nv;
-}
 #define APUSH(c, vec, x)                                                                     \
   do {                                                                                       \
-    (vec).v = avec_grow(&(c)->scratch, (vec).v, (vec).n, &(vec).cap, sizeof *(vec).v);       \
+    (vec).v = elab_grow((c), (vec).v, (vec).n, &(vec).cap, sizeof *(vec).v);                 \
     (vec).v[(vec).n++] = (x);                                                                \
   } while (0)
 
@@ -293,14 +286,9 @@ static bool region(ElabCtx *c, const Ast *e, TirBufferRegion *out) {
     }
     return true;
   }
-  const Ast *ix = e->b;
-  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
-  const Ast *const *items = ix->kind == AST_TUPLE ? (const Ast *const *)ix->list.items : &ix;
-  if (n != buf->ndim) {
-    diag_error(c->diag, e->span, "buffer '%s' has %d dimension%s but is indexed with %d ind%s",
-               buf->name, buf->ndim, buf->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
-    return false;
-  }
+  const Ast *const *items;
+  int n = elab_subscript_items(c, e, buf, &items);
+  if (n < 0) return false;
   for (int d = 0; d < n; d++) {
     const Ast *it = items[d];
     if (it->kind == AST_SLICE) {
@@ -1081,57 +1069,27 @@ static const TirExpr *reduce_index(const TirStmt *s, const TirBlock *blk, BlockB
   }
 }
 
-/* Interval [lo, hi] of an affine-ish index expression over constant ranges. */
-static bool interval(TirCtx *t, const TirExpr *e, int64_t *lo, int64_t *hi) {
-  int64_t al, ah, bl, bh;
+/* Whether e is an index expression the binding check understands (constants,
+ * integer casts, + - *, // and % by a positive constant, over vars with
+ * constant non-empty ranges); binds those ranges in a for arith_const_bounds. */
+static bool bind_checkable(TirCtx *t, ArithCtx *a, const TirExpr *e) {
+  int64_t m, x;
   switch (e->kind) {
-  case TIR_INT: *lo = *hi = e->ival; return true;
+  case TIR_INT: return true;
   case TIR_VAR: {
     const RangeInfo *r = find_range(t, e->var);
-    int64_t m, x;
     if (!r || !tir_is_const_int(r->min, &m) || !tir_is_const_int(r->extent, &x) || x <= 0)
       return false;
-    *lo = m;
-    *hi = m + x - 1;
+    arith_bind_range(a, e->var, r->min, r->extent);
     return true;
   }
-  case TIR_CAST: return dt_is_integer(e->dtype) && interval(t, e->un.a, lo, hi);
+  case TIR_CAST: return dt_is_integer(e->dtype) && bind_checkable(t, a, e->un.a);
   case TIR_ADD:
   case TIR_SUB:
-  case TIR_MUL:
-    if (!interval(t, e->bin.a, &al, &ah) || !interval(t, e->bin.b, &bl, &bh)) return false;
-    if (al < -(1LL << 40) || ah > (1LL << 40) || bl < -(1LL << 40) || bh > (1LL << 40)) return false;
-    if (e->kind == TIR_ADD) {
-      *lo = al + bl;
-      *hi = ah + bh;
-    } else if (e->kind == TIR_SUB) {
-      *lo = al - bh;
-      *hi = ah - bl;
-    } else {
-      int64_t p[4] = {al * bl, al * bh, ah * bl, ah * bh};
-      *lo = *hi = p[0];
-      for (int i = 1; i < 4; i++) {
-        if (p[i] < *lo) *lo = p[i];
-        if (p[i] > *hi) *hi = p[i];
-      }
-    }
-    return true;
+  case TIR_MUL: return bind_checkable(t, a, e->bin.a) && bind_checkable(t, a, e->bin.b);
   case TIR_FLOORDIV:
-  case TIR_FLOORMOD: {
-    int64_t k;
-    if (!tir_is_const_int(e->bin.b, &k) || k <= 0 || !interval(t, e->bin.a, &al, &ah)) return false;
-    if (e->kind == TIR_FLOORDIV) {
-      *lo = al >= 0 ? al / k : -((-al + k - 1) / k);
-      *hi = ah >= 0 ? ah / k : -((-ah + k - 1) / k);
-    } else if (al >= 0 && ah < k) {
-      *lo = al;
-      *hi = ah;
-    } else {
-      *lo = 0;
-      *hi = k - 1;
-    }
-    return true;
-  }
+  case TIR_FLOORMOD:
+    return tir_is_const_int(e->bin.b, &x) && x > 0 && bind_checkable(t, a, e->bin.a);
   default: return false;
   }
 }
@@ -1139,18 +1097,25 @@ static bool interval(TirCtx *t, const TirExpr *e, int64_t *lo, int64_t *hi) {
 static void check_bindings(ElabCtx *c, BlockBuild *b) {
   TirCtx *t = tctx(c);
   if (b->pred && !(b->pred->kind == TIR_INT && b->pred->ival == 1)) return;
+  IrHeap *scratch = ir_heap_new(); /* the analyzer's simplified forms stay out of the module */
+  ArithCtx *a = arith_new(scratch);
   for (int i = 0; i < b->iters.n; i++) {
     const TirIterVar *iv = &b->iters.v[i];
     int64_t dmin, dext, lo, hi;
     if (!tir_is_const_int(iv->dom.min, &dmin) || !tir_is_const_int(iv->dom.extent, &dext)) continue;
-    if (!interval(t, b->values.v[i], &lo, &hi)) continue;
-    if (lo < dmin || hi >= dmin + dext)
+    arith_push(a);
+    bool known = bind_checkable(t, a, b->values.v[i]) &&
+                 arith_const_bounds(a, b->values.v[i], &lo, &hi);
+    arith_pop(a);
+    if (known && (lo < dmin || hi >= dmin + dext))
       diag_error(c->diag, b->binding_spans.v[i],
                  "binding of block iter '%s' ranges over [%lld, %lld) but its domain is [%lld, "
                  "%lld)",
                  iv->var->name, (long long)lo, (long long)hi + 1, (long long)dmin,
                  (long long)(dmin + dext));
   }
+  arith_free(a);
+  ir_heap_release(scratch);
 }
 
 static TirStmt *block_stmt(ElabCtx *c, const Ast *st, const Ast *call, BlockBuild *hdr) {

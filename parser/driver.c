@@ -203,10 +203,7 @@ int lex_all(const SourceFile *src, DiagCtx *diag, LexToken **out) {
   for (;;) {
     PTok t;
     int k = lex_next(&lx, &t);
-    if (n == cap) {
-      cap *= 2;
-      v = xrealloc(v, (size_t)cap * sizeof *v);
-    }
+    VEC_RESERVE(v, cap, n + 1);
     v[n].kind = k;
     v[n].span = t.span;
     n++;

@@ -107,20 +107,12 @@ static IMark *new_mark(IterCtx *ic, const TirVar *var, TirExpr *extent) {
   IMark *m = xcalloc(1, sizeof *m);
   m->var = var;
   m->extent = extent;
-  if (ic->nmarks == ic->capmarks) {
-    ic->capmarks = ic->capmarks ? ic->capmarks * 2 : 8;
-    ic->marks = xrealloc(ic->marks, (size_t)ic->capmarks * sizeof *ic->marks);
-  }
-  ic->marks[ic->nmarks++] = m;
+  VEC_PUSH(ic->marks, ic->nmarks, ic->capmarks, m);
   return m;
 }
 
 static void sum_push(ISum *s, ISplit sp) {
-  if (s->n == s->cap) {
-    s->cap = s->cap ? s->cap * 2 : 4;
-    s->s = xrealloc(s->s, (size_t)s->cap * sizeof *s->s);
-  }
-  s->s[s->n++] = sp;
+  VEC_PUSH(s->s, s->n, s->cap, sp);
 }
 
 static IMark *var_mark(IterCtx *ic, const TirVar *v) {
@@ -287,11 +279,7 @@ static bool parse_sum(IterCtx *ic, const TirExpr *e, ISum *out) {
 }
 
 static void add_use(IMark *m, ISplit sp) {
-  if (m->nuses == m->capuses) {
-    m->capuses = m->capuses ? m->capuses * 2 : 4;
-    m->uses = xrealloc(m->uses, (size_t)m->capuses * sizeof *m->uses);
-  }
-  m->uses[m->nuses++] = sp;
+  VEC_PUSH(m->uses, m->nuses, m->capuses, sp);
 }
 
 /* Checks that binding b's pieces are dense on [min, min + extent). */

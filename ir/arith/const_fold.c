@@ -51,30 +51,6 @@ int64_t arith_ceildiv64(int64_t a, int64_t b) {
   return q;
 }
 
-/* ---------------------------------------------------------- float rounding */
-
-/* Rounds x to a binary format with p significant bits, minimum normal
- * exponent emin and maximum exponent emax (round to nearest even, with
- * subnormals and overflow to infinity). */
-static double round_to_format(double x, int p, int emin, int emax) {
-  if (!isfinite(x) || x == 0) return x;
-  double ax = fabs(x);
-  int e;
-  (void)frexp(ax, &e);
-  int E = e - 1;
-  if (E < emin) E = emin;
-  double r = ldexp(nearbyint(ldexp(ax, (p - 1) - E)), E - (p - 1));
-  if (r > ldexp(2.0 - ldexp(1.0, 1 - p), emax)) r = INFINITY;
-  return copysign(r, x);
-}
-
-static double round_float(DType t, double x) {
-  if (t.code == DT_BFLOAT) return round_to_format(x, 8, -126, 127);
-  if (t.bits == 16) return round_to_format(x, 11, -14, 15);
-  if (t.bits == 32) return round_to_format(x, 24, -126, 127);
-  return x;
-}
-
 /* ---------------------------------------------------------------- folding */
 
 static bool is_const(const TirExpr *e) {
@@ -101,7 +77,7 @@ static TirExpr *fold_float(IrHeap *h, TirExprKind k, DType t, double x, double y
     case TIR_GE: return tir_bool(h, x >= y);
     default: return NULL;
   }
-  return tir_float(h, t, round_float(t, z));
+  return tir_float(h, t, dt_round_float(t, z));
 }
 
 TirExpr *arith_const_fold(IrHeap *h, TirExprKind k, const TirExpr *a, const TirExpr *b) {
@@ -164,23 +140,6 @@ static int64_t float_to_int(DType to, double x) {
   return (int64_t)(uint64_t)t;
 }
 
-/* An integer as a double rounded once to any format of at most 52 bits:
- * magnitudes beyond 2^53 keep a sticky bit so narrowing rounds correctly. */
-static double int_to_double(DType from, int64_t v) {
-  bool neg = from.code == DT_INT && v < 0;
-  uint64_t mag = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  double d;
-  if (mag < (UINT64_C(1) << 53)) {
-    d = (double)mag;
-  } else {
-    int sh = 64 - __builtin_clzll(mag) - 53;
-    uint64_t m = mag >> sh;
-    if (mag & ((UINT64_C(1) << sh) - 1)) m |= 1;
-    d = ldexp((double)m, sh);
-  }
-  return neg ? -d : d;
-}
-
 TirExpr *arith_const_fold_cast(IrHeap *h, DType t, const TirExpr *a) {
   if (!is_const(a) || t.lanes != 1) return NULL;
   DType from = a->dtype;
@@ -188,7 +147,7 @@ TirExpr *arith_const_fold_cast(IrHeap *h, DType t, const TirExpr *a) {
     double x = a->fval;
     if (t.code == DT_BOOL) return tir_bool(h, x != 0);
     if (dt_is_integer(t)) return tir_int(h, t, arith_wrap_int(t, (uint64_t)float_to_int(t, x)));
-    if (dt_is_float(t)) return tir_float(h, t, round_float(t, x));
+    if (dt_is_float(t)) return tir_float(h, t, dt_round_float(t, x));
     return NULL;
   }
   if (!dt_is_integer(from) && !dt_is_bool(from)) return NULL;
@@ -200,7 +159,7 @@ TirExpr *arith_const_fold_cast(IrHeap *h, DType t, const TirExpr *a) {
     if (t.code == DT_FLOAT && t.bits == 64)
       d = from.code == DT_UINT ? (double)(uint64_t)v : (double)v;
     else
-      d = round_float(t, int_to_double(from, v));
+      d = dt_round_float(t, dt_int_to_double(from, v));
     return tir_float(h, t, d);
   }
   return NULL;

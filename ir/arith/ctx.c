@@ -29,11 +29,7 @@ void arith_free(ArithCtx *ctx) {
 IrHeap *arith_heap(const ArithCtx *ctx) { return ctx->h; }
 
 static void push_bind(ArithCtx *ctx, ABinding b) {
-  if (ctx->nbinds == ctx->capbinds) {
-    ctx->capbinds = ctx->capbinds ? ctx->capbinds * 2 : 16;
-    ctx->binds = xrealloc(ctx->binds, (size_t)ctx->capbinds * sizeof *ctx->binds);
-  }
-  ctx->binds[ctx->nbinds++] = b;
+  VEC_PUSH(ctx->binds, ctx->nbinds, ctx->capbinds, b);
 }
 
 void arith_bind_range(ArithCtx *ctx, const TirVar *var, TirExpr *min, TirExpr *extent) {
@@ -56,10 +52,7 @@ const ABinding *arith_lookup(const ArithCtx *ctx, const TirVar *var) {
 }
 
 void arith_push(ArithCtx *ctx) {
-  if (ctx->nmarks + 2 > ctx->capmarks) {
-    ctx->capmarks = ctx->capmarks ? ctx->capmarks * 2 : 16;
-    ctx->marks = xrealloc(ctx->marks, (size_t)ctx->capmarks * sizeof *ctx->marks);
-  }
+  VEC_RESERVE(ctx->marks, ctx->capmarks, ctx->nmarks + 2);
   ctx->marks[ctx->nmarks++] = ctx->nbinds;
   ctx->marks[ctx->nmarks++] = ctx->nfacts;
 }
@@ -77,11 +70,7 @@ void arith_pop(ArithCtx *ctx) {
 /* ---------------------------------------------------------------- facts */
 
 static void push_fact(ArithCtx *ctx, AFact f) {
-  if (ctx->nfacts == ctx->capfacts) {
-    ctx->capfacts = ctx->capfacts ? ctx->capfacts * 2 : 8;
-    ctx->facts = xrealloc(ctx->facts, (size_t)ctx->capfacts * sizeof *ctx->facts);
-  }
-  ctx->facts[ctx->nfacts++] = f;
+  VEC_PUSH(ctx->facts, ctx->nfacts, ctx->capfacts, f);
   if (!f.var) ctx->nvarfacts++;
 }
 

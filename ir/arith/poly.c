@@ -175,10 +175,7 @@ void arith_poly_free(APoly *p) {
 }
 
 static void push_term(APoly *p, int64_t coef, const TirExpr **atoms, int n) {
-  if (p->n == p->cap) {
-    p->cap = p->cap ? p->cap * 2 : 4;
-    p->terms = xrealloc(p->terms, (size_t)p->cap * sizeof *p->terms);
-  }
+  VEC_RESERVE(p->terms, p->cap, p->n + 1);
   ATerm *t = &p->terms[p->n++];
   t->coef = coef;
   t->n = n;

@@ -112,10 +112,7 @@ static void split_multiples(const APoly *a, int64_t c, APoly *q, APoly *r) {
     const ATerm *t = &a->terms[i];
     APoly *dst = (t->coef % c == 0) ? q : r;
     int64_t coef = (t->coef % c == 0) ? t->coef / c : t->coef;
-    if (dst->n == dst->cap) {
-      dst->cap = dst->cap ? dst->cap * 2 : 4;
-      dst->terms = xrealloc(dst->terms, (size_t)dst->cap * sizeof *dst->terms);
-    }
+    VEC_RESERVE(dst->terms, dst->cap, dst->n + 1);
     ATerm *nt = &dst->terms[dst->n++];
     nt->coef = coef;
     nt->n = t->n;

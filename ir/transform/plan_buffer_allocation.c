@@ -84,11 +84,7 @@ static bool plan_pre_stmt(TirVisitor *v, const TirStmt *s) {
   Plan *p = v->ctx;
   if (s->kind == TIR_S_BLOCK_REALIZE) plan_opaque_iters(p, s);
   if (s->kind != TIR_S_FOR && s->kind != TIR_S_BLOCK) return true;
-  if (p->depth == p->cap) {
-    p->cap = p->cap ? p->cap * 2 : 16;
-    p->stack = xrealloc(p->stack, (size_t)p->cap * sizeof *p->stack);
-  }
-  p->stack[p->depth++] = s;
+  VEC_PUSH(p->stack, p->depth, p->cap, s);
   if (s->kind == TIR_S_BLOCK) {
     for (int i = 0; i < s->block.nallocs; i++) {
       AllocInfo *ai = xcalloc(1, sizeof *ai);

@@ -37,11 +37,7 @@ typedef struct Vec {
 } Vec;
 
 static void note_access(Vec *v, const TirBuffer *b, TirExpr *idx, bool store) {
-  if (v->nacc == v->capacc) {
-    v->capacc = v->capacc ? v->capacc * 2 : 8;
-    v->acc = xrealloc(v->acc, (size_t)v->capacc * sizeof *v->acc);
-  }
-  v->acc[v->nacc++] = (Access){b->data, idx, store, b->name};
+  VEC_PUSH(v->acc, v->nacc, v->capacc, ((Access){b->data, idx, store, b->name}));
 }
 
 /* Whether e depends on the lane (the loop var or a vectorized let var). */
