@@ -622,45 +622,19 @@ void cg_store(CgFn *f, const TirStmt *s) {
 
 /* -------------------------------------------------------------- calls */
 
-/* libm name of a one-argument op in float (suffix f) or double precision. */
-static const char *libm1(TirOpId op) {
-  switch (op) {
-    case TIR_OP_EXP10: return "exp10";
-    case TIR_OP_LOG1P: return "log1p";
-    case TIR_OP_EXPM1: return "expm1";
-    case TIR_OP_TAN: return "tan";
-    case TIR_OP_ASIN: return "asin";
-    case TIR_OP_ACOS: return "acos";
-    case TIR_OP_ATAN: return "atan";
-    case TIR_OP_SINH: return "sinh";
-    case TIR_OP_COSH: return "cosh";
-    case TIR_OP_TANH: return "tanh";
-    case TIR_OP_ASINH: return "asinh";
-    case TIR_OP_ACOSH: return "acosh";
-    case TIR_OP_ATANH: return "atanh";
-    case TIR_OP_ERF: return "erf";
-    default: return NULL;
-  }
-}
+/* The LLVM intrinsic and the libm function (double-precision name; "f"
+ * appended for float) of each float math op: columns of tir_ops.def. */
+static const char *const op_llvm_intrinsic[TIR_NUM_OPS] = {
+#define X(E, S, T, N, K, L, M, C, I) [TIR_OP_##E] = L,
+#include "ir/tir_ops.def"
+#undef X
+};
 
-static const char *intr1(TirOpId op) {
-  switch (op) {
-    case TIR_OP_EXP: return "llvm.exp";
-    case TIR_OP_EXP2: return "llvm.exp2";
-    case TIR_OP_LOG: return "llvm.log";
-    case TIR_OP_LOG2: return "llvm.log2";
-    case TIR_OP_LOG10: return "llvm.log10";
-    case TIR_OP_SQRT: return "llvm.sqrt";
-    case TIR_OP_SIN: return "llvm.sin";
-    case TIR_OP_COS: return "llvm.cos";
-    case TIR_OP_FLOOR: return "llvm.floor";
-    case TIR_OP_CEIL: return "llvm.ceil";
-    case TIR_OP_ROUND: case TIR_OP_NEARBYINT: return "llvm.nearbyint"; /* half to even */
-    case TIR_OP_TRUNC: return "llvm.trunc";
-    case TIR_OP_FABS: return "llvm.fabs";
-    default: return NULL;
-  }
-}
+static const char *const op_libm[TIR_NUM_OPS] = {
+#define X(E, S, T, N, K, L, M, C, I) [TIR_OP_##E] = M,
+#include "ir/tir_ops.def"
+#undef X
+};
 
 /* Calls the scalar libm function name(+f) lane by lane on x (float/double). */
 static LLVMValueRef libm_call(CgFn *f, const char *base, LLVMValueRef *xs, int nargs) {
@@ -688,11 +662,9 @@ static LLVMValueRef libm_call(CgFn *f, const char *base, LLVMValueRef *xs, int n
 static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef *x, int n) {
   LLVMBuilderRef b = f->b;
   LLVMTypeRef ty = LLVMTypeOf(x[0]);
-  const char *in = intr1(op);
-  if (in && n == 1) return call_intr(f, in, ty, x, 1);
-  const char *lm = libm1(op);
-  if (lm && n == 1) return libm_call(f, lm, x, 1);
-  switch (op) {
+  if (n == e->call.op->nargs && op_llvm_intrinsic[op]) return call_intr(f, op_llvm_intrinsic[op], ty, x, n);
+  if (n == e->call.op->nargs && op_libm[op]) return libm_call(f, op_libm[op], x, n);
+  switch (op) { /* the ops without a column spelled out */
     case TIR_OP_RSQRT: {
       LLVMValueRef s = call_intr(f, "llvm.sqrt", ty, x, 1);
       return LLVMBuildFDiv(b, const_real(f, ty, 1.0), s, "");
@@ -703,11 +675,7 @@ static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef 
       LLVMValueRef den = LLVMBuildFAdd(b, const_real(f, ty, 1.0), ex, "");
       return LLVMBuildFDiv(b, const_real(f, ty, 1.0), den, "");
     }
-    case TIR_OP_POW: return call_intr(f, "llvm.pow", ty, x, 2);
-    case TIR_OP_COPYSIGN: return call_intr(f, "llvm.copysign", ty, x, 2);
     case TIR_OP_FMOD: return LLVMBuildFRem(b, x[0], x[1], "");
-    case TIR_OP_ATAN2: return libm_call(f, "atan2", x, 2);
-    case TIR_OP_HYPOT: return libm_call(f, "hypot", x, 2);
     default:
       return cg_fail(f, e->span, ty, "codegen: T.%s is not supported", e->call.op->name);
   }
@@ -870,10 +838,7 @@ static LLVMValueRef call(CgFn *f, const TirExpr *e) {
     }
     return cg_convert(f, r, dt_bool, dt_with_lanes(et, lanes));
   }
-  bool exact_int = !dt_is_float(ae) && dt_is_integer(et) &&
-                   (op->id == TIR_OP_FABS || op->id == TIR_OP_FLOOR || op->id == TIR_OP_CEIL ||
-                    op->id == TIR_OP_ROUND || op->id == TIR_OP_TRUNC || op->id == TIR_OP_NEARBYINT);
-  if (exact_int) {
+  if (!dt_is_float(ae) && dt_is_integer(et) && op->int_exact) {
     LLVMValueRef r = x[0];
     if (op->id == TIR_OP_FABS && ae.code == DT_INT) {
       LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, r, LLVMConstNull(LLVMTypeOf(r)), "");

@@ -607,48 +607,14 @@ int interp_eval_int(Interp *in, const TirExpr *e, int64_t *out) {
   return 0;
 }
 
-static double math1(TirOpId op, double x) {
+/* The interpreter formula of a float math op (tir_ops.def): x and y are
+ * its double operands (y unused by one-operand ops); NAN for other ops. */
+static double math_formula(TirOpId op, double x, double y) {
   switch (op) {
-    case TIR_OP_EXP: return exp(x);
-    case TIR_OP_EXP2: return exp2(x);
-    case TIR_OP_EXP10: return pow(10.0, x);
-    case TIR_OP_LOG: return log(x);
-    case TIR_OP_LOG2: return log2(x);
-    case TIR_OP_LOG10: return log10(x);
-    case TIR_OP_LOG1P: return log1p(x);
-    case TIR_OP_EXPM1: return expm1(x);
-    case TIR_OP_SQRT: return sqrt(x);
-    case TIR_OP_RSQRT: return 1.0 / sqrt(x);
-    case TIR_OP_SIN: return sin(x);
-    case TIR_OP_COS: return cos(x);
-    case TIR_OP_TAN: return tan(x);
-    case TIR_OP_ASIN: return asin(x);
-    case TIR_OP_ACOS: return acos(x);
-    case TIR_OP_ATAN: return atan(x);
-    case TIR_OP_SINH: return sinh(x);
-    case TIR_OP_COSH: return cosh(x);
-    case TIR_OP_TANH: return tanh(x);
-    case TIR_OP_ASINH: return asinh(x);
-    case TIR_OP_ACOSH: return acosh(x);
-    case TIR_OP_ATANH: return atanh(x);
-    case TIR_OP_ERF: return erf(x);
-    case TIR_OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case TIR_OP_FLOOR: return floor(x);
-    case TIR_OP_CEIL: return ceil(x);
-    case TIR_OP_ROUND: case TIR_OP_NEARBYINT: return nearbyint(x); /* half to even */
-    case TIR_OP_TRUNC: return trunc(x);
-    case TIR_OP_FABS: return fabs(x);
-    default: return NAN;
-  }
-}
-
-static double math2(TirOpId op, double x, double y) {
-  switch (op) {
-    case TIR_OP_POW: return pow(x, y);
-    case TIR_OP_ATAN2: return atan2(x, y);
-    case TIR_OP_FMOD: return fmod(x, y);
-    case TIR_OP_HYPOT: return hypot(x, y);
-    case TIR_OP_COPYSIGN: return copysign(x, y);
+#define X(E, S, T, N, K, L, M, C, I) \
+  case TIR_OP_##E: return C;
+#include "ir/tir_ops.def"
+#undef X
     default: return NAN;
   }
 }
@@ -779,17 +745,14 @@ static int eval_call(Interp *in, const TirExpr *e, IVal *out) {
       out->v[l] = interp_cast_scalar(dt_bool, r, et);
       continue;
     }
-    if (!dt_is_float(at) && (op->id == TIR_OP_FABS || op->id == TIR_OP_FLOOR ||
-                             op->id == TIR_OP_CEIL || op->id == TIR_OP_ROUND ||
-                             op->id == TIR_OP_TRUNC || op->id == TIR_OP_NEARBYINT) &&
-        dt_is_integer(et)) {
+    if (!dt_is_float(at) && op->int_exact && dt_is_integer(et)) {
       /* integer operands: exact (fabs wraps like negation) */
       if (op->id == TIR_OP_FABS && at.code == DT_INT && x.i < 0) r.u = (uint64_t)0 - x.u;
       else r = x;
       out->v[l] = interp_normalize_int(et, r.u);
       continue;
     }
-    double z = n == 1 ? math1(op->id, dx) : math2(op->id, dx, dy);
+    double z = math_formula(op->id, dx, dy);
     r.f = z;
     out->v[l] = interp_cast_scalar(dt_float64, r, et);
   }
