@@ -762,29 +762,92 @@ static LLVMValueRef call_extern(CgFn *f, const TirExpr *e) {
   return dt_is_void(e->dtype) ? LLVMConstInt(m->i32, 0, 0) : r;
 }
 
-static LLVMValueRef call(CgFn *f, const TirExpr *e) {
+/* The SPECIAL ops with their own lowering: sets *out and returns true. */
+static bool call_special(CgFn *f, const TirExpr *e, LLVMValueRef *out) {
   CgModule *m = f->m;
-  LLVMBuilderRef b = f->b;
-  const TirOpInfo *op = e->call.op;
   DType rt = e->dtype;
-  LLVMTypeRef rty = cg_reg_type(m, rt);
-  switch (op->id) {
-    case TIR_OP_LIKELY: return expr_in(f, e->call.args[0], false);
-    case TIR_OP_ASSUME: return LLVMConstInt(m->i1, 1, 0);
-    case TIR_OP_IF_THEN_ELSE: return if_then_else(f, e);
-    case TIR_OP_CALL_EXTERN: case TIR_OP_CALL_PURE_EXTERN: return call_extern(f, e);
+  switch (e->call.op->id) {
+    case TIR_OP_LIKELY: *out = expr_in(f, e->call.args[0], false); return true;
+    case TIR_OP_ASSUME: *out = LLVMConstInt(m->i1, 1, 0); return true;
+    case TIR_OP_IF_THEN_ELSE: *out = if_then_else(f, e); return true;
+    case TIR_OP_CALL_EXTERN: case TIR_OP_CALL_PURE_EXTERN: *out = call_extern(f, e); return true;
     case TIR_OP_REINTERPRET: {
       DType at = e->call.args[0]->dtype;
       LLVMValueRef v = to_mem(f, expr_in(f, e->call.args[0], false), dt_element(at));
-      if (dt_bytes(dt_element(at)) != dt_bytes(dt_element(rt)))
-        return cg_fail(f, e->span, rty, "codegen: T.reinterpret between types of different sizes");
-      v = LLVMBuildBitCast(b, v, cg_mem_type(m, dt_with_lanes(rt, lanes_of(v))), "");
-      return from_mem(f, v, dt_element(rt));
+      if (dt_bytes(dt_element(at)) != dt_bytes(dt_element(rt))) {
+        *out = cg_fail(f, e->span, cg_reg_type(m, rt), "codegen: T.reinterpret between types of different sizes");
+        return true;
+      }
+      v = LLVMBuildBitCast(f->b, v, cg_mem_type(m, dt_with_lanes(rt, lanes_of(v))), "");
+      *out = from_mem(f, v, dt_element(rt));
+      return true;
     }
-    case TIR_OP_RET:
-      return cg_fail(f, e->span, rty, "codegen: T.ret is not supported");
-    default: break;
+    case TIR_OP_RET: *out = cg_fail(f, e->span, cg_reg_type(m, rt), "codegen: T.ret is not supported"); return true;
+    default: return false;
   }
+}
+
+/* An INT_BIT op on the evaluated operands x (widened to `lanes`). */
+static LLVMValueRef call_int_bit(CgFn *f, const TirExpr *e, LLVMValueRef *x, int n, int lanes) {
+  LLVMBuilderRef b = f->b;
+  const TirOpInfo *op = e->call.op;
+  LLVMTypeRef rty = cg_reg_type(f->m, e->dtype);
+  DType ae = dt_element(e->call.args[0]->dtype), et = dt_element(e->dtype);
+  DType bt = n == 2 ? e->call.args[1]->dtype : e->call.args[0]->dtype;
+  if (!dt_is_integer(ae) && !dt_is_bool(ae))
+    return cg_fail(f, e->span, rty, "codegen: T.%s needs integer operands", op->name);
+  LLVMValueRef r;
+  switch (op->id) {
+    case TIR_OP_BITWISE_AND: case TIR_OP_BITWISE_OR: case TIR_OP_BITWISE_XOR:
+      if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
+      if (LLVMTypeOf(x[1]) != LLVMTypeOf(x[0])) x[1] = cg_convert(f, x[1], bt, dt_with_lanes(ae, lanes));
+      r = op->id == TIR_OP_BITWISE_AND ? LLVMBuildAnd(b, x[0], x[1], "")
+          : op->id == TIR_OP_BITWISE_OR ? LLVMBuildOr(b, x[0], x[1], "")
+                                        : LLVMBuildXor(b, x[0], x[1], "");
+      break;
+    case TIR_OP_BITWISE_NOT: r = LLVMBuildNot(b, x[0], ""); break;
+    case TIR_OP_SHIFT_LEFT: case TIR_OP_SHIFT_RIGHT:
+      if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
+      r = shift(f, op->id, ae, dt_element(bt), x[0], x[1]);
+      break;
+    case TIR_OP_POPCOUNT: r = call_intr(f, "llvm.ctpop", LLVMTypeOf(x[0]), x, 1); break;
+    default: return cg_fail(f, e->span, rty, "codegen: T.%s is not supported", op->name);
+  }
+  /* the result as dtype rt: the low bits (bool: bit 0), a count for popcount */
+  if (dt_is_bool(et)) {
+    LLVMTypeRef t1 = int_like(f, LLVMTypeOf(r), 1);
+    return LLVMTypeOf(r) == t1 ? r : LLVMBuildTrunc(b, r, t1, "");
+  }
+  DType from = ae;
+  if (op->id == TIR_OP_POPCOUNT && ae.code != DT_BOOL) from = DTYPE(DT_UINT, ae.bits);
+  return cg_convert(f, r, from, dt_with_lanes(et, lanes));
+}
+
+/* isnan / isinf / isfinite on x[0] (integer operands are finite). */
+static LLVMValueRef call_classify(CgFn *f, const TirExpr *e, LLVMValueRef *x, int lanes) {
+  LLVMBuilderRef b = f->b;
+  TirOpId id = e->call.op->id;
+  LLVMValueRef r;
+  if (!dt_is_float(dt_element(e->call.args[0]->dtype))) {
+    r = LLVMConstInt(f->m->i1, id == TIR_OP_ISFINITE, 0);
+    r = widen_to(f, r, lanes);
+  } else if (id == TIR_OP_ISNAN) {
+    r = LLVMBuildFCmp(b, LLVMRealUNO, x[0], x[0], "");
+  } else {
+    LLVMValueRef a = call_intr(f, "llvm.fabs", LLVMTypeOf(x[0]), x, 1);
+    LLVMValueRef inf = const_real(f, LLVMTypeOf(x[0]), INFINITY);
+    r = LLVMBuildFCmp(b, id == TIR_OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
+  }
+  return cg_convert(f, r, dt_bool, dt_with_lanes(dt_element(e->dtype), lanes));
+}
+
+static LLVMValueRef call(CgFn *f, const TirExpr *e) {
+  LLVMBuilderRef b = f->b;
+  const TirOpInfo *op = e->call.op;
+  DType rt = e->dtype;
+  LLVMTypeRef rty = cg_reg_type(f->m, rt);
+  LLVMValueRef special;
+  if (call_special(f, e, &special)) return special;
   int n = e->call.n;
   if (n < 1 || n > 2) return cg_fail(f, e->span, rty, "codegen: T.%s: bad argument count", op->name);
   DType at = e->call.args[0]->dtype, bt = n == 2 ? e->call.args[1]->dtype : at;
@@ -795,49 +858,9 @@ static LLVMValueRef call(CgFn *f, const TirExpr *e) {
   if (n == 2 && lanes_of(x[1]) > lanes) lanes = lanes_of(x[1]);
   for (int i = 0; i < n; i++) x[i] = widen_to(f, x[i], lanes);
   DType ae = dt_element(at), et = dt_element(rt);
-  if (op->kind == TIR_OPK_INT_BIT) {
-    if (!dt_is_integer(ae) && !dt_is_bool(ae))
-      return cg_fail(f, e->span, rty, "codegen: T.%s needs integer operands", op->name);
-    LLVMValueRef r;
-    switch (op->id) {
-      case TIR_OP_BITWISE_AND: case TIR_OP_BITWISE_OR: case TIR_OP_BITWISE_XOR:
-        if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
-        if (LLVMTypeOf(x[1]) != LLVMTypeOf(x[0])) x[1] = cg_convert(f, x[1], bt, dt_with_lanes(ae, lanes));
-        r = op->id == TIR_OP_BITWISE_AND ? LLVMBuildAnd(b, x[0], x[1], "")
-            : op->id == TIR_OP_BITWISE_OR ? LLVMBuildOr(b, x[0], x[1], "")
-                                          : LLVMBuildXor(b, x[0], x[1], "");
-        break;
-      case TIR_OP_BITWISE_NOT: r = LLVMBuildNot(b, x[0], ""); break;
-      case TIR_OP_SHIFT_LEFT: case TIR_OP_SHIFT_RIGHT:
-        if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
-        r = shift(f, op->id, ae, dt_element(bt), x[0], x[1]);
-        break;
-      case TIR_OP_POPCOUNT: r = call_intr(f, "llvm.ctpop", LLVMTypeOf(x[0]), x, 1); break;
-      default: return cg_fail(f, e->span, rty, "codegen: T.%s is not supported", op->name);
-    }
-    /* the result as dtype rt: the low bits (bool: bit 0), a count for popcount */
-    if (dt_is_bool(et)) {
-      LLVMTypeRef t1 = int_like(f, LLVMTypeOf(r), 1);
-      return LLVMTypeOf(r) == t1 ? r : LLVMBuildTrunc(b, r, t1, "");
-    }
-    DType from = ae;
-    if (op->id == TIR_OP_POPCOUNT && ae.code != DT_BOOL) from = DTYPE(DT_UINT, ae.bits);
-    return cg_convert(f, r, from, dt_with_lanes(et, lanes));
-  }
-  if (op->id == TIR_OP_ISNAN || op->id == TIR_OP_ISINF || op->id == TIR_OP_ISFINITE) {
-    LLVMValueRef r;
-    if (!dt_is_float(ae)) {
-      r = LLVMConstInt(m->i1, op->id == TIR_OP_ISFINITE, 0);
-      r = widen_to(f, r, lanes);
-    } else if (op->id == TIR_OP_ISNAN) {
-      r = LLVMBuildFCmp(b, LLVMRealUNO, x[0], x[0], "");
-    } else {
-      LLVMValueRef a = call_intr(f, "llvm.fabs", LLVMTypeOf(x[0]), x, 1);
-      LLVMValueRef inf = const_real(f, LLVMTypeOf(x[0]), INFINITY);
-      r = LLVMBuildFCmp(b, op->id == TIR_OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
-    }
-    return cg_convert(f, r, dt_bool, dt_with_lanes(et, lanes));
-  }
+  if (op->kind == TIR_OPK_INT_BIT) return call_int_bit(f, e, x, n, lanes);
+  if (op->id == TIR_OP_ISNAN || op->id == TIR_OP_ISINF || op->id == TIR_OP_ISFINITE)
+    return call_classify(f, e, x, lanes);
   if (!dt_is_float(ae) && dt_is_integer(et) && op->int_exact) {
     LLVMValueRef r = x[0];
     if (op->id == TIR_OP_FABS && ae.code == DT_INT) {
