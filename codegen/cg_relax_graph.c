@@ -172,7 +172,7 @@ typedef struct Gx {
   LLVMValueRef rc;        /* i32 alloca: the return code */
   LLVMBasicBlockRef cleanup;
   Slot *slots;            /* workspace allocations */
-  int nslots;
+  int nslots, capslots;
   PtrVec vals;            /* every GVal (freed at the end) */
   bool failed;
 } Gx;
@@ -241,8 +241,7 @@ static LLVMValueRef alloc_tensor(Gx *x, const RxSInfo *si) {
   LLVMValueRef slot = LLVMBuildAlloca(eb, m->i8p, "ws");
   LLVMBuildStore(eb, LLVMConstNull(m->i8p), slot);
   LLVMDisposeBuilder(eb);
-  x->slots = xrealloc(x->slots, (size_t)(x->nslots + 1) * sizeof *x->slots);
-  x->slots[x->nslots++] = (Slot){slot, NULL, false};
+  VEC_PUSH(x->slots, x->nslots, x->capslots, ((Slot){slot, NULL, false}));
   LLVMTypeRef ps[2] = {m->i64, m->i64};
   LLVMValueRef a[2] = {tensor_bytes(x, si), LLVMConstInt(m->i64, 64, 0)};
   LLVMValueRef p = call_fn(x, "tvs_backend_alloc_workspace", m->i8p, ps, 2, a, 2, false);

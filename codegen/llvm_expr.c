@@ -56,11 +56,7 @@ LLVMValueRef cg_lookup(CgFn *f, const TirVar *v) {
 }
 
 void cg_bind(CgFn *f, const TirVar *v, LLVMValueRef val) {
-  if (f->nvars == f->capvars) {
-    f->capvars = f->capvars ? f->capvars * 2 : 32;
-    f->vars = xrealloc(f->vars, (size_t)f->capvars * sizeof *f->vars);
-  }
-  f->vars[f->nvars++] = (CgVar){v, val};
+  VEC_PUSH(f->vars, f->nvars, f->capvars, ((CgVar){v, val}));
 }
 
 LLVMValueRef cg_runtime_fn(CgModule *m, const char *name, LLVMTypeRef ty) {

@@ -30,8 +30,7 @@ static void add_bind(CgFuncSig *s, const TirExpr *e, int param, CgBindKind kind,
     if (s->binds[i].var == e->var) return;
   for (int i = 0; i < s->f->nparams; i++) /* scalar params come as arguments */
     if (is_scalar_param(s->f, i) && s->f->params[i] == e->var) return;
-  s->binds = xrealloc(s->binds, (size_t)(s->nbinds + 1) * sizeof *s->binds);
-  s->binds[s->nbinds++] = (CgBindVar){e->var, param, kind, dim};
+  VEC_PUSH(s->binds, s->nbinds, s->capbinds, ((CgBindVar){e->var, param, kind, dim}));
 }
 
 /* The bind vars in make-packed-api's order (shapes, strides, offset per buffer). */
