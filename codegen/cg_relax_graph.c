@@ -646,6 +646,35 @@ static int flatten(GVal *v, GVal **out, int cap) {
   return n;
 }
 
+/* The graph's result into the output params: checked against the return
+ * type, copied unless computed in place; its slots are kept. */
+static void build_graph_result(Gx *x, GVal *res) {
+  const RxFunc *f = x->s->rx;
+  const TirFunc *sig = x->s->f;
+  GVal *ls[MAX_OUTPUTS];
+  int n = flatten(res, ls, MAX_OUTPUTS);
+  for (int k = 0; k < n && k < MAX_OUTPUTS; k++)
+    if (ls[k]->slot >= 0) x->slots[ls[k]->slot].keep = true;
+  if (n != x->nout) {
+    gx_error(x, f->span, "its result has %d tensors, its return type %d", n, x->nout);
+    return;
+  }
+  for (int k = 0; k < n && !x->failed; k++) {
+    const TirBuffer *ob = sig->buffer_map[f->nparams + k];
+    bool same = dt_eq(ob->dtype, ls[k]->si->dtype) && ob->ndim == ls[k]->si->ndim;
+    for (int d = 0; same && d < ob->ndim; d++) {
+      int64_t a, b;
+      same = !(tir_is_const_int(ob->shape[d], &a) && tir_is_const_int(ls[k]->si->shape[d], &b) && a != b);
+    }
+    if (!same) {
+      gx_error(x, f->span, "result %d does not have the shape and dtype of its return type", k);
+      break;
+    }
+    if (ls[k]->data == x->outs[k]) continue; /* computed in place */
+    LLVMBuildMemCpy(x->g.b, x->outs[k], 1, ls[k]->data, 1, tensor_bytes(x, ls[k]->si));
+  }
+}
+
 void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   const RxFunc *f = s->rx;
   const TirFunc *sig = s->f;
@@ -684,30 +713,7 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   note_bindings(&x, f->body);
   plan_outputs(&x, f->body && f->body->kind == RX_SEQ ? f->body->seq.body : f->body);
   GVal *res = ev(&x, f->body);
-  if (res) {
-    GVal *ls[MAX_OUTPUTS];
-    int n = flatten(res, ls, MAX_OUTPUTS);
-    for (int k = 0; k < n && k < MAX_OUTPUTS; k++)
-      if (ls[k]->slot >= 0) x.slots[ls[k]->slot].keep = true;
-    if (n != x.nout) {
-      gx_error(&x, f->span, "its result has %d tensors, its return type %d", n, x.nout);
-    } else {
-      for (int k = 0; k < n && !x.failed; k++) {
-        const TirBuffer *ob = sig->buffer_map[f->nparams + k];
-        bool same = dt_eq(ob->dtype, ls[k]->si->dtype) && ob->ndim == ls[k]->si->ndim;
-        for (int d = 0; same && d < ob->ndim; d++) {
-          int64_t a, b;
-          same = !(tir_is_const_int(ob->shape[d], &a) && tir_is_const_int(ls[k]->si->shape[d], &b) && a != b);
-        }
-        if (!same) {
-          gx_error(&x, f->span, "result %d does not have the shape and dtype of its return type", k);
-          break;
-        }
-        if (ls[k]->data == x.outs[k]) continue; /* computed in place */
-        LLVMBuildMemCpy(x.g.b, x.outs[k], 1, ls[k]->data, 1, tensor_bytes(&x, ls[k]->si));
-      }
-    }
-  }
+  if (res) build_graph_result(&x, res);
   LLVMBuildBr(x.g.b, x.cleanup);
   /* memory planning, simply: an intermediate goes right after its last use */
   for (int i = 0; i < x.nslots && !x.failed; i++) {
