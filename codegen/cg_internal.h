@@ -118,7 +118,7 @@ typedef struct CgFuncSig {
   const char *name;    /* global name */
   const TirFunc *f;    /* the lowered function, or a graph function's signature */
   CgBindVar *binds;    /* symbolic vars bound from buffers, first appearance order */
-  int nbinds;
+  int nbinds, capbinds;
   int nbufs;           /* buffer params */
   LLVMTypeRef type;    /* the direct entry's type */
   LLVMValueRef direct; /* the direct entry */

@@ -172,7 +172,7 @@ typedef struct Gx {
   LLVMValueRef rc;        /* i32 alloca: the return code */
   LLVMBasicBlockRef cleanup;
   Slot *slots;            /* workspace allocations */
-  int nslots;
+  int nslots, capslots;
   PtrVec vals;            /* every GVal (freed at the end) */
   bool failed;
 } Gx;
@@ -241,8 +241,7 @@ static LLVMValueRef alloc_tensor(Gx *x, const RxSInfo *si) {
   LLVMValueRef slot = LLVMBuildAlloca(eb, m->i8p, "ws");
   LLVMBuildStore(eb, LLVMConstNull(m->i8p), slot);
   LLVMDisposeBuilder(eb);
-  x->slots = xrealloc(x->slots, (size_t)(x->nslots + 1) * sizeof *x->slots);
-  x->slots[x->nslots++] = (Slot){slot, NULL, false};
+  VEC_PUSH(x->slots, x->nslots, x->capslots, ((Slot){slot, NULL, false}));
   LLVMTypeRef ps[2] = {m->i64, m->i64};
   LLVMValueRef a[2] = {tensor_bytes(x, si), LLVMConstInt(m->i64, 64, 0)};
   LLVMValueRef p = call_fn(x, "tvs_backend_alloc_workspace", m->i8p, ps, 2, a, 2, false);
@@ -364,140 +363,195 @@ static void check_dim(Gx *x, const char *callee, int arg, const char *param, int
   LLVMPositionBuilderAtEnd(x->g.b, ok);
 }
 
-static GVal *ev_call_tir(Gx *x, const RxExpr *e) {
-  CgModule *m = x->m;
-  if (e->call.n < 2 || e->call.args[0]->kind != RX_GLOBAL_VAR)
-    return gx_error(x, e->span, "R.call_tir needs a prim_func of the module and its arguments");
-  const char *callee = e->call.args[0]->gvar.name;
-  CgFuncSig *cs = find_sig(x, callee);
-  if (!cs)
-    return gx_error(x, e->call.args[0]->span, "call_tir to '%s': no prim_func of that name is compiled in this "
-                                              "module", callee);
-  const TirFunc *cf = cs->f;
-  GVal *in = ev(x, e->call.args[1]);
-  if (!in) return NULL;
-  GVal **ins = in->is_tuple ? in->fields : &in;
-  int nins = in->is_tuple ? in->n : 1;
-  const RxExpr *tv = e->call.n >= 3 ? e->call.args[2] : NULL;
-  if (tv && tv->kind != RX_SHAPE_EXPR) return gx_error(x, tv->span, "tir_vars of call_tir must be R.shape([...])");
-  int ntv = tv ? tv->shape.n : 0;
+/* What the steps of ev_call_tir share. */
+typedef struct CallTir {
+  const RxExpr *e;
+  const char *callee;
+  CgFuncSig *cs;            /* the callee's signature */
+  const TirFunc *cf;        /* the callee */
+  GVal **ins;               /* inputs (a tuple's fields or the one value) */
+  int nins;
+  const RxExpr *tv;         /* tir_vars (R.shape) or NULL */
+  const RxSInfo *const *osi; /* out_sinfo, one per output */
   int nouts;
   bool tuple_out;
-  const RxSInfo *const *osi = call_outs(e, &nouts, &tuple_out);
-  if (nouts < 1) return gx_error(x, e->span, "call_tir to '%s' needs out_sinfo", callee);
-  int total = nins + nouts + ntv;
-  if (cf->nparams != total)
-    return gx_error(x, e->span, "call_tir to '%s' passes %d inputs, %d outputs and %d tir_vars, but the prim_func "
-                                "has %d parameters", callee, nins, nouts, ntv, cf->nparams);
-  for (int i = 0; i < nouts; i++)
-    if (!known_tensor(osi[i])) return gx_error(x, e->span, "call_tir to '%s': out_sinfo %d needs a known shape and "
-                                                           "dtype", callee, i);
-  /* static checks before any code: kinds, dtypes, ranks, constant dims */
-  for (int i = 0; i < total; i++) {
-    const TirBuffer *b = cf->buffer_map ? cf->buffer_map[i] : NULL;
-    const RxSInfo *si = i < nins ? (ins[i]->is_tuple ? NULL : ins[i]->si) : i < nins + nouts ? osi[i - nins] : NULL;
-    const char *pn = b ? b->name : cf->params[i]->name;
-    if (!b != !si || (i < nins && ins[i]->is_tuple))
+  int total;                /* inputs + outputs + tir_vars */
+  GVal **ov;                /* the output tensors */
+  Arg *args;                /* per callee param */
+  LLVMValueRef *bv;         /* per bind of the callee: its i64 value */
+} CallTir;
+
+/* Static checks before any code: kinds, dtypes, ranks, constant dims. */
+static bool check_call_tir_args(Gx *x, const CallTir *c) {
+  const RxExpr *e = c->e;
+  const char *callee = c->callee;
+  int nins = c->nins, nouts = c->nouts;
+  for (int i = 0; i < c->total; i++) {
+    const TirBuffer *b = c->cf->buffer_map ? c->cf->buffer_map[i] : NULL;
+    const RxSInfo *si = i < nins ? (c->ins[i]->is_tuple ? NULL : c->ins[i]->si) : i < nins + nouts ? c->osi[i - nins] : NULL;
+    const char *pn = b ? b->name : c->cf->params[i]->name;
+    if (!b != !si || (i < nins && c->ins[i]->is_tuple))
       return gx_error(x, e->span, "call_tir to '%s': argument %d ('%s') is %s, but the prim_func takes %s", callee,
-                      i, pn, si ? "a tensor" : i < nins ? "a tuple" : "a tir_var", b ? "a buffer" : "a scalar");
+                      i, pn, si ? "a tensor" : i < nins ? "a tuple" : "a tir_var", b ? "a buffer" : "a scalar"), false;
     if (!b) continue;
     char d1[DT_STR_MAX], d2[DT_STR_MAX];
     if (!dt_eq(b->dtype, si->dtype))
       return gx_error(x, e->span, "call_tir to '%s': argument %d ('%s') has dtype %s, the prim_func expects %s",
-                      callee, i, pn, dt_str(si->dtype, d1), dt_str(b->dtype, d2));
+                      callee, i, pn, dt_str(si->dtype, d1), dt_str(b->dtype, d2)), false;
     if (b->ndim != si->ndim)
       return gx_error(x, e->span, "call_tir to '%s': argument %d ('%s') has %d dimensions, the prim_func expects %d",
-                      callee, i, pn, si->ndim, b->ndim);
+                      callee, i, pn, si->ndim, b->ndim), false;
     for (int d = 0; d < b->ndim; d++) {
       int64_t want, got;
       if (tir_is_const_int(b->shape[d], &want) && tir_is_const_int(si->shape[d], &got) && want != got)
         return gx_error(x, e->span, "call_tir to '%s': argument %d ('%s') shape[%d] is %lld, the prim_func expects "
-                                    "%lld", callee, i, pn, d, (long long)got, (long long)want);
+                                    "%lld", callee, i, pn, d, (long long)got, (long long)want), false;
     }
   }
-  /* outputs: the caller's tensor when returned, else a workspace intermediate */
-  GVal **ov = xcalloc((size_t)nouts, sizeof *ov);
+  return true;
+}
+
+/* The outputs (the caller's tensor when returned, else a workspace
+ * intermediate) and every argument position's value. */
+static void build_call_tir_args(Gx *x, CallTir *c) {
+  int nins = c->nins, nouts = c->nouts;
+  c->ov = xcalloc((size_t)nouts, sizeof *c->ov);
   for (int i = 0; i < nouts; i++) {
-    int k = dest_of(x, e, i);
-    ov[i] = gv_tensor(x, k >= 0 ? x->outs[k] : alloc_tensor(x, osi[i]), osi[i]);
-    if (k < 0) ov[i]->slot = x->nslots - 1;
+    int k = dest_of(x, c->e, i);
+    c->ov[i] = gv_tensor(x, k >= 0 ? x->outs[k] : alloc_tensor(x, c->osi[i]), c->osi[i]);
+    if (k < 0) c->ov[i]->slot = x->nslots - 1;
   }
-  Arg *args = xcalloc((size_t)(total ? total : 1), sizeof *args);
-  for (int i = 0; i < total; i++) {
-    if (i < nins) args[i].t = ins[i];
-    else if (i < nins + nouts) args[i].t = ov[i - nins];
+  c->args = xcalloc((size_t)(c->total ? c->total : 1), sizeof *c->args);
+  for (int i = 0; i < c->total; i++) {
+    Arg *a = &c->args[i];
+    if (i < nins) a->t = c->ins[i];
+    else if (i < nins + nouts) a->t = c->ov[i - nins];
     else {
-      args[i].se = tv->shape.values[i - nins - nouts];
-      args[i].s = cg_expr(&x->g, args[i].se);
+      a->se = c->tv->shape.values[i - nins - nouts];
+      a->s = cg_expr(&x->g, a->se);
     }
   }
-  /* the callee's symbolic vars, from the graph's shapes */
-  LLVMValueRef *bv = xcalloc((size_t)(cs->nbinds ? cs->nbinds : 1), sizeof *bv);
+}
+
+/* The callee's symbolic vars, from the graph's shapes, and its scalar
+ * params, bound for the dim checks and converted to the ABI. */
+static void build_call_tir_binds(Gx *x, CallTir *c) {
+  CgFuncSig *cs = c->cs;
+  c->bv = xcalloc((size_t)(cs->nbinds ? cs->nbinds : 1), sizeof *c->bv);
   for (int j = 0; j < cs->nbinds; j++) {
     const CgBindVar *b = &cs->binds[j];
-    const RxSInfo *si = args[b->param].t->si;
-    if (b->kind == CG_BIND_SHAPE) bv[j] = dim_value(x, si->shape[b->dim]);
+    const RxSInfo *si = c->args[b->param].t->si;
+    LLVMValueRef *bv = &c->bv[j];
+    if (b->kind == CG_BIND_SHAPE) *bv = dim_value(x, si->shape[b->dim]);
     else if (b->kind == CG_BIND_STRIDE) {
-      bv[j] = LLVMConstInt(m->i64, 1, 0);
-      for (int d = b->dim + 1; d < si->ndim; d++) bv[j] = LLVMBuildMul(x->g.b, bv[j], dim_value(x, si->shape[d]), "");
+      *bv = LLVMConstInt(x->m->i64, 1, 0);
+      for (int d = b->dim + 1; d < si->ndim; d++) *bv = LLVMBuildMul(x->g.b, *bv, dim_value(x, si->shape[d]), "");
     } else {
-      bv[j] = LLVMConstInt(m->i64, 0, 0);
+      *bv = LLVMConstInt(x->m->i64, 0, 0);
     }
-    cg_bind(&x->g, b->var, cg_convert(&x->g, bv[j], dt_int64, dt_element(b->var->dtype)));
+    cg_bind(&x->g, b->var, cg_convert(&x->g, *bv, dt_int64, dt_element(b->var->dtype)));
   }
-  for (int i = 0; i < total; i++)
-    if (!args[i].t) {
-      cg_bind(&x->g, cf->params[i], cg_convert(&x->g, args[i].s, args[i].se->dtype, dt_element(cf->params[i]->dtype)));
-      DType abi = dt_is_float(cf->params[i]->dtype) ? dt_float64 : dt_int64;
-      args[i].s = cg_convert(&x->g, args[i].s, args[i].se->dtype, abi);
-    }
-  /* dims not bound by the callee's first use of a var: check at run time */
-  for (int i = 0; i < total && !x->failed; i++) {
-    const TirBuffer *b = args[i].t ? cf->buffer_map[i] : NULL;
+  const TirFunc *cf = c->cf;
+  for (int i = 0; i < c->total; i++) {
+    Arg *a = &c->args[i];
+    if (a->t) continue;
+    cg_bind(&x->g, cf->params[i], cg_convert(&x->g, a->s, a->se->dtype, dt_element(cf->params[i]->dtype)));
+    DType abi = dt_is_float(cf->params[i]->dtype) ? dt_float64 : dt_int64;
+    a->s = cg_convert(&x->g, a->s, a->se->dtype, abi);
+  }
+}
+
+/* Dims not bound by the callee's first use of a var: check at run time. */
+static void check_call_tir_dims(Gx *x, const CallTir *c) {
+  const CgFuncSig *cs = c->cs;
+  for (int i = 0; i < c->total && !x->failed; i++) {
+    const TirBuffer *b = c->args[i].t ? c->cf->buffer_map[i] : NULL;
     for (int d = 0; b && d < b->ndim; d++) {
-      const TirExpr *ce = b->shape[d], *ge = args[i].t->si->shape[d];
+      const TirExpr *ce = b->shape[d], *ge = c->args[i].t->si->shape[d];
       if (tir_is_const_int(ce, NULL) && tir_is_const_int(ge, NULL)) continue; /* checked above */
       bool skip = false;
       for (int j = 0; j < cs->nbinds && !skip && ce->kind == TIR_VAR; j++) {
         const CgBindVar *bd = &cs->binds[j];
         if (bd->var != ce->var || bd->kind != CG_BIND_SHAPE) continue;
         skip = (bd->param == i && bd->dim == d) ||
-               seq_tir_expr(ge, args[bd->param].t->si->shape[bd->dim]);
+               seq_tir_expr(ge, c->args[bd->param].t->si->shape[bd->dim]);
       }
       if (skip) continue;
-      check_dim(x, callee, i, b->name, d, dim_value(x, ge), dim_value(x, ce));
+      check_dim(x, c->callee, i, b->name, d, dim_value(x, ge), dim_value(x, ce));
     }
   }
-  /* the call */
+}
+
+/* The call itself; returns the result value (the output or a tuple of them). */
+static GVal *build_call_tir_call(Gx *x, CallTir *c) {
+  CgFuncSig *cs = c->cs;
   int np = (int)LLVMCountParamTypes(cs->type), k = 0;
   LLVMValueRef *ca = xcalloc((size_t)(np ? np : 1), sizeof *ca);
-  for (int i = 0; i < total; i++)
-    if (args[i].t) ca[k++] = args[i].t->data;
-  for (int j = 0; j < cs->nbinds; j++) ca[k++] = bv[j];
-  for (int i = 0; i < total; i++)
-    if (!args[i].t) ca[k++] = args[i].s;
+  for (int i = 0; i < c->total; i++)
+    if (c->args[i].t) ca[k++] = c->args[i].t->data;
+  for (int j = 0; j < cs->nbinds; j++) ca[k++] = c->bv[j];
+  for (int i = 0; i < c->total; i++)
+    if (!c->args[i].t) ca[k++] = c->args[i].s;
   GVal *res = NULL;
   if (k != np) {
-    gx_error(x, e->span, "call_tir to '%s': internal error: %d arguments for a %d-parameter entry", callee, k, np);
+    gx_error(x, c->e->span, "call_tir to '%s': internal error: %d arguments for a %d-parameter entry", c->callee, k,
+             np);
   } else {
     LLVMValueRef rc = LLVMBuildCall2(x->g.b, cs->type, cs->direct, ca, (unsigned)k, "");
-    for (int i = 0; i < nins + nouts; i++)
-      if (args[i].t->slot >= 0) x->slots[args[i].t->slot].last_use = rc;
-    fail_if(x, LLVMBuildICmp(x->g.b, LLVMIntNE, rc, LLVMConstInt(m->i32, 0, 0), ""), "callerr");
-    if (!tuple_out) {
-      res = ov[0];
+    for (int i = 0; i < c->nins + c->nouts; i++)
+      if (c->args[i].t->slot >= 0) x->slots[c->args[i].t->slot].last_use = rc;
+    fail_if(x, LLVMBuildICmp(x->g.b, LLVMIntNE, rc, LLVMConstInt(x->m->i32, 0, 0), ""), "callerr");
+    if (!c->tuple_out) {
+      res = c->ov[0];
     } else {
       res = gv_new(x);
       res->is_tuple = true;
-      res->n = nouts;
-      res->fields = ov;
-      ov = NULL;
+      res->n = c->nouts;
+      res->fields = c->ov;
+      c->ov = NULL;
     }
   }
-  free(ov);
-  free(args);
-  free(bv);
   free(ca);
+  return res;
+}
+
+static GVal *ev_call_tir(Gx *x, const RxExpr *e) {
+  if (e->call.n < 2 || e->call.args[0]->kind != RX_GLOBAL_VAR)
+    return gx_error(x, e->span, "R.call_tir needs a prim_func of the module and its arguments");
+  CallTir c;
+  memset(&c, 0, sizeof c);
+  c.e = e;
+  c.callee = e->call.args[0]->gvar.name;
+  c.cs = find_sig(x, c.callee);
+  if (!c.cs)
+    return gx_error(x, e->call.args[0]->span, "call_tir to '%s': no prim_func of that name is compiled in this "
+                                              "module", c.callee);
+  c.cf = c.cs->f;
+  GVal *in = ev(x, e->call.args[1]);
+  if (!in) return NULL;
+  c.ins = in->is_tuple ? in->fields : &in;
+  c.nins = in->is_tuple ? in->n : 1;
+  c.tv = e->call.n >= 3 ? e->call.args[2] : NULL;
+  if (c.tv && c.tv->kind != RX_SHAPE_EXPR)
+    return gx_error(x, c.tv->span, "tir_vars of call_tir must be R.shape([...])");
+  int ntv = c.tv ? c.tv->shape.n : 0;
+  c.osi = call_outs(e, &c.nouts, &c.tuple_out);
+  if (c.nouts < 1) return gx_error(x, e->span, "call_tir to '%s' needs out_sinfo", c.callee);
+  c.total = c.nins + c.nouts + ntv;
+  if (c.cf->nparams != c.total)
+    return gx_error(x, e->span, "call_tir to '%s' passes %d inputs, %d outputs and %d tir_vars, but the prim_func "
+                                "has %d parameters", c.callee, c.nins, c.nouts, ntv, c.cf->nparams);
+  for (int i = 0; i < c.nouts; i++)
+    if (!known_tensor(c.osi[i]))
+      return gx_error(x, e->span, "call_tir to '%s': out_sinfo %d needs a known shape and dtype", c.callee, i);
+  if (!check_call_tir_args(x, &c)) return NULL;
+  build_call_tir_args(x, &c);
+  build_call_tir_binds(x, &c);
+  check_call_tir_dims(x, &c);
+  GVal *res = build_call_tir_call(x, &c);
+  free(c.ov);
+  free(c.args);
+  free(c.bv);
   return res;
 }
 
@@ -592,6 +646,35 @@ static int flatten(GVal *v, GVal **out, int cap) {
   return n;
 }
 
+/* The graph's result into the output params: checked against the return
+ * type, copied unless computed in place; its slots are kept. */
+static void build_graph_result(Gx *x, GVal *res) {
+  const RxFunc *f = x->s->rx;
+  const TirFunc *sig = x->s->f;
+  GVal *ls[MAX_OUTPUTS];
+  int n = flatten(res, ls, MAX_OUTPUTS);
+  for (int k = 0; k < n && k < MAX_OUTPUTS; k++)
+    if (ls[k]->slot >= 0) x->slots[ls[k]->slot].keep = true;
+  if (n != x->nout) {
+    gx_error(x, f->span, "its result has %d tensors, its return type %d", n, x->nout);
+    return;
+  }
+  for (int k = 0; k < n && !x->failed; k++) {
+    const TirBuffer *ob = sig->buffer_map[f->nparams + k];
+    bool same = dt_eq(ob->dtype, ls[k]->si->dtype) && ob->ndim == ls[k]->si->ndim;
+    for (int d = 0; same && d < ob->ndim; d++) {
+      int64_t a, b;
+      same = !(tir_is_const_int(ob->shape[d], &a) && tir_is_const_int(ls[k]->si->shape[d], &b) && a != b);
+    }
+    if (!same) {
+      gx_error(x, f->span, "result %d does not have the shape and dtype of its return type", k);
+      break;
+    }
+    if (ls[k]->data == x->outs[k]) continue; /* computed in place */
+    LLVMBuildMemCpy(x->g.b, x->outs[k], 1, ls[k]->data, 1, tensor_bytes(x, ls[k]->si));
+  }
+}
+
 void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   const RxFunc *f = s->rx;
   const TirFunc *sig = s->f;
@@ -630,30 +713,7 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   note_bindings(&x, f->body);
   plan_outputs(&x, f->body && f->body->kind == RX_SEQ ? f->body->seq.body : f->body);
   GVal *res = ev(&x, f->body);
-  if (res) {
-    GVal *ls[MAX_OUTPUTS];
-    int n = flatten(res, ls, MAX_OUTPUTS);
-    for (int k = 0; k < n && k < MAX_OUTPUTS; k++)
-      if (ls[k]->slot >= 0) x.slots[ls[k]->slot].keep = true;
-    if (n != x.nout) {
-      gx_error(&x, f->span, "its result has %d tensors, its return type %d", n, x.nout);
-    } else {
-      for (int k = 0; k < n && !x.failed; k++) {
-        const TirBuffer *ob = sig->buffer_map[f->nparams + k];
-        bool same = dt_eq(ob->dtype, ls[k]->si->dtype) && ob->ndim == ls[k]->si->ndim;
-        for (int d = 0; same && d < ob->ndim; d++) {
-          int64_t a, b;
-          same = !(tir_is_const_int(ob->shape[d], &a) && tir_is_const_int(ls[k]->si->shape[d], &b) && a != b);
-        }
-        if (!same) {
-          gx_error(&x, f->span, "result %d does not have the shape and dtype of its return type", k);
-          break;
-        }
-        if (ls[k]->data == x.outs[k]) continue; /* computed in place */
-        LLVMBuildMemCpy(x.g.b, x.outs[k], 1, ls[k]->data, 1, tensor_bytes(&x, ls[k]->si));
-      }
-    }
-  }
+  if (res) build_graph_result(&x, res);
   LLVMBuildBr(x.g.b, x.cleanup);
   /* memory planning, simply: an intermediate goes right after its last use */
   for (int i = 0; i < x.nslots && !x.failed; i++) {

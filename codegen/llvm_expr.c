@@ -56,11 +56,7 @@ LLVMValueRef cg_lookup(CgFn *f, const TirVar *v) {
 }
 
 void cg_bind(CgFn *f, const TirVar *v, LLVMValueRef val) {
-  if (f->nvars == f->capvars) {
-    f->capvars = f->capvars ? f->capvars * 2 : 32;
-    f->vars = xrealloc(f->vars, (size_t)f->capvars * sizeof *f->vars);
-  }
-  f->vars[f->nvars++] = (CgVar){v, val};
+  VEC_PUSH(f->vars, f->nvars, f->capvars, ((CgVar){v, val}));
 }
 
 LLVMValueRef cg_runtime_fn(CgModule *m, const char *name, LLVMTypeRef ty) {
@@ -622,45 +618,19 @@ void cg_store(CgFn *f, const TirStmt *s) {
 
 /* -------------------------------------------------------------- calls */
 
-/* libm name of a one-argument op in float (suffix f) or double precision. */
-static const char *libm1(TirOpId op) {
-  switch (op) {
-    case TIR_OP_EXP10: return "exp10";
-    case TIR_OP_LOG1P: return "log1p";
-    case TIR_OP_EXPM1: return "expm1";
-    case TIR_OP_TAN: return "tan";
-    case TIR_OP_ASIN: return "asin";
-    case TIR_OP_ACOS: return "acos";
-    case TIR_OP_ATAN: return "atan";
-    case TIR_OP_SINH: return "sinh";
-    case TIR_OP_COSH: return "cosh";
-    case TIR_OP_TANH: return "tanh";
-    case TIR_OP_ASINH: return "asinh";
-    case TIR_OP_ACOSH: return "acosh";
-    case TIR_OP_ATANH: return "atanh";
-    case TIR_OP_ERF: return "erf";
-    default: return NULL;
-  }
-}
+/* The LLVM intrinsic and the libm function (double-precision name; "f"
+ * appended for float) of each float math op: columns of tir_ops.def. */
+static const char *const op_llvm_intrinsic[TIR_NUM_OPS] = {
+#define X(E, S, T, N, K, L, M, C, I) [TIR_OP_##E] = L,
+#include "ir/tir_ops.def"
+#undef X
+};
 
-static const char *intr1(TirOpId op) {
-  switch (op) {
-    case TIR_OP_EXP: return "llvm.exp";
-    case TIR_OP_EXP2: return "llvm.exp2";
-    case TIR_OP_LOG: return "llvm.log";
-    case TIR_OP_LOG2: return "llvm.log2";
-    case TIR_OP_LOG10: return "llvm.log10";
-    case TIR_OP_SQRT: return "llvm.sqrt";
-    case TIR_OP_SIN: return "llvm.sin";
-    case TIR_OP_COS: return "llvm.cos";
-    case TIR_OP_FLOOR: return "llvm.floor";
-    case TIR_OP_CEIL: return "llvm.ceil";
-    case TIR_OP_ROUND: case TIR_OP_NEARBYINT: return "llvm.nearbyint"; /* half to even */
-    case TIR_OP_TRUNC: return "llvm.trunc";
-    case TIR_OP_FABS: return "llvm.fabs";
-    default: return NULL;
-  }
-}
+static const char *const op_libm[TIR_NUM_OPS] = {
+#define X(E, S, T, N, K, L, M, C, I) [TIR_OP_##E] = M,
+#include "ir/tir_ops.def"
+#undef X
+};
 
 /* Calls the scalar libm function name(+f) lane by lane on x (float/double). */
 static LLVMValueRef libm_call(CgFn *f, const char *base, LLVMValueRef *xs, int nargs) {
@@ -688,11 +658,9 @@ static LLVMValueRef libm_call(CgFn *f, const char *base, LLVMValueRef *xs, int n
 static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef *x, int n) {
   LLVMBuilderRef b = f->b;
   LLVMTypeRef ty = LLVMTypeOf(x[0]);
-  const char *in = intr1(op);
-  if (in && n == 1) return call_intr(f, in, ty, x, 1);
-  const char *lm = libm1(op);
-  if (lm && n == 1) return libm_call(f, lm, x, 1);
-  switch (op) {
+  if (n == e->call.op->nargs && op_llvm_intrinsic[op]) return call_intr(f, op_llvm_intrinsic[op], ty, x, n);
+  if (n == e->call.op->nargs && op_libm[op]) return libm_call(f, op_libm[op], x, n);
+  switch (op) { /* the ops without a column spelled out */
     case TIR_OP_RSQRT: {
       LLVMValueRef s = call_intr(f, "llvm.sqrt", ty, x, 1);
       return LLVMBuildFDiv(b, const_real(f, ty, 1.0), s, "");
@@ -703,11 +671,7 @@ static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef 
       LLVMValueRef den = LLVMBuildFAdd(b, const_real(f, ty, 1.0), ex, "");
       return LLVMBuildFDiv(b, const_real(f, ty, 1.0), den, "");
     }
-    case TIR_OP_POW: return call_intr(f, "llvm.pow", ty, x, 2);
-    case TIR_OP_COPYSIGN: return call_intr(f, "llvm.copysign", ty, x, 2);
     case TIR_OP_FMOD: return LLVMBuildFRem(b, x[0], x[1], "");
-    case TIR_OP_ATAN2: return libm_call(f, "atan2", x, 2);
-    case TIR_OP_HYPOT: return libm_call(f, "hypot", x, 2);
     default:
       return cg_fail(f, e->span, ty, "codegen: T.%s is not supported", e->call.op->name);
   }
@@ -794,29 +758,92 @@ static LLVMValueRef call_extern(CgFn *f, const TirExpr *e) {
   return dt_is_void(e->dtype) ? LLVMConstInt(m->i32, 0, 0) : r;
 }
 
-static LLVMValueRef call(CgFn *f, const TirExpr *e) {
+/* The SPECIAL ops with their own lowering: sets *out and returns true. */
+static bool call_special(CgFn *f, const TirExpr *e, LLVMValueRef *out) {
   CgModule *m = f->m;
-  LLVMBuilderRef b = f->b;
-  const TirOpInfo *op = e->call.op;
   DType rt = e->dtype;
-  LLVMTypeRef rty = cg_reg_type(m, rt);
-  switch (op->id) {
-    case TIR_OP_LIKELY: return expr_in(f, e->call.args[0], false);
-    case TIR_OP_ASSUME: return LLVMConstInt(m->i1, 1, 0);
-    case TIR_OP_IF_THEN_ELSE: return if_then_else(f, e);
-    case TIR_OP_CALL_EXTERN: case TIR_OP_CALL_PURE_EXTERN: return call_extern(f, e);
+  switch (e->call.op->id) {
+    case TIR_OP_LIKELY: *out = expr_in(f, e->call.args[0], false); return true;
+    case TIR_OP_ASSUME: *out = LLVMConstInt(m->i1, 1, 0); return true;
+    case TIR_OP_IF_THEN_ELSE: *out = if_then_else(f, e); return true;
+    case TIR_OP_CALL_EXTERN: case TIR_OP_CALL_PURE_EXTERN: *out = call_extern(f, e); return true;
     case TIR_OP_REINTERPRET: {
       DType at = e->call.args[0]->dtype;
       LLVMValueRef v = to_mem(f, expr_in(f, e->call.args[0], false), dt_element(at));
-      if (dt_bytes(dt_element(at)) != dt_bytes(dt_element(rt)))
-        return cg_fail(f, e->span, rty, "codegen: T.reinterpret between types of different sizes");
-      v = LLVMBuildBitCast(b, v, cg_mem_type(m, dt_with_lanes(rt, lanes_of(v))), "");
-      return from_mem(f, v, dt_element(rt));
+      if (dt_bytes(dt_element(at)) != dt_bytes(dt_element(rt))) {
+        *out = cg_fail(f, e->span, cg_reg_type(m, rt), "codegen: T.reinterpret between types of different sizes");
+        return true;
+      }
+      v = LLVMBuildBitCast(f->b, v, cg_mem_type(m, dt_with_lanes(rt, lanes_of(v))), "");
+      *out = from_mem(f, v, dt_element(rt));
+      return true;
     }
-    case TIR_OP_RET:
-      return cg_fail(f, e->span, rty, "codegen: T.ret is not supported");
-    default: break;
+    case TIR_OP_RET: *out = cg_fail(f, e->span, cg_reg_type(m, rt), "codegen: T.ret is not supported"); return true;
+    default: return false;
   }
+}
+
+/* An INT_BIT op on the evaluated operands x (widened to `lanes`). */
+static LLVMValueRef call_int_bit(CgFn *f, const TirExpr *e, LLVMValueRef *x, int n, int lanes) {
+  LLVMBuilderRef b = f->b;
+  const TirOpInfo *op = e->call.op;
+  LLVMTypeRef rty = cg_reg_type(f->m, e->dtype);
+  DType ae = dt_element(e->call.args[0]->dtype), et = dt_element(e->dtype);
+  DType bt = n == 2 ? e->call.args[1]->dtype : e->call.args[0]->dtype;
+  if (!dt_is_integer(ae) && !dt_is_bool(ae))
+    return cg_fail(f, e->span, rty, "codegen: T.%s needs integer operands", op->name);
+  LLVMValueRef r;
+  switch (op->id) {
+    case TIR_OP_BITWISE_AND: case TIR_OP_BITWISE_OR: case TIR_OP_BITWISE_XOR:
+      if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
+      if (LLVMTypeOf(x[1]) != LLVMTypeOf(x[0])) x[1] = cg_convert(f, x[1], bt, dt_with_lanes(ae, lanes));
+      r = op->id == TIR_OP_BITWISE_AND ? LLVMBuildAnd(b, x[0], x[1], "")
+          : op->id == TIR_OP_BITWISE_OR ? LLVMBuildOr(b, x[0], x[1], "")
+                                        : LLVMBuildXor(b, x[0], x[1], "");
+      break;
+    case TIR_OP_BITWISE_NOT: r = LLVMBuildNot(b, x[0], ""); break;
+    case TIR_OP_SHIFT_LEFT: case TIR_OP_SHIFT_RIGHT:
+      if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
+      r = shift(f, op->id, ae, dt_element(bt), x[0], x[1]);
+      break;
+    case TIR_OP_POPCOUNT: r = call_intr(f, "llvm.ctpop", LLVMTypeOf(x[0]), x, 1); break;
+    default: return cg_fail(f, e->span, rty, "codegen: T.%s is not supported", op->name);
+  }
+  /* the result as dtype rt: the low bits (bool: bit 0), a count for popcount */
+  if (dt_is_bool(et)) {
+    LLVMTypeRef t1 = int_like(f, LLVMTypeOf(r), 1);
+    return LLVMTypeOf(r) == t1 ? r : LLVMBuildTrunc(b, r, t1, "");
+  }
+  DType from = ae;
+  if (op->id == TIR_OP_POPCOUNT && ae.code != DT_BOOL) from = DTYPE(DT_UINT, ae.bits);
+  return cg_convert(f, r, from, dt_with_lanes(et, lanes));
+}
+
+/* isnan / isinf / isfinite on x[0] (integer operands are finite). */
+static LLVMValueRef call_classify(CgFn *f, const TirExpr *e, LLVMValueRef *x, int lanes) {
+  LLVMBuilderRef b = f->b;
+  TirOpId id = e->call.op->id;
+  LLVMValueRef r;
+  if (!dt_is_float(dt_element(e->call.args[0]->dtype))) {
+    r = LLVMConstInt(f->m->i1, id == TIR_OP_ISFINITE, 0);
+    r = widen_to(f, r, lanes);
+  } else if (id == TIR_OP_ISNAN) {
+    r = LLVMBuildFCmp(b, LLVMRealUNO, x[0], x[0], "");
+  } else {
+    LLVMValueRef a = call_intr(f, "llvm.fabs", LLVMTypeOf(x[0]), x, 1);
+    LLVMValueRef inf = const_real(f, LLVMTypeOf(x[0]), INFINITY);
+    r = LLVMBuildFCmp(b, id == TIR_OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
+  }
+  return cg_convert(f, r, dt_bool, dt_with_lanes(dt_element(e->dtype), lanes));
+}
+
+static LLVMValueRef call(CgFn *f, const TirExpr *e) {
+  LLVMBuilderRef b = f->b;
+  const TirOpInfo *op = e->call.op;
+  DType rt = e->dtype;
+  LLVMTypeRef rty = cg_reg_type(f->m, rt);
+  LLVMValueRef special;
+  if (call_special(f, e, &special)) return special;
   int n = e->call.n;
   if (n < 1 || n > 2) return cg_fail(f, e->span, rty, "codegen: T.%s: bad argument count", op->name);
   DType at = e->call.args[0]->dtype, bt = n == 2 ? e->call.args[1]->dtype : at;
@@ -827,53 +854,10 @@ static LLVMValueRef call(CgFn *f, const TirExpr *e) {
   if (n == 2 && lanes_of(x[1]) > lanes) lanes = lanes_of(x[1]);
   for (int i = 0; i < n; i++) x[i] = widen_to(f, x[i], lanes);
   DType ae = dt_element(at), et = dt_element(rt);
-  if (op->kind == TIR_OPK_INT_BIT) {
-    if (!dt_is_integer(ae) && !dt_is_bool(ae))
-      return cg_fail(f, e->span, rty, "codegen: T.%s needs integer operands", op->name);
-    LLVMValueRef r;
-    switch (op->id) {
-      case TIR_OP_BITWISE_AND: case TIR_OP_BITWISE_OR: case TIR_OP_BITWISE_XOR:
-        if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
-        if (LLVMTypeOf(x[1]) != LLVMTypeOf(x[0])) x[1] = cg_convert(f, x[1], bt, dt_with_lanes(ae, lanes));
-        r = op->id == TIR_OP_BITWISE_AND ? LLVMBuildAnd(b, x[0], x[1], "")
-            : op->id == TIR_OP_BITWISE_OR ? LLVMBuildOr(b, x[0], x[1], "")
-                                          : LLVMBuildXor(b, x[0], x[1], "");
-        break;
-      case TIR_OP_BITWISE_NOT: r = LLVMBuildNot(b, x[0], ""); break;
-      case TIR_OP_SHIFT_LEFT: case TIR_OP_SHIFT_RIGHT:
-        if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
-        r = shift(f, op->id, ae, dt_element(bt), x[0], x[1]);
-        break;
-      case TIR_OP_POPCOUNT: r = call_intr(f, "llvm.ctpop", LLVMTypeOf(x[0]), x, 1); break;
-      default: return cg_fail(f, e->span, rty, "codegen: T.%s is not supported", op->name);
-    }
-    /* the result as dtype rt: the low bits (bool: bit 0), a count for popcount */
-    if (dt_is_bool(et)) {
-      LLVMTypeRef t1 = int_like(f, LLVMTypeOf(r), 1);
-      return LLVMTypeOf(r) == t1 ? r : LLVMBuildTrunc(b, r, t1, "");
-    }
-    DType from = ae;
-    if (op->id == TIR_OP_POPCOUNT && ae.code != DT_BOOL) from = DTYPE(DT_UINT, ae.bits);
-    return cg_convert(f, r, from, dt_with_lanes(et, lanes));
-  }
-  if (op->id == TIR_OP_ISNAN || op->id == TIR_OP_ISINF || op->id == TIR_OP_ISFINITE) {
-    LLVMValueRef r;
-    if (!dt_is_float(ae)) {
-      r = LLVMConstInt(m->i1, op->id == TIR_OP_ISFINITE, 0);
-      r = widen_to(f, r, lanes);
-    } else if (op->id == TIR_OP_ISNAN) {
-      r = LLVMBuildFCmp(b, LLVMRealUNO, x[0], x[0], "");
-    } else {
-      LLVMValueRef a = call_intr(f, "llvm.fabs", LLVMTypeOf(x[0]), x, 1);
-      LLVMValueRef inf = const_real(f, LLVMTypeOf(x[0]), INFINITY);
-      r = LLVMBuildFCmp(b, op->id == TIR_OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
-    }
-    return cg_convert(f, r, dt_bool, dt_with_lanes(et, lanes));
-  }
-  bool exact_int = !dt_is_float(ae) && dt_is_integer(et) &&
-                   (op->id == TIR_OP_FABS || op->id == TIR_OP_FLOOR || op->id == TIR_OP_CEIL ||
-                    op->id == TIR_OP_ROUND || op->id == TIR_OP_TRUNC || op->id == TIR_OP_NEARBYINT);
-  if (exact_int) {
+  if (op->kind == TIR_OPK_INT_BIT) return call_int_bit(f, e, x, n, lanes);
+  if (op->id == TIR_OP_ISNAN || op->id == TIR_OP_ISINF || op->id == TIR_OP_ISFINITE)
+    return call_classify(f, e, x, lanes);
+  if (!dt_is_float(ae) && dt_is_integer(et) && op->int_exact) {
     LLVMValueRef r = x[0];
     if (op->id == TIR_OP_FABS && ae.code == DT_INT) {
       LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, r, LLVMConstNull(LLVMTypeOf(r)), "");

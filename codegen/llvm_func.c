@@ -30,8 +30,7 @@ static void add_bind(CgFuncSig *s, const TirExpr *e, int param, CgBindKind kind,
     if (s->binds[i].var == e->var) return;
   for (int i = 0; i < s->f->nparams; i++) /* scalar params come as arguments */
     if (is_scalar_param(s->f, i) && s->f->params[i] == e->var) return;
-  s->binds = xrealloc(s->binds, (size_t)(s->nbinds + 1) * sizeof *s->binds);
-  s->binds[s->nbinds++] = (CgBindVar){e->var, param, kind, dim};
+  VEC_PUSH(s->binds, s->nbinds, s->capbinds, ((CgBindVar){e->var, param, kind, dim}));
 }
 
 /* The bind vars in make-packed-api's order (shapes, strides, offset per buffer). */
@@ -193,124 +192,152 @@ static void ret_if_nonzero(CgFn *g, LLVMValueRef rc) {
   LLVMPositionBuilderAtEnd(g->b, ok);
 }
 
-void cg_build_packed(CgModule *m, CgFuncSig *s) {
-  const TirFunc *f = s->f;
-  LLVMBuilderRef b;
-  char *pname = xasprintf("__tvs_packed_%s", s->name);
-  LLVMTypeRef i32p = LLVMPointerType(m->i32, 0);
-  LLVMTypeRef ps[6] = {m->i8p, i32p, m->i32, m->i8p, i32p, m->i8p};
-  LLVMValueRef fn = LLVMAddFunction(m->mod, pname, LLVMFunctionType(m->i32, ps, 6, 0));
-  free(pname);
-  IrHeap *h = ir_heap_new();
-  CgFn g;
-  cg_fn_init(&g, m, fn, s->name, h);
-  b = g.b;
-  LLVMValueRef args = LLVMGetParam(fn, 0), tcodes = LLVMGetParam(fn, 1), nargs = LLVMGetParam(fn, 2);
-  LLVMValueRef fname = cg_const_string(m, s->name);
-  LLVMTypeRef dlt = dltensor_type(m);
-  LLVMTypeRef slot_t;
-  {
-    LLVMTypeRef st[2] = {m->i64, m->i8p};
-    slot_t = LLVMStructTypeInContext(m->ctx, st, 2, 0);
-  }
-  /* count */
-  {
-    LLVMTypeRef cps[3] = {m->i8p, m->i32, m->i32};
-    LLVMValueRef a[3] = {fname, nargs, LLVMConstInt(m->i32, (unsigned long long)f->nparams, 0)};
-    ret_if_nonzero(&g, call_rt(&g, "tvs_check_num_args", m->i32, cps, 3, a, false, 3));
-  }
-  /* one TVSDimSlot per bound shape var */
-  LLVMValueRef *slots = xcalloc((size_t)(s->nbinds ? s->nbinds : 1), sizeof *slots);
+/* What the steps of cg_build_packed share. */
+typedef struct Packed {
+  CgModule *m;
+  CgFuncSig *s;
+  const TirFunc *f;
+  CgFn g;               /* the wrapper being built */
+  LLVMValueRef fname;   /* the function's name (messages) */
+  LLVMTypeRef dlt;      /* DLTensor */
+  LLVMTypeRef slot_t;   /* TVSDimSlot {i64 value, i8* first param} */
+  LLVMValueRef *slots;  /* per bind: its TVSDimSlot (shape binds only) */
+  LLVMValueRef *datas, *shapes, *scalars; /* per param */
+  LLVMValueRef *bvals;  /* per bind: its i64 value */
+} Packed;
+
+/* One TVSDimSlot per bound shape var, allocated in the entry block. */
+static void build_dim_slots(Packed *p) {
+  CgModule *m = p->m;
+  CgFuncSig *s = p->s;
+  p->slots = xcalloc((size_t)(s->nbinds ? s->nbinds : 1), sizeof *p->slots);
   LLVMBuilderRef eb = LLVMCreateBuilderInContext(m->ctx);
-  LLVMPositionBuilderAtEnd(eb, g.entry);
+  LLVMPositionBuilderAtEnd(eb, p->g.entry);
   for (int i = 0; i < s->nbinds; i++) {
     if (s->binds[i].kind != CG_BIND_SHAPE) continue;
-    slots[i] = LLVMBuildAlloca(eb, slot_t, s->binds[i].var->name);
+    p->slots[i] = LLVMBuildAlloca(eb, p->slot_t, s->binds[i].var->name);
   }
   LLVMDisposeBuilder(eb);
   for (int i = 0; i < s->nbinds; i++)
-    if (slots[i]) LLVMBuildStore(b, LLVMConstNull(slot_t), slots[i]);
-  LLVMValueRef *datas = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *datas);
-  LLVMValueRef *shapes = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *shapes);
-  LLVMValueRef *scalars = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *scalars);
+    if (p->slots[i]) LLVMBuildStore(p->g.b, LLVMConstNull(p->slot_t), p->slots[i]);
+}
+
+/* The index of the shape bind of var, or -1. */
+static int shape_bind_of(const Packed *p, const TirVar *var) {
+  int k = -1;
+  for (int j = 0; j < p->s->nbinds; j++)
+    if (p->s->binds[j].var == var && p->slots[j]) k = j;
+  return k;
+}
+
+/* Checks tensor argument i (in args slot64 with type code tc), takes its data
+ * and shape pointers and binds its bare symbolic dims. */
+static void build_tensor_arg(Packed *p, int i, LLVMValueRef slot64, LLVMValueRef tc, LLVMValueRef pn) {
+  CgModule *m = p->m;
+  LLVMBuilderRef b = p->g.b;
+  const TirBuffer *buf = param_buffer(p->f, i);
+  int64_t *shape = xmalloc((size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
+  for (int d = 0; d < buf->ndim; d++) {
+    int64_t v;
+    shape[d] = tir_is_const_int(buf->shape[d], &v) ? v : -1;
+  }
+  char gname[64];
+  snprintf(gname, sizeof gname, ".shape.%d", m->nstrings++);
+  LLVMValueRef shp = buf->ndim ? const_i64_array(m, shape, buf->ndim, gname) : LLVMConstNull(LLVMPointerType(m->i64, 0));
+  free(shape);
+  LLVMValueRef ai = LLVMConstInt(m->i32, (unsigned long long)i, 0);
+  LLVMTypeRef cps[8] = {m->i8p, m->i8p, m->i32, m->i8p, m->i32, m->i32, m->i32, LLVMPointerType(m->i64, 0)};
+  LLVMValueRef a[8] = {p->fname, pn, ai, LLVMBuildBitCast(b, slot64, m->i8p, ""), tc,
+                       LLVMConstInt(m->i32, dl_dtype_bits(buf->dtype), 0),
+                       LLVMConstInt(m->i32, (unsigned long long)buf->ndim, 0), shp};
+  ret_if_nonzero(&p->g, call_rt(&p->g, "tvs_check_tensor_arg", m->i32, cps, 8, a, false, 8));
+  LLVMTypeRef dlt = p->dlt;
+  LLVMValueRef tp = LLVMBuildLoad2(b, LLVMPointerType(dlt, 0),
+                                   LLVMBuildBitCast(b, slot64, LLVMPointerType(LLVMPointerType(dlt, 0), 0), ""), "");
+  LLVMValueRef data = LLVMBuildLoad2(b, m->i8p, LLVMBuildStructGEP2(b, dlt, tp, 0, ""), "");
+  LLVMValueRef off = LLVMBuildLoad2(b, m->i64, LLVMBuildStructGEP2(b, dlt, tp, 6, ""), "");
+  p->datas[i] = LLVMBuildInBoundsGEP2(b, m->i8, data, &off, 1, buf->name);
+  p->shapes[i] = LLVMBuildLoad2(b, LLVMPointerType(m->i64, 0), LLVMBuildStructGEP2(b, dlt, tp, 4, ""), "");
+  /* bind each bare symbolic dim (every occurrence checks consistency) */
+  for (int d = 0; d < buf->ndim; d++) {
+    const TirExpr *e = buf->shape[d];
+    if (e->kind != TIR_VAR) continue;
+    int k = shape_bind_of(p, e->var);
+    if (k < 0) continue; /* a scalar param used as a dim: checked below */
+    LLVMValueRef di = LLVMConstInt(m->i64, (unsigned long long)d, 0);
+    LLVMValueRef dv = LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, p->shapes[i], &di, 1, ""), "");
+    LLVMTypeRef bps[5] = {m->i8p, m->i8p, m->i8p, m->i64, m->i8p};
+    LLVMValueRef ba[5] = {p->fname, cg_const_string(m, e->var->name), pn, dv,
+                          LLVMBuildBitCast(b, p->slots[k], m->i8p, "")};
+    ret_if_nonzero(&p->g, call_rt(&p->g, "tvs_bind_dim", m->i32, bps, 5, ba, false, 5));
+  }
+}
+
+/* Checks and unpacks every argument: scalars by value, tensors by pointer. */
+static void build_unpack_args(Packed *p, LLVMValueRef args, LLVMValueRef tcodes) {
+  CgModule *m = p->m;
+  const TirFunc *f = p->f;
+  LLVMBuilderRef b = p->g.b;
+  size_t np = (size_t)(f->nparams ? f->nparams : 1);
+  p->datas = xcalloc(np, sizeof *p->datas);
+  p->shapes = xcalloc(np, sizeof *p->shapes);
+  p->scalars = xcalloc(np, sizeof *p->scalars);
   LLVMValueRef args64 = LLVMBuildBitCast(b, args, LLVMPointerType(m->i64, 0), "");
   for (int i = 0; i < f->nparams; i++) {
-    const TirBuffer *buf = param_buffer(f, i);
     LLVMValueRef idx = LLVMConstInt(m->i64, (unsigned long long)i, 0);
     LLVMValueRef slot64 = LLVMBuildInBoundsGEP2(b, m->i64, args64, &idx, 1, "");
     LLVMValueRef tcp = LLVMBuildInBoundsGEP2(b, m->i32, tcodes, &idx, 1, "");
     LLVMValueRef tc = LLVMBuildLoad2(b, m->i32, tcp, "");
     LLVMValueRef pn = cg_const_string(m, param_name(f, i));
-    LLVMValueRef ai = LLVMConstInt(m->i32, (unsigned long long)i, 0);
-    if (!buf) {
-      DType t = f->params[i]->dtype;
-      int want = dt_is_float(t) ? TVS_FLOAT : dt_is_handle(t) ? TVS_HANDLE : TVS_INT;
-      LLVMTypeRef cps[5] = {m->i8p, m->i8p, m->i32, m->i32, m->i32};
-      LLVMValueRef a[5] = {fname, pn, ai, tc, LLVMConstInt(m->i32, (unsigned long long)want, 0)};
-      ret_if_nonzero(&g, call_rt(&g, "tvs_check_scalar_arg", m->i32, cps, 5, a, false, 5));
-      LLVMTypeRef at = scalar_abi_type(m, t);
-      scalars[i] = LLVMBuildLoad2(b, at, LLVMBuildBitCast(b, slot64, LLVMPointerType(at, 0), ""), "");
+    if (param_buffer(f, i)) {
+      build_tensor_arg(p, i, slot64, tc, pn);
       continue;
     }
-    int64_t *shape = xmalloc((size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
-    for (int d = 0; d < buf->ndim; d++) {
-      int64_t v;
-      shape[d] = tir_is_const_int(buf->shape[d], &v) ? v : -1;
-    }
-    char gname[64];
-    snprintf(gname, sizeof gname, ".shape.%d", m->nstrings++);
-    LLVMValueRef shp = buf->ndim ? const_i64_array(m, shape, buf->ndim, gname) : LLVMConstNull(LLVMPointerType(m->i64, 0));
-    free(shape);
-    LLVMTypeRef cps[8] = {m->i8p, m->i8p, m->i32, m->i8p, m->i32, m->i32, m->i32, LLVMPointerType(m->i64, 0)};
-    LLVMValueRef a[8] = {fname, pn, ai, LLVMBuildBitCast(b, slot64, m->i8p, ""), tc,
-                         LLVMConstInt(m->i32, dl_dtype_bits(buf->dtype), 0),
-                         LLVMConstInt(m->i32, (unsigned long long)buf->ndim, 0), shp};
-    ret_if_nonzero(&g, call_rt(&g, "tvs_check_tensor_arg", m->i32, cps, 8, a, false, 8));
-    LLVMValueRef tp = LLVMBuildLoad2(b, LLVMPointerType(dlt, 0),
-                                     LLVMBuildBitCast(b, slot64, LLVMPointerType(LLVMPointerType(dlt, 0), 0), ""), "");
-    LLVMValueRef data = LLVMBuildLoad2(b, m->i8p, LLVMBuildStructGEP2(b, dlt, tp, 0, ""), "");
-    LLVMValueRef off = LLVMBuildLoad2(b, m->i64, LLVMBuildStructGEP2(b, dlt, tp, 6, ""), "");
-    datas[i] = LLVMBuildInBoundsGEP2(b, m->i8, data, &off, 1, buf->name);
-    shapes[i] = LLVMBuildLoad2(b, LLVMPointerType(m->i64, 0), LLVMBuildStructGEP2(b, dlt, tp, 4, ""), "");
-    /* bind each bare symbolic dim (every occurrence checks consistency) */
-    for (int d = 0; d < buf->ndim; d++) {
-      const TirExpr *e = buf->shape[d];
-      if (e->kind != TIR_VAR) continue;
-      int k = -1;
-      for (int j = 0; j < s->nbinds; j++)
-        if (s->binds[j].var == e->var && slots[j]) k = j;
-      if (k < 0) continue; /* a scalar param used as a dim: checked below */
-      LLVMValueRef di = LLVMConstInt(m->i64, (unsigned long long)d, 0);
-      LLVMValueRef dv = LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, shapes[i], &di, 1, ""), "");
-      LLVMTypeRef bps[5] = {m->i8p, m->i8p, m->i8p, m->i64, m->i8p};
-      LLVMValueRef ba[5] = {fname, cg_const_string(m, e->var->name), pn, dv,
-                            LLVMBuildBitCast(b, slots[k], m->i8p, "")};
-      ret_if_nonzero(&g, call_rt(&g, "tvs_bind_dim", m->i32, bps, 5, ba, false, 5));
-    }
+    DType t = f->params[i]->dtype;
+    int want = dt_is_float(t) ? TVS_FLOAT : dt_is_handle(t) ? TVS_HANDLE : TVS_INT;
+    LLVMTypeRef cps[5] = {m->i8p, m->i8p, m->i32, m->i32, m->i32};
+    LLVMValueRef a[5] = {p->fname, pn, LLVMConstInt(m->i32, (unsigned long long)i, 0), tc,
+                         LLVMConstInt(m->i32, (unsigned long long)want, 0)};
+    ret_if_nonzero(&p->g, call_rt(&p->g, "tvs_check_scalar_arg", m->i32, cps, 5, a, false, 5));
+    LLVMTypeRef at = scalar_abi_type(m, t);
+    p->scalars[i] = LLVMBuildLoad2(b, at, LLVMBuildBitCast(b, slot64, LLVMPointerType(at, 0), ""), "");
   }
-  /* the bound vars' values */
-  LLVMValueRef *bvals = xcalloc((size_t)(s->nbinds ? s->nbinds : 1), sizeof *bvals);
+}
+
+/* The bound vars' values, bound (with the scalar params) for the body's use. */
+static void build_bound_values(Packed *p) {
+  CgModule *m = p->m;
+  CgFuncSig *s = p->s;
+  const TirFunc *f = p->f;
+  LLVMBuilderRef b = p->g.b;
+  p->bvals = xcalloc((size_t)(s->nbinds ? s->nbinds : 1), sizeof *p->bvals);
   for (int i = 0; i < s->nbinds; i++) {
     const CgBindVar *bv = &s->binds[i];
     if (bv->kind == CG_BIND_SHAPE) {
-      bvals[i] = LLVMBuildLoad2(b, m->i64, LLVMBuildStructGEP2(b, slot_t, slots[i], 0, ""), "");
+      p->bvals[i] = LLVMBuildLoad2(b, m->i64, LLVMBuildStructGEP2(b, p->slot_t, p->slots[i], 0, ""), "");
     } else if (bv->kind == CG_BIND_STRIDE) {
       /* compact (checked): the product of the later dims */
       const TirBuffer *buf = param_buffer(f, bv->param);
-      LLVMValueRef p = LLVMConstInt(m->i64, 1, 0);
+      LLVMValueRef prod = LLVMConstInt(m->i64, 1, 0);
       for (int d = bv->dim + 1; d < buf->ndim; d++) {
         LLVMValueRef di = LLVMConstInt(m->i64, (unsigned long long)d, 0);
-        p = LLVMBuildMul(b, p, LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, shapes[bv->param], &di, 1, ""), ""), "");
+        prod = LLVMBuildMul(b, prod, LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, p->shapes[bv->param], &di, 1, ""), ""), "");
       }
-      bvals[i] = p;
+      p->bvals[i] = prod;
     } else {
-      bvals[i] = LLVMConstInt(m->i64, 0, 0); /* byte_offset is applied to the data pointer */
+      p->bvals[i] = LLVMConstInt(m->i64, 0, 0); /* byte_offset is applied to the data pointer */
     }
-    cg_bind(&g, bv->var, cg_convert(&g, bvals[i], dt_int64, dt_element(bv->var->dtype)));
+    cg_bind(&p->g, bv->var, cg_convert(&p->g, p->bvals[i], dt_int64, dt_element(bv->var->dtype)));
   }
   for (int i = 0; i < f->nparams; i++)
-    if (scalars[i]) cg_bind(&g, f->params[i], cg_convert(&g, scalars[i], scalar_abi_dtype(f->params[i]->dtype), dt_element(f->params[i]->dtype)));
-  /* dims given by expressions (n * 2, or a scalar param): check their value */
+    if (p->scalars[i]) cg_bind(&p->g, f->params[i], cg_convert(&p->g, p->scalars[i], scalar_abi_dtype(f->params[i]->dtype), dt_element(f->params[i]->dtype)));
+}
+
+/* Dims given by expressions (n * 2, or a scalar param): check their value. */
+static void check_expr_dims(Packed *p) {
+  CgModule *m = p->m;
+  const TirFunc *f = p->f;
+  LLVMBuilderRef b = p->g.b;
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *buf = param_buffer(f, i);
     if (!buf) continue;
@@ -318,44 +345,75 @@ void cg_build_packed(CgModule *m, CgFuncSig *s) {
       const TirExpr *e = buf->shape[d];
       int64_t cv;
       if (tir_is_const_int(e, &cv)) continue;
-      bool bound_here = false;
-      for (int j = 0; j < s->nbinds && e->kind == TIR_VAR; j++)
-        if (s->binds[j].var == e->var && slots[j]) bound_here = true;
-      if (bound_here) continue;
-      LLVMValueRef want = cg_convert(&g, cg_expr(&g, e), e->dtype, dt_int64);
+      if (e->kind == TIR_VAR && shape_bind_of(p, e->var) >= 0) continue;
+      LLVMValueRef want = cg_convert(&p->g, cg_expr(&p->g, e), e->dtype, dt_int64);
       LLVMValueRef di = LLVMConstInt(m->i64, (unsigned long long)d, 0);
-      LLVMValueRef got = LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, shapes[i], &di, 1, ""), "");
+      LLVMValueRef got = LLVMBuildLoad2(b, m->i64, LLVMBuildInBoundsGEP2(b, m->i64, p->shapes[i], &di, 1, ""), "");
       LLVMValueRef bad = LLVMBuildICmp(b, LLVMIntNE, got, want, "");
-      LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(m->ctx, fn, "dimerr");
-      LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(m->ctx, fn, "dimok");
+      LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(m->ctx, p->g.fn, "dimerr");
+      LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(m->ctx, p->g.fn, "dimok");
       LLVMBuildCondBr(b, bad, fail, ok);
       LLVMPositionBuilderAtEnd(b, fail);
       LLVMValueRef fa[7] = {cg_const_string(m, "%s: argument %d ('%s') shape[%d] is %lld, expected %lld"),
-                            fname, LLVMConstInt(m->i32, (unsigned long long)i, 0),
+                            p->fname, LLVMConstInt(m->i32, (unsigned long long)i, 0),
                             cg_const_string(m, param_name(f, i)), LLVMConstInt(m->i32, (unsigned long long)d, 0),
                             got, want};
-      call_rt(&g, "tvs_set_last_error", m->voidt, &m->i8p, 1, fa, true, 7);
+      call_rt(&p->g, "tvs_set_last_error", m->voidt, &m->i8p, 1, fa, true, 7);
       LLVMBuildRet(b, LLVMConstInt(m->i32, (unsigned long long)-1, 1));
       LLVMPositionBuilderAtEnd(b, ok);
     }
   }
-  /* the call */
+}
+
+/* The call of the direct function: data pointers, bound vars, scalars. */
+static void build_direct_call(Packed *p) {
+  CgFuncSig *s = p->s;
+  const TirFunc *f = p->f;
   int n = LLVMCountParamTypes(s->type), k = 0;
   LLVMValueRef *ca = xmalloc((size_t)(n ? n : 1) * sizeof *ca);
   for (int i = 0; i < f->nparams; i++)
-    if (datas[i]) ca[k++] = datas[i];
-  for (int i = 0; i < s->nbinds; i++) ca[k++] = bvals[i];
+    if (p->datas[i]) ca[k++] = p->datas[i];
+  for (int i = 0; i < s->nbinds; i++) ca[k++] = p->bvals[i];
   for (int i = 0; i < f->nparams; i++)
-    if (scalars[i]) ca[k++] = scalars[i];
-  LLVMValueRef rc = LLVMBuildCall2(b, s->type, s->direct, ca, (unsigned)k, "");
-  LLVMBuildRet(b, rc);
+    if (p->scalars[i]) ca[k++] = p->scalars[i];
+  LLVMValueRef rc = LLVMBuildCall2(p->g.b, s->type, s->direct, ca, (unsigned)k, "");
+  LLVMBuildRet(p->g.b, rc);
   free(ca);
-  free(bvals);
-  free(slots);
-  free(datas);
-  free(shapes);
-  free(scalars);
-  cg_fn_done(&g);
+}
+
+void cg_build_packed(CgModule *m, CgFuncSig *s) {
+  char *pname = xasprintf("__tvs_packed_%s", s->name);
+  LLVMTypeRef i32p = LLVMPointerType(m->i32, 0);
+  LLVMTypeRef ps[6] = {m->i8p, i32p, m->i32, m->i8p, i32p, m->i8p};
+  LLVMValueRef fn = LLVMAddFunction(m->mod, pname, LLVMFunctionType(m->i32, ps, 6, 0));
+  free(pname);
+  IrHeap *h = ir_heap_new();
+  Packed p;
+  memset(&p, 0, sizeof p);
+  p.m = m;
+  p.s = s;
+  p.f = s->f;
+  cg_fn_init(&p.g, m, fn, s->name, h);
+  LLVMValueRef args = LLVMGetParam(fn, 0), tcodes = LLVMGetParam(fn, 1), nargs = LLVMGetParam(fn, 2);
+  p.fname = cg_const_string(m, s->name);
+  p.dlt = dltensor_type(m);
+  LLVMTypeRef st[2] = {m->i64, m->i8p};
+  p.slot_t = LLVMStructTypeInContext(m->ctx, st, 2, 0);
+  /* count */
+  LLVMTypeRef cps[3] = {m->i8p, m->i32, m->i32};
+  LLVMValueRef a[3] = {p.fname, nargs, LLVMConstInt(m->i32, (unsigned long long)p.f->nparams, 0)};
+  ret_if_nonzero(&p.g, call_rt(&p.g, "tvs_check_num_args", m->i32, cps, 3, a, false, 3));
+  build_dim_slots(&p);
+  build_unpack_args(&p, args, tcodes);
+  build_bound_values(&p);
+  check_expr_dims(&p);
+  build_direct_call(&p);
+  free(p.bvals);
+  free(p.slots);
+  free(p.datas);
+  free(p.shapes);
+  free(p.scalars);
+  cg_fn_done(&p.g);
   ir_heap_release(h);
 }
 

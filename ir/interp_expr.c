@@ -552,48 +552,14 @@ int interp_eval_int(Interp *in, const TirExpr *e, int64_t *out) {
   return 0;
 }
 
-static double math1(TirOpId op, double x) {
+/* The interpreter formula of a float math op (tir_ops.def): x and y are
+ * its double operands (y unused by one-operand ops); NAN for other ops. */
+static double math_formula(TirOpId op, double x, double y) {
   switch (op) {
-    case TIR_OP_EXP: return exp(x);
-    case TIR_OP_EXP2: return exp2(x);
-    case TIR_OP_EXP10: return pow(10.0, x);
-    case TIR_OP_LOG: return log(x);
-    case TIR_OP_LOG2: return log2(x);
-    case TIR_OP_LOG10: return log10(x);
-    case TIR_OP_LOG1P: return log1p(x);
-    case TIR_OP_EXPM1: return expm1(x);
-    case TIR_OP_SQRT: return sqrt(x);
-    case TIR_OP_RSQRT: return 1.0 / sqrt(x);
-    case TIR_OP_SIN: return sin(x);
-    case TIR_OP_COS: return cos(x);
-    case TIR_OP_TAN: return tan(x);
-    case TIR_OP_ASIN: return asin(x);
-    case TIR_OP_ACOS: return acos(x);
-    case TIR_OP_ATAN: return atan(x);
-    case TIR_OP_SINH: return sinh(x);
-    case TIR_OP_COSH: return cosh(x);
-    case TIR_OP_TANH: return tanh(x);
-    case TIR_OP_ASINH: return asinh(x);
-    case TIR_OP_ACOSH: return acosh(x);
-    case TIR_OP_ATANH: return atanh(x);
-    case TIR_OP_ERF: return erf(x);
-    case TIR_OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case TIR_OP_FLOOR: return floor(x);
-    case TIR_OP_CEIL: return ceil(x);
-    case TIR_OP_ROUND: case TIR_OP_NEARBYINT: return nearbyint(x); /* half to even */
-    case TIR_OP_TRUNC: return trunc(x);
-    case TIR_OP_FABS: return fabs(x);
-    default: return NAN;
-  }
-}
-
-static double math2(TirOpId op, double x, double y) {
-  switch (op) {
-    case TIR_OP_POW: return pow(x, y);
-    case TIR_OP_ATAN2: return atan2(x, y);
-    case TIR_OP_FMOD: return fmod(x, y);
-    case TIR_OP_HYPOT: return hypot(x, y);
-    case TIR_OP_COPYSIGN: return copysign(x, y);
+#define X(E, S, T, N, K, L, M, C, I) \
+  case TIR_OP_##E: return C;
+#include "ir/tir_ops.def"
+#undef X
     default: return NAN;
   }
 }
@@ -613,13 +579,11 @@ static int lane_count(Interp *in, const TirExpr *e, int a, int b, int *lanes) {
   return 0;
 }
 
-static int eval_call(Interp *in, const TirExpr *e, IVal *out) {
+/* The SPECIAL ops: returns 0 or -1 like interp_eval, or 1 for other ops. */
+static int eval_call_special(Interp *in, const TirExpr *e, IVal *out) {
   const TirOpInfo *op = e->call.op;
   DType rt = e->dtype;
   int n = e->call.n;
-  if (op->nargs >= 0 && n != op->nargs)
-    return interp_error(in, e->span, "T.%s takes %d arguments but %d were given", op->name,
-                        op->nargs, n);
   switch (op->id) {
     case TIR_OP_CALL_EXTERN: case TIR_OP_CALL_PURE_EXTERN: {
       const char *fn = n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?";
@@ -671,8 +635,63 @@ static int eval_call(Interp *in, const TirExpr *e, IVal *out) {
       free(a);
       return rc;
     }
+    default: return 1;
+  }
+}
+
+/* One lane of an INT_BIT op (integer or bool operands x, y). */
+static IScalar int_bit_lane(TirOpId op, DType at, DType bt, DType et, IScalar x, IScalar y) {
+  IScalar r;
+  r.u = 0;
+  switch (op) {
+    case TIR_OP_BITWISE_AND: r.u = x.u & y.u; break;
+    case TIR_OP_BITWISE_OR: r.u = x.u | y.u; break;
+    case TIR_OP_BITWISE_XOR: r.u = x.u ^ y.u; break;
+    case TIR_OP_BITWISE_NOT: r.u = ~x.u; break;
+    case TIR_OP_SHIFT_LEFT: r = shift_left(at, x, y, bt); break;
+    case TIR_OP_SHIFT_RIGHT: r = shift_right(at, x, y, bt); break;
+    case TIR_OP_POPCOUNT: {
+      IScalar m = interp_normalize_int(dt_with_lanes(dt_uint64, 1), x.u);
+      if (at.bits < 64) m.u &= (UINT64_C(1) << at.bits) - 1;
+      r.u = (uint64_t)__builtin_popcountll(m.u);
+      break;
+    }
     default: break;
   }
+  return dt_is_integer(et) || dt_is_bool(et) ? interp_normalize_int(et, r.u) : interp_cast_scalar(dt_int64, r, et);
+}
+
+/* One lane of a PURE op: classification, exact integer rounding, or the
+ * op's formula in double. */
+static IScalar pure_lane(const TirOpInfo *op, DType at, DType bt, DType et, IScalar x, IScalar y) {
+  IScalar r;
+  r.u = 0;
+  double dx = lane_as_double(at, x), dy = lane_as_double(bt, y);
+  if (op->id == TIR_OP_ISNAN || op->id == TIR_OP_ISINF || op->id == TIR_OP_ISFINITE) {
+    r.i = op->id == TIR_OP_ISNAN ? isnan(dx) : op->id == TIR_OP_ISINF ? isinf(dx) != 0
+                                                                      : isfinite(dx) != 0;
+    return interp_cast_scalar(dt_bool, r, et);
+  }
+  if (!dt_is_float(at) && op->int_exact && dt_is_integer(et)) {
+    /* integer operands: exact (fabs wraps like negation) */
+    if (op->id == TIR_OP_FABS && at.code == DT_INT && x.i < 0) r.u = (uint64_t)0 - x.u;
+    else r = x;
+    return interp_normalize_int(et, r.u);
+  }
+  double z = math_formula(op->id, dx, dy);
+  r.f = z;
+  return interp_cast_scalar(dt_float64, r, et);
+}
+
+static int eval_call(Interp *in, const TirExpr *e, IVal *out) {
+  const TirOpInfo *op = e->call.op;
+  DType rt = e->dtype;
+  int n = e->call.n;
+  if (op->nargs >= 0 && n != op->nargs)
+    return interp_error(in, e->span, "T.%s takes %d arguments but %d were given", op->name,
+                        op->nargs, n);
+  int special = eval_call_special(in, e, out);
+  if (special <= 0) return special;
   /* PURE and INT_BIT ops: evaluate every argument (at most 2) lane-wise. */
   if (n < 1 || n > 2) return interp_error(in, e->span, "T.%s: bad argument count", op->name);
   IVal *a = xmalloc(2 * sizeof *a);
@@ -691,52 +710,10 @@ static int eval_call(Interp *in, const TirExpr *e, IVal *out) {
   for (int l = 0; l < lanes && rc == 0; l++) {
     IScalar x = a->v[a->t.lanes > 1 ? l : 0];
     IScalar y = n == 2 ? b->v[b->t.lanes > 1 ? l : 0] : x;
-    IScalar r;
-    r.u = 0;
-    if (op->kind == TIR_OPK_INT_BIT) {
-      if (!dt_is_integer(at) && !dt_is_bool(at)) {
-        rc = interp_error(in, e->span, "T.%s needs integer operands", op->name);
-        break;
-      }
-      switch (op->id) {
-        case TIR_OP_BITWISE_AND: r.u = x.u & y.u; break;
-        case TIR_OP_BITWISE_OR: r.u = x.u | y.u; break;
-        case TIR_OP_BITWISE_XOR: r.u = x.u ^ y.u; break;
-        case TIR_OP_BITWISE_NOT: r.u = ~x.u; break;
-        case TIR_OP_SHIFT_LEFT: r = shift_left(at, x, y, bt); break;
-        case TIR_OP_SHIFT_RIGHT: r = shift_right(at, x, y, bt); break;
-        case TIR_OP_POPCOUNT: {
-          IScalar m = interp_normalize_int(dt_with_lanes(dt_uint64, 1), x.u);
-          if (at.bits < 64) m.u &= (UINT64_C(1) << at.bits) - 1;
-          r.u = (uint64_t)__builtin_popcountll(m.u);
-          break;
-        }
-        default: break;
-      }
-      out->v[l] = dt_is_integer(et) || dt_is_bool(et) ? interp_normalize_int(et, r.u)
-                                                      : interp_cast_scalar(dt_int64, r, et);
-      continue;
-    }
-    double dx = lane_as_double(at, x), dy = lane_as_double(bt, y);
-    if (op->id == TIR_OP_ISNAN || op->id == TIR_OP_ISINF || op->id == TIR_OP_ISFINITE) {
-      r.i = op->id == TIR_OP_ISNAN ? isnan(dx) : op->id == TIR_OP_ISINF ? isinf(dx) != 0
-                                                                        : isfinite(dx) != 0;
-      out->v[l] = interp_cast_scalar(dt_bool, r, et);
-      continue;
-    }
-    if (!dt_is_float(at) && (op->id == TIR_OP_FABS || op->id == TIR_OP_FLOOR ||
-                             op->id == TIR_OP_CEIL || op->id == TIR_OP_ROUND ||
-                             op->id == TIR_OP_TRUNC || op->id == TIR_OP_NEARBYINT) &&
-        dt_is_integer(et)) {
-      /* integer operands: exact (fabs wraps like negation) */
-      if (op->id == TIR_OP_FABS && at.code == DT_INT && x.i < 0) r.u = (uint64_t)0 - x.u;
-      else r = x;
-      out->v[l] = interp_normalize_int(et, r.u);
-      continue;
-    }
-    double z = n == 1 ? math1(op->id, dx) : math2(op->id, dx, dy);
-    r.f = z;
-    out->v[l] = interp_cast_scalar(dt_float64, r, et);
+    if (op->kind != TIR_OPK_INT_BIT) out->v[l] = pure_lane(op, at, bt, et, x, y);
+    else if (!dt_is_integer(at) && !dt_is_bool(at))
+      rc = interp_error(in, e->span, "T.%s needs integer operands", op->name);
+    else out->v[l] = int_bit_lane(op->id, at, bt, et, x, y);
   }
   free(a);
   return rc;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 const TirOpInfo tir_op_table[TIR_NUM_OPS] = {
-#define X(E, S, T, N, K) {TIR_OP_##E, S, T, N, TIR_OPK_##K},
+#define X(E, S, T, N, K, L, M, C, I) {TIR_OP_##E, S, T, N, TIR_OPK_##K, I},
 #include "ir/tir_ops.def"
 #undef X
 };

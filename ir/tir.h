@@ -51,7 +51,7 @@ typedef enum TirStmtKind {
 typedef enum TirOpKind { TIR_OPK_PURE, TIR_OPK_INT_BIT, TIR_OPK_SPECIAL } TirOpKind;
 
 typedef enum TirOpId {
-#define X(E, S, T, N, K) TIR_OP_##E,
+#define X(E, S, T, N, K, L, M, C, I) TIR_OP_##E,
 #include "ir/tir_ops.def"
 #undef X
   TIR_NUM_OPS
@@ -63,6 +63,8 @@ typedef struct TirOpInfo {
   const char *tvm_name;/* TVM's registered op name, e.g. "tir.exp" */
   int nargs;           /* -1 = variadic */
   TirOpKind kind;      /* PURE / INT_BIT / SPECIAL */
+  bool int_exact;      /* on an integer operand with an integer result: the operand
+                        * itself (fabs: its absolute value), no float trip */
 } TirOpInfo;
 
 extern const TirOpInfo tir_op_table[TIR_NUM_OPS];

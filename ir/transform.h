@@ -74,4 +74,17 @@ typedef void (*TirAfterPassFn)(void *user, const TirPass *p, const IrModule *m, 
  * when a pass reported an error to diag. */
 IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user);
 
+/* Runs passes[0..n) on m in order, like tir_lower.  With verify, every
+ * prim_func is checked after each pass (ir/verify.h) and the first
+ * ill-formed one is reported to diag (or stderr when diag is NULL) as
+ * "internal error: lowering pass 'P' produced ill-formed IR in 'F': why",
+ * and NULL is returned. */
+IrModule *tir_run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, DiagCtx *diag,
+                         TirAfterPassFn after, void *user);
+
+/* Whether tir_lower verifies after every pass: builds defining
+ * TVS_VERIFY_PASSES (Debug, TVS_SANITIZE) always do, others when the
+ * environment sets TVS_VERIFY_PASSES=1. */
+bool tir_verify_passes_enabled(void);
+
 #endif

@@ -47,7 +47,7 @@ static const char *const builtin_names[] = {
 };
 
 static const char *const intrinsic_names[] = {
-#define X(E, S, T, N, K) "T." S,
+#define X(E, S, T, N, K, L, M, C, I) "T." S,
 #include "ir/tir_ops.def"
 #undef X
 };

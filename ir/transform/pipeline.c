@@ -4,7 +4,11 @@
  * section 2); GPU-only and config-gated passes keep their slots as comments. */
 #include "ir/transform/xform_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ir/verify.h"
 
 static const TirPass cpu_pipeline[] = {
     {"canonicalize-loop", tir_canonicalize_loop,
@@ -79,22 +83,57 @@ IrModule *tir_run_pass(const IrModule *m, const TirPass *p, DiagCtx *diag, bool 
   return out;
 }
 
-IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user) {
-  int n;
-  const TirPass *passes = tir_cpu_pipeline(&n);
-  if (last < 0 || last >= n) last = n - 1;
+bool tir_verify_passes_enabled(void) {
+#ifdef TVS_VERIFY_PASSES
+  return true;
+#else
+  const char *env = getenv("TVS_VERIFY_PASSES");
+  return env && !strcmp(env, "1");
+#endif
+}
+
+/* Reports the first ill-formed prim_func of m (an internal error naming the
+ * pass that produced it); false when there is one. */
+static bool verify_after(const IrModule *m, const TirPass *p, DiagCtx *diag) {
+  bool ok = true;
+  StrBuf why;
+  sb_init(&why);
+  for (int i = 0; i < m->nfuncs && ok; i++) {
+    const IrGlobal *g = &m->funcs[i];
+    if (g->kind != IR_FUNC_TIR || tir_verify_func(g->tir, &why)) continue;
+    ok = false;
+    if (diag)
+      diag_error(diag, g->tir->span, "internal error: lowering pass '%s' produced ill-formed IR in '%s': %s", p->name,
+                 g->name, why.data);
+    else
+      fprintf(stderr, "internal error: lowering pass '%s' produced ill-formed IR in '%s': %s\n", p->name, g->name,
+              why.data);
+  }
+  sb_free(&why);
+  return ok;
+}
+
+IrModule *tir_run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, DiagCtx *diag,
+                         TirAfterPassFn after, void *user) {
   IrModule *cur = ir_module_copy(m);
   int nerr0 = diag ? diag->nerr : 0;
-  for (int i = 0; i <= last; i++) {
+  for (int i = 0; i < n; i++) {
     bool changed;
     IrModule *next = tir_run_pass(cur, &passes[i], diag, &changed);
     ir_module_free(cur);
     cur = next;
     if (after) after(user, &passes[i], cur, changed);
-    if (diag && diag->nerr > nerr0) {
+    if ((diag && diag->nerr > nerr0) || (verify && !verify_after(cur, &passes[i], diag))) {
       ir_module_free(cur);
       return NULL;
     }
   }
   return cur;
+}
+
+IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user) {
+  int n;
+  const TirPass *passes = tir_cpu_pipeline(&n);
+  if (last < 0 || last >= n) last = n - 1;
+  return tir_run_passes(m, passes, last + 1, tir_verify_passes_enabled(), diag, after, user);
 }
