@@ -331,37 +331,39 @@ TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen) {
 
 static bool write_all(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n; }
 
-int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) {
-  char descr[8];
-  size_t esz = tvs_dtype_bytes(t->dtype);
-  if (t->dtype.lanes != 1) goto bad_dtype;
-  switch (t->dtype.code) {
-    case kDLBool: snprintf(descr, sizeof descr, "|b1"); break;
+/* The .npy descr of t's dtype ("<f4", "|b1"); false for dtypes .npy lacks. */
+static bool npy_descr(DLDataType dt, char descr[8]) {
+  unsigned esz = (unsigned)((dt.bits + 7) / 8);
+  if (dt.lanes != 1) return false;
+  switch (dt.code) {
+    case kDLBool: snprintf(descr, 8, "|b1"); return true;
     case kDLInt: case kDLUInt:
-      if (t->dtype.bits != 8 && t->dtype.bits != 16 && t->dtype.bits != 32 && t->dtype.bits != 64)
-        goto bad_dtype;
-      snprintf(descr, sizeof descr, "%c%c%u", esz == 1 ? '|' : '<',
-               t->dtype.code == kDLInt ? 'i' : 'u', (unsigned)esz);
-      break;
+      if (dt.bits != 8 && dt.bits != 16 && dt.bits != 32 && dt.bits != 64) return false;
+      snprintf(descr, 8, "%c%c%u", esz == 1 ? '|' : '<', dt.code == kDLInt ? 'i' : 'u', esz);
+      return true;
     case kDLFloat:
-      if (t->dtype.bits != 16 && t->dtype.bits != 32 && t->dtype.bits != 64) goto bad_dtype;
-      snprintf(descr, sizeof descr, "<f%u", (unsigned)esz);
-      break;
-    default: goto bad_dtype;
+      if (dt.bits != 16 && dt.bits != 32 && dt.bits != 64) return false;
+      snprintf(descr, 8, "<f%u", esz);
+      return true;
+    default: return false;
   }
+}
+
+/* Checks that t is a compact host tensor of sane rank and shape; sets *count. */
+static bool check_savable(const DLTensor *t, size_t *count, char *err, size_t errlen) {
   if (t->ndim < 0 || t->ndim > TVS_MAX_NDIM) {
     set_err(err, errlen, "cannot save a %d-dimensional array", t->ndim);
-    return -1;
+    return false;
   }
   if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost) {
     set_err(err, errlen, "cannot save a tensor that is not in host memory");
-    return -1;
+    return false;
   }
-  size_t count = 1;
+  *count = 1;
   for (int i = 0; i < t->ndim; i++) {
-    if (t->shape[i] < 0 || __builtin_mul_overflow(count, (size_t)t->shape[i], &count)) {
+    if (t->shape[i] < 0 || __builtin_mul_overflow(*count, (size_t)t->shape[i], count)) {
       set_err(err, errlen, "cannot save: bad shape");
-      return -1;
+      return false;
     }
   }
   if (t->strides) {
@@ -369,25 +371,38 @@ int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) 
     for (int i = t->ndim - 1; i >= 0; i--) {
       if (t->shape[i] != 1 && t->strides[i] != expect) {
         set_err(err, errlen, "cannot save a non-compact (strided) tensor");
-        return -1;
+        return false;
       }
       expect *= t->shape[i];
     }
   }
-  /* Header: dict, padded with spaces so that the data starts at a multiple of 64. */
-  char hdr[512];
-  int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+  return true;
+}
+
+/* The 10-byte preamble and the header dict, padded with spaces so that the
+ * data starts at a multiple of 64; returns the dict's length (hlen). */
+static size_t build_header(const DLTensor *t, const char *descr, unsigned char pre[10],
+                           char hdr[512]) {
+  int n = snprintf(hdr, 512, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
   for (int i = 0; i < t->ndim; i++)
-    n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-  n += snprintf(hdr + n, sizeof hdr - (size_t)n, "%s), }", t->ndim == 1 ? "," : "");
+    n += snprintf(hdr + n, 512 - (size_t)n, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+  n += snprintf(hdr + n, 512 - (size_t)n, "%s), }", t->ndim == 1 ? "," : "");
   size_t total = 10 + (size_t)n + 1;
   size_t padded = (total + 63) / 64 * 64;
   size_t hlen = padded - 10;
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
-                           (unsigned char)(hlen >> 8)};
+  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  memcpy(pre, magic, sizeof magic);
+  pre[8] = (unsigned char)(hlen & 0xff);
+  pre[9] = (unsigned char)(hlen >> 8);
   while ((size_t)n < hlen - 1) hdr[n++] = ' ';
   hdr[n++] = '\n';
+  return hlen;
+}
 
+/* Writes the pieces to a temporary file beside path and renames it over
+ * path, so a failure never leaves a half-written file. */
+static int write_atomically(const char *path, const void *const *parts, const size_t *sizes,
+                            int nparts, char *err, size_t errlen) {
   size_t plen = strlen(path);
   char *tmp = malloc(plen + 16);
   if (!tmp) {
@@ -410,9 +425,8 @@ int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) 
     free(tmp);
     return -1;
   }
-  const unsigned char *src = (const unsigned char *)t->data + t->byte_offset;
-  bool ok = write_all(f, pre, sizeof pre) && write_all(f, hdr, hlen);
-  if (ok && count) ok = write_all(f, src, count * esz);
+  bool ok = true;
+  for (int i = 0; i < nparts && ok; i++) ok = !sizes[i] || write_all(f, parts[i], sizes[i]);
   if (fclose(f) != 0) ok = false;
   if (!ok) {
     set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
@@ -428,9 +442,21 @@ int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) 
   }
   free(tmp);
   return 0;
-bad_dtype: {
-  char name[24];
-  set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
-  return -1;
 }
+
+int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) {
+  char descr[8];
+  if (!npy_descr(t->dtype, descr)) {
+    char name[24];
+    set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
+    return -1;
+  }
+  size_t count;
+  if (!check_savable(t, &count, err, errlen)) return -1;
+  unsigned char pre[10];
+  char hdr[512];
+  size_t hlen = build_header(t, descr, pre, hdr);
+  const void *parts[3] = {pre, hdr, (const unsigned char *)t->data + t->byte_offset};
+  size_t sizes[3] = {sizeof pre, hlen, count * tvs_dtype_bytes(t->dtype)};
+  return write_atomically(path, parts, sizes, 3, err, errlen);
 }

@@ -38,7 +38,7 @@ void sch_lambda_text_free(SchLambdaText *lt);
 
 /* Parses "lambda i, j: (i // 16, j)" (SV_CODE text) into fresh int vars of
  * index_dtype and TIR expressions over them, allocated in h; returns 0, or
- * -1 after sch_error(s, argi, "<prim>: ...") on a bad lambda. */
+ * -1 after sch_fail(s, SCH_ERR_INVALID_ARGUMENT, argi, "<prim>: ...") on a bad lambda. */
 int sch_index_map_parse(Schedule *s, IrHeap *h, const char *text, DType index_dtype,
                         const char *prim, int argi, SchIndexMap *out);
 

@@ -162,9 +162,7 @@ struct Schedule {
  * when unknown). */
 void sch_fail(Schedule *s, SchErrorKind kind, int argi, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* Transitional: an error not yet given a kind (reported as SCH_ERR_INVALID_ARGUMENT).
- * Being replaced by sch_fail call by call. */
-void sch_error(Schedule *s, int argi, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* The prim_func being worked on (NULL + error when absent). */
 TirFunc *sch_cur_func(Schedule *s, const char *func);
 SchRV sch_new_rv(Schedule *s, SchRVKind kind, const char *func, const void *key,

@@ -166,13 +166,6 @@ void sch_fail(Schedule *s, SchErrorKind kind, int argi, const char *fmt, ...) {
   va_end(ap);
 }
 
-void sch_error(Schedule *s, int argi, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  sch_report(s, SCH_ERR_INVALID_ARGUMENT, argi, fmt, ap);
-  va_end(ap);
-}
-
 const char *sch_error_kind_name(SchErrorKind kind) {
   static const char *const names[] = {
       [SCH_ERR_NONE] = "NoError",

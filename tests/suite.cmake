@@ -56,3 +56,7 @@ set_tests_properties(structure/layering PROPERTIES LABELS structure
   ENVIRONMENT "TVS_SOURCE_DIR=${CMAKE_SOURCE_DIR};PYTHON3=${PYTHON3}")
 add_test(NAME structure/internals_doc COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/structure/check_internals_doc.py)
 set_tests_properties(structure/internals_doc PROPERTIES LABELS structure)
+# No function in sched/, ir/ or lang/ over 150 lines (primitives and passes read as steps).
+add_test(NAME structure/function_length
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/structure/check_function_length.py --limit 150)
+set_tests_properties(structure/function_length PROPERTIES LABELS structure)

@@ -45,8 +45,11 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/')
 def check(root):
     errors = []
     for top in sorted(os.listdir(root)):
-        if top.startswith(".") or top in ANY or not os.path.isdir(os.path.join(root, top)):
+        where = os.path.join(root, top)
+        if top.startswith(".") or top in ANY or not os.path.isdir(where):
             continue
+        if os.path.exists(os.path.join(where, "CMakeCache.txt")):
+            continue  # a build tree (build-asan/, out/...): generated code, not a layer
         allowed = BELOW.get(top)
         for dirpath, dirnames, files in os.walk(os.path.join(root, top)):
             dirnames.sort()
