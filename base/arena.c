@@ -63,3 +63,12 @@ void *arena_memdup(Arena *a, const void *p, size_t n) {
   if (n) memcpy(q, p, n);
   return q;
 }
+
+void *arena_grow(Arena *a, void *items, size_t elem, size_t n, size_t *cap) {
+  if (n < *cap) return items;
+  size_t ncap = *cap ? *cap * 2 : 8;
+  void *q = arena_alloc(a, ncap * elem);
+  if (n) memcpy(q, items, n * elem);
+  *cap = ncap;
+  return q;
+}

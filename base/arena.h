@@ -23,5 +23,9 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 /* Copy of n elements of size sz. */
 void *arena_memdup(Arena *a, const void *p, size_t n);
+/* The arena's growable array: items (n used of *cap, elem bytes each) when it
+ * has room for one more, else a copy into a block of twice the capacity (the
+ * old block is reclaimed with the arena).  Arena-held counterpart of VEC_PUSH. */
+void *arena_grow(Arena *a, void *items, size_t elem, size_t n, size_t *cap);
 
 #endif

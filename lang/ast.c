@@ -32,13 +32,9 @@ Ast *ast_new(Arena *a, AstKind kind, Span span) {
 }
 
 void ast_list_push(Arena *a, AstList *l, Ast *n) {
-  if (l->len == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 4;
-    Ast **items = arena_alloc(a, (size_t)cap * sizeof *items);
-    if (l->len) memcpy(items, l->items, (size_t)l->len * sizeof *items);
-    l->items = items;
-    l->cap = cap;
-  }
+  size_t cap = (size_t)l->cap;
+  l->items = arena_grow(a, l->items, sizeof *l->items, (size_t)l->len, &cap);
+  l->cap = (int)cap;
   l->items[l->len++] = n;
 }
 

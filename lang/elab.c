@@ -68,13 +68,7 @@ static Sym *scope_find(Scope *s, const char *name) {
 Sym *elab_define(ElabCtx *c, const char *name, SymKind kind, void *ptr, Span span) {
   Scope *s = c->scope;
   TVS_ASSERT(s);
-  if (s->n == s->cap) {
-    int ncap = s->cap ? s->cap * 2 : 8;
-    Sym *ns = arena_alloc(&c->scratch, (size_t)ncap * sizeof *ns);
-    if (s->n) memcpy(ns, s->syms, (size_t)s->n * sizeof *ns);
-    s->syms = ns;
-    s->cap = ncap;
-  }
+  s->syms = elab_grow(c, s->syms, s->n, &s->cap, sizeof *s->syms);
   Sym *sym = &s->syms[s->n++];
   sym->name = arena_strdup(&c->scratch, name);
   sym->kind = kind;
@@ -94,12 +88,10 @@ Sym *elab_lookup(ElabCtx *c, const char *name) {
 }
 
 void *elab_grow(ElabCtx *c, void *p, int n, int *cap, size_t sz) {
-  if (n < *cap) return p;
-  int nc = *cap ? *cap * 2 : 8;
-  void *q = arena_alloc(&c->scratch, (size_t)nc * sz);
-  if (n) memcpy(q, p, (size_t)n * sz);
-  *cap = nc;
-  return q;
+  size_t cp = (size_t)*cap;
+  p = arena_grow(&c->scratch, p, sz, (size_t)n, &cp);
+  *cap = (int)cp;
+  return p;
 }
 
 void elab_poison(ElabCtx *c, const char *name) {
