@@ -100,5 +100,26 @@ expect 0 "symbolic output shapes" "$TVS" run "$W/symdim.tvs" --dim n=7 --target 
 contains "C: float32 (14,)"; contains "D: float32 (4,)"
 expect 1 "unbound size var" "$TVS" run "$W/symdim.tvs" --target interp; contains "dimension 0 is symbolic"
 
+# Nothing silently ignored: --output creates missing parents (mkdir -p) and refuses a
+# path through a file; --input without --output still shows the results; a .so
+# refuses options that cannot apply to compiled code.
+expect 0 "output creates parents" "$TVS" run "$SRC/examples/mm_relu.tvs" --output "$W/o/p/q"
+if [ -f "$W/o/p/q/C.npy" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no $W/o/p/q/C.npy"; fi
+: >"$W/plainfile"
+expect 2 "output through a file" "$TVS" run "$SRC/examples/mm_relu.tvs" --output "$W/plainfile/x"
+contains "cannot create output directory '$W/plainfile/x': Not a directory"
+"$PY" -c "import numpy as np; np.save('$W/a.npy', np.ones((128, 128), 'float32'))"
+expect 0 "inputs without --output" "$TVS" run "$SRC/examples/mm_relu.tvs" --input A="$W/a.npy" --input B="$W/a.npy"
+contains "C: float32 (128, 128) min=128 max=128 mean=128"
+if [ -x "$TVSC" ] && "$TVSC" "$SRC/examples/mm_relu.tvs" -o "$W/k.so" >/dev/null 2>&1; then
+  expect 2 "so with interp" "$TVS" run "$W/k.so" --target interp
+  contains "--target interp cannot run '$W/k.so': a .so holds native code"
+  printf 'b = sch.get_block("Y")\n' >"$W/s.py"
+  expect 2 "so with schedule" "$TVS" run "$W/k.so" --schedule "$W/s.py"
+  contains "--schedule cannot apply to '$W/k.so': it is compiled already"
+else
+  fail=$((fail + 1)); echo "FAIL: tvsc could not build k.so"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

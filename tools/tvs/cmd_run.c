@@ -304,7 +304,7 @@ static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const
     if (!t.is_output[i]) continue;
     const char *name = f->buffer_map[i]->name;
     if (ra->outdir && write_output(ra->outdir, name, &t.arrays[i]->t)) goto done;
-    if (ra->ninputs == 0) print_summary(name, &t.arrays[i]->t);
+    if (!ra->ninputs || !ra->outdir) print_summary(name, &t.arrays[i]->t);
   }
   rc = 0;
 done:
@@ -424,7 +424,7 @@ static int run_relax(const IrModule *m, const char *fname, const RxFunc *f, cons
     if (nresults == 1) snprintf(name, sizeof name, "output");
     else snprintf(name, sizeof name, "output_%d", i);
     if (ra->outdir && write_output(ra->outdir, name, results[i])) rc = 1;
-    if (ra->ninputs == 0) print_summary(name, results[i]);
+    if (!ra->ninputs || !ra->outdir) print_summary(name, results[i]);
   }
 done:
   for (int i = 0; i < nresults; i++) interp_free_result(results[i]);
@@ -581,7 +581,7 @@ static int so_write_outputs(const SoRun *s) {
                                          : i == s->n - 1);
     if (!out) continue;
     if (ra->outdir && write_output(ra->outdir, p->name, &s->arrays[i]->t)) rc = 1;
-    if (!ra->ninputs) print_summary(p->name, &s->arrays[i]->t);
+    if (!ra->ninputs || !ra->outdir) print_summary(p->name, &s->arrays[i]->t);
   }
   return rc;
 }
@@ -643,18 +643,20 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 static void print_run_help(void) {
   puts("usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
        "                [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
-       "                [--time [--repeat N]] [--fast-math]\n"
+       "                [--time [--repeat N]] [--fast-math] [--schedule FILE]\n"
        "Runs a prim_func (destination-passing: params without --input are allocated\n"
        "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
        "written to DIR/output.npy). With no --input, read-only inputs are random\n"
-       "(seeded by --seed, default 0) and a summary of each output is printed.\n"
+       "(seeded by --seed, default 0); a summary of each output is printed unless\n"
+       "--output writes it (missing directories are created).\n"
        "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
        "natively; --target interp uses the reference interpreter. A graph\n"
        "function's bindings are stepped through by the interpreter while its\n"
        "call_tir prim_funcs run on the target. --time prints the median time over\n"
        "repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
+       "--schedule FILE applies a schedule script first.\n"
        "FILE may be a .so built by tvsc: its packed entry is called with tensors\n"
-       "shaped by the module's metadata.");
+       "shaped by the module's metadata (native only: no --target interp or --schedule).");
 }
 
 /* Sets option `which` (an index into parse_run_arg's opts) to val; 0, or 2 on a
@@ -726,14 +728,51 @@ static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **
   return 0;
 }
 
+/* Creates dir and the directories above it that are missing (mkdir -p). */
+static int make_dirs(const char *dir) {
+  char *p = xstrdup(dir);
+  int rc = 0;
+  for (char *q = p + 1; ; q++) {
+    if (*q != '/' && *q != '\0') continue;
+    char c = *q;
+    *q = '\0';
+    struct stat st;
+    if (stat(p, &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        rc = -1;
+        break;
+      }
+    } else if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+      rc = -1;
+      break;
+    }
+    *q = c;
+    if (!c) break;
+  }
+  free(p);
+  return rc;
+}
+
+static bool is_so_path(const char *file) {
+  size_t n = strlen(file);
+  return n > 3 && !strcmp(file + n - 3, ".so");
+}
+
 /* Checks the parsed command line and creates the output directory. */
-static int check_run_args(const RunArgs *ra) {
+static int check_run_args(const RunArgs *ra, const char *sched_path) {
   if (!ra->file) return tool_usage_error("run", "no input file");
   if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0)
     return tool_usage_error("run", "unknown target '%s' (available: cpu, interp)", ra->target);
+  /* A .so holds native code only: say so rather than ignore what cannot apply. */
+  if (is_so_path(ra->file) && !strcmp(ra->target, "interp"))
+    return tool_usage_error("run", "--target interp cannot run '%s': a .so holds native code "
+                            "(run the .tvs source on the interpreter)", ra->file);
+  if (is_so_path(ra->file) && sched_path)
+    return tool_usage_error("run", "--schedule cannot apply to '%s': it is compiled already "
+                            "(pass the schedule to tvsc)", ra->file);
   if (ra->outdir) {
-    struct stat st;
-    if (stat(ra->outdir, &st) != 0 && mkdir(ra->outdir, 0777) != 0)
+    if (make_dirs(ra->outdir) != 0)
       return tool_usage_error("run", "cannot create output directory '%s': %s", ra->outdir, strerror(errno));
   }
   return 0;
@@ -793,9 +832,8 @@ int cmd_run(int argc, char **argv) {
     else if (r == 0) rc = parse_run_arg(&ra, &sched_path, argc, argv, &i);
   }
   if (rc == 1) rc = 0; /* --help */
-  else if (!rc && !(rc = check_run_args(&ra))) {
-    size_t flen = strlen(ra.file);
-    if (flen > 3 && !strcmp(ra.file + flen - 3, ".so")) rc = run_so(&ra); /* compiled by tvsc */
+  else if (!rc && !(rc = check_run_args(&ra, sched_path))) {
+    if (is_so_path(ra.file)) rc = run_so(&ra); /* compiled by tvsc */
     else rc = run_source(&ra, &common, sched_path);
   }
   for (int i = 0; i < ra.ninputs; i++) free((char *)ra.inputs[i].name);
