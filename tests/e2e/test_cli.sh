@@ -121,5 +121,19 @@ else
   fail=$((fail + 1)); echo "FAIL: tvsc could not build k.so"
 fi
 
+# --dump-after with --stage: dumps up to a pass stage, all passes before code, refused
+# for stages before lowering and for a pass after the stage; a bad pass lists the names.
+F="$SRC/examples/mm_relu.tvs"
+expect 0 "dump up to a pass" "$TVS" show "$F" --dump-after lower-init-block --stage simplify
+contains "# after lower-init-block"
+expect 0 "dump before code" "$TVS" show "$F" --dump-after simplify --stage llvm
+contains "# after simplify"; contains "define "
+expect 2 "dump with tir" "$TVS" show "$F" --dump-after simplify --stage tir
+contains "stage 'tir' comes before them"
+expect 2 "dump after the stage" "$TVS" show "$F" --dump-after remove-no-op --stage simplify
+contains "--dump-after remove-no-op: that pass runs after stage 'simplify'"
+expect 2 "dump unknown pass" "$TVS" show "$F" --dump-after bogus
+contains "available passes: all canonicalize-loop lower-init-block"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -77,8 +77,10 @@ static int show_ast(const SourceFile *src, DiagCtx *d) {
 }
 
 /* The codegen stages: lower everything, build LLVM IR, print one form. */
-static int show_codegen(const IrModule *m, const char *stage, const CgOptions *cg, DiagCtx *d) {
-  IrModule *low = tir_lower(m, -1, d, NULL, NULL);
+static int show_codegen(const IrModule *m, const char *stage, const CgOptions *cg, DumpAfter *dump,
+                        DiagCtx *d) {
+  /* --dump-after prints the passes on the way to the code (before it). */
+  IrModule *low = tir_lower(m, -1, d, dump->name ? dump_after_pass : NULL, dump);
   CgResult *r = low ? cg_build(low, cg, d) : NULL;
   char *text = NULL;
   if (r && !strcmp(stage, "asm")) text = cg_emit_asm(r, d);
@@ -113,9 +115,14 @@ static const char *option_value(const char *a, size_t len, int argc, char **argv
 static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
   const char *a = argv[*i];
   if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-    puts("usage: tvs show FILE [--stage NAME] [--dump-after NAME|all]\n"
+    puts("usage: tvs show FILE [--stage NAME] [--dump-after PASS|all] [--schedule FILE]\n"
          "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
-         "       tvs show --list-stages");
+         "       tvs show --list-stages\n"
+         "Prints FILE at a stage (default graph): tokens, ast, graph, legalize, tir,\n"
+         "a lowering pass, llvm-unopt, llvm or asm (--list-stages describes each).\n"
+         "--schedule FILE applies a schedule script first. --dump-after PASS (or all)\n"
+         "also prints the IR after that lowering pass: alone, over the whole pipeline;\n"
+         "with --stage, on the way to a later pass or to the code.");
     return 1;
   }
   if (!strcmp(a, "--mcpu") || !strcmp(a, "--mattr")) {
@@ -141,8 +148,14 @@ static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
   } else if (!strcmp(a, "--dump-after") || !strncmp(a, "--dump-after=", 13)) {
     if (!(sa->dump.name = option_value(a, 12, argc, argv, i)))
       return tool_usage_error("show", "--dump-after needs a pass name or 'all'");
-    if (strcmp(sa->dump.name, "all") && tir_pipeline_index(sa->dump.name) < 0)
-      return tool_usage_error("show", "unknown pass '%s' for --dump-after", sa->dump.name);
+    if (strcmp(sa->dump.name, "all") && tir_pipeline_index(sa->dump.name) < 0) {
+      tool_usage_error("show", "unknown pass '%s' for --dump-after", sa->dump.name);
+      fputs("available passes: all", stderr);
+      for (int j = 0, n = drv_stage_count(); j < n; j++)
+        if (drv_stage_at(j).kind == DRV_STAGE_PASS) fprintf(stderr, " %s", drv_stage_at(j).name);
+      fputc('\n', stderr);
+      return 2;
+    }
   } else if (a[0] == '-' && a[1]) {
     return tool_usage_error("show", "unknown option '%s'", a);
   } else if (sa->file) {
@@ -205,7 +218,7 @@ static int show_file(ShowArgs *sa, bool dump_only, DiagCtx *d) {
   int rc = 1;
   DrvStage st;
   if (m && drv_find_stage(sa->stage, DRV_STAGE_CODEGEN, &st)) {
-    rc = show_codegen(m, sa->stage, &sa->cg, d);
+    rc = show_codegen(m, sa->stage, &sa->cg, &sa->dump, d);
   } else if (m) {
     StrBuf sb;
     sb_init(&sb);
@@ -216,6 +229,20 @@ static int show_file(ShowArgs *sa, bool dump_only, DiagCtx *d) {
   ir_module_free(m);
   src_free(src);
   return rc;
+}
+
+/* --dump-after with --stage: the dumps are of lowering passes, so the stage
+ * must be a pass at or after the one dumped, or code (after every pass). */
+static int check_dump_stage(const ShowArgs *sa, const DrvStage *st) {
+  if (st->kind != DRV_STAGE_PASS && st->kind != DRV_STAGE_CODEGEN)
+    return tool_usage_error("show", "--dump-after prints lowering passes, and stage '%s' comes "
+                            "before them (give a pass, llvm-unopt, llvm or asm as --stage, or "
+                            "leave --stage out)", sa->stage);
+  if (st->kind == DRV_STAGE_PASS && strcmp(sa->dump.name, "all") &&
+      tir_pipeline_index(sa->dump.name) > tir_pipeline_index(sa->stage))
+    return tool_usage_error("show", "--dump-after %s: that pass runs after stage '%s'", sa->dump.name,
+                            sa->stage);
+  return 0;
 }
 
 int cmd_show(int argc, char **argv) {
@@ -243,6 +270,7 @@ int cmd_show(int argc, char **argv) {
     fputc('\n', stderr);
     return 2;
   }
+  if (!dump_only && sa.dump.name && check_dump_stage(&sa, &st)) return 2;
   DiagCtx d;
   tool_diag_init(&d, &sa.common);
   int rc = st.kind == DRV_STAGE_SOURCE ? show_source(sa.file, sa.stage, &d) : show_file(&sa, dump_only, &d);
