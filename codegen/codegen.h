@@ -25,6 +25,8 @@ typedef struct CgOptions {
                          off by default: results then match the interpreter */
   bool graph_funcs;   /* also compile the graph functions (see cg_build); off by
                          default: `tvs run` steps through them in the interpreter */
+  const IrModule *flop_source; /* the module before lowering: each prim_func's
+                         static FLOP count goes into the metadata (NULL: -1) */
 } CgOptions;
 
 /* opt_level 3, host CPU and features, host triple, no fast-math. */

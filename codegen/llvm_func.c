@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "ir/flops.h"
 
 static const TirBuffer *param_buffer(const TirFunc *f, int i) {
   return f->buffer_map ? f->buffer_map[i] : NULL;
@@ -435,14 +436,23 @@ static LLVMValueRef first_elem(CgModule *m, LLVMValueRef g) {
   return LLVMConstInBoundsGEP2(LLVMGlobalGetValueType(g), g, idx, 2);
 }
 
+/* A prim_func's FLOPs per call from the IR before lowering (the count tvs
+ * run --time uses), when every loop extent is static; else -1. */
+static double static_flops(const CgModule *m, const CgFuncSig *s) {
+  const IrGlobal *g = m->opt->flop_source && !s->rx ? ir_module_lookup(m->opt->flop_source, s->name) : NULL;
+  if (!g || g->kind != IR_FUNC_TIR || !g->tir) return -1;
+  double n = tir_count_flops(g->tir, NULL, 0);
+  return n >= 0 ? n : -1;
+}
+
 static void build_metadata(CgModule *m, CgFuncSig *sigs, int nsigs) {
   LLVMTypeRef dt3[3] = {m->i8, m->i8, m->i16};
   LLVMTypeRef dlt = LLVMStructTypeInContext(m->ctx, dt3, 3, 0);
   LLVMTypeRef i64p = LLVMPointerType(m->i64, 0), i8pp = LLVMPointerType(m->i8p, 0);
   LLVMTypeRef pf[6] = {m->i8p, m->i32, dlt, m->i32, i64p, i8pp};
   LLVMTypeRef pinfo = LLVMStructTypeInContext(m->ctx, pf, 6, 0);
-  LLVMTypeRef ff[4] = {m->i8p, m->i32, LLVMPointerType(pinfo, 0), m->i32};
-  LLVMTypeRef finfo = LLVMStructTypeInContext(m->ctx, ff, 4, 0);
+  LLVMTypeRef ff[5] = {m->i8p, m->i32, LLVMPointerType(pinfo, 0), m->i32, m->f64};
+  LLVMTypeRef finfo = LLVMStructTypeInContext(m->ctx, ff, 5, 0);
   LLVMValueRef *funcs = xmalloc((size_t)(nsigs ? nsigs : 1) * sizeof *funcs);
   for (int k = 0; k < nsigs; k++) {
     const TirFunc *f = sigs[k].f;
@@ -485,9 +495,10 @@ static void build_metadata(CgModule *m, CgFuncSig *sigs, int nsigs) {
     LLVMValueRef parr = f->nparams ? first_elem(m, private_const(m, LLVMConstArray(pinfo, params, (unsigned)f->nparams), ".mparams"))
                                    : LLVMConstNull(LLVMPointerType(pinfo, 0));
     free(params);
-    LLVMValueRef fv[4] = {cg_const_string(m, sigs[k].name), LLVMConstInt(m->i32, (unsigned long long)f->nparams, 0),
-                          parr, LLVMConstInt(m->i32, (unsigned long long)sigs[k].num_outputs, 0)};
-    funcs[k] = LLVMConstNamedStruct(finfo, fv, 4);
+    LLVMValueRef fv[5] = {cg_const_string(m, sigs[k].name), LLVMConstInt(m->i32, (unsigned long long)f->nparams, 0),
+                          parr, LLVMConstInt(m->i32, (unsigned long long)sigs[k].num_outputs, 0),
+                          LLVMConstReal(m->f64, static_flops(m, &sigs[k]))};
+    funcs[k] = LLVMConstNamedStruct(finfo, fv, 5);
   }
   LLVMValueRef farr = nsigs ? first_elem(m, private_const(m, LLVMConstArray(finfo, funcs, (unsigned)nsigs), ".mfuncs"))
                             : LLVMConstNull(LLVMPointerType(finfo, 0));

@@ -413,6 +413,7 @@ static int compile_module(Run *r, IrModule *m) {
     if (drv_prepare_target(&cg, &cross, r->d) || failed(r)) goto done;
     r->cg = cg; /* resolved (cpu "generic" for foreign triples) */
     r->cg.graph_funcs = true; /* graph functions get entries too */
+    r->cg.flop_source = m;    /* FLOP counts for the metadata, from before lowering */
   }
   int last = stage ? tir_pipeline_index(stage) : -1;
   low = tir_lower(m, last, r->d, NULL, NULL);

@@ -124,7 +124,7 @@ const char **tvs_registry_list(int *count);
  * All are C symbols with default visibility. */
 
 #define TVS_METADATA_MAGIC 0x53565454u /* "TTVS" in little-endian bytes */
-#define TVS_METADATA_VERSION 1
+#define TVS_METADATA_VERSION 2
 
 /* One parameter of a compiled function. */
 typedef struct TVSParamInfo {
@@ -143,6 +143,9 @@ typedef struct TVSFuncInfo {
   int32_t num_params;            /* entries in params */
   const TVSParamInfo *params;    /* in call order (outputs included) */
   int32_t num_outputs;           /* the last num_outputs params are outputs */
+  double flops;                  /* floating-point operations of one call, counted
+                                    from the IR before lowering; -1 when unknown
+                                    (symbolic sizes, graph functions) */
 } TVSFuncInfo;
 
 /* What __tvs_metadata holds. */

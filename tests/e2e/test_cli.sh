@@ -112,6 +112,8 @@ contains "cannot create output directory '$W/plainfile/x': Not a directory"
 expect 0 "inputs without --output" "$TVS" run "$SRC/examples/mm_relu.tvs" --input A="$W/a.npy" --input B="$W/a.npy"
 contains "C: float32 (128, 128) min=128 max=128 mean=128"
 if [ -x "$TVSC" ] && "$TVSC" "$SRC/examples/mm_relu.tvs" -o "$W/k.so" >/dev/null 2>&1; then
+  expect 0 "so timing" "$TVS" run "$W/k.so" --time --repeat 3
+  contains "mm_relu in $W/k.so: median"; contains "4.21e+06 FLOP"; contains "GFLOP/s"
   expect 2 "so with interp" "$TVS" run "$W/k.so" --target interp
   contains "--target interp cannot run '$W/k.so': a .so holds native code"
   printf 'b = sch.get_block("Y")\n' >"$W/s.py"

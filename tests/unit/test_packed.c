@@ -418,8 +418,8 @@ static const TVSParamInfo add_params[] = {
     {"b", TVS_INT, {kDLInt, 64, 1}, 0, NULL, NULL},
 };
 static const TVSFuncInfo jit_funcs[] = {
-    {"add", 2, add_params, 0},
-    {"mm", 3, mm_params, 1},
+    {"add", 2, add_params, 0, -1},
+    {"mm", 3, mm_params, 1, -1},
 };
 static TVSModuleMetadata jit_meta = {TVS_METADATA_MAGIC, TVS_METADATA_VERSION, 2, jit_funcs};
 static void *jit_module_ctx;
@@ -499,7 +499,7 @@ static void test_symbol_module(void) {
   bad.version = 7;
   CHECK(tvs_module_from_symbols("jit", jit_lookup, &bad, jit_destroy) == NULL);
   CHECK_EQ_STR(tvs_get_last_error(),
-               "module (jit): metadata version 7, this runtime reads version 1");
+               "module (jit): metadata version 7, this runtime reads version 2");
   CHECK_EQ_INT(jit_destroyed, 2);
   bad.magic = 0x1234;
   CHECK(tvs_module_from_symbols("jit", jit_lookup, &bad, jit_destroy) == NULL);

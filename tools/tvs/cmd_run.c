@@ -618,7 +618,13 @@ static int run_so(const RunArgs *ra) {
   if (so_bind_params(&s, fname)) goto done;
   if (!ra->time && so_call(&call)) goto done;
   if (ra->time && drv_time_calls(so_call, &call, &topt, &tm)) goto done;
-  if (ra->time) printf("%s in %s: mean %.4f ms over %d runs\n", fname, ra->file, tm.mean_ms, tm.reps);
+  if (ra->time) { /* the same line as for a .tvs file; the FLOPs come from the metadata */
+    printf("%s in %s: median %.4f ms over %d runs (min %.4f, max %.4f)", fname, ra->file, tm.median_ms,
+           tm.reps, tm.min_ms, tm.max_ms);
+    if (info->flops > 0 && tm.median_ms > 0)
+      printf(", %.3g FLOP, %.2f GFLOP/s", info->flops, info->flops / (tm.median_ms * 1e6));
+    printf("\n");
+  }
   rc = so_write_outputs(&s);
 done:
   for (int i = 0; i < n; i++) tvs_ndarray_free(s.arrays[i]);
