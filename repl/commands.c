@@ -314,11 +314,32 @@ static int cmd_show(Repl *r, int argc, char **argv) {
     else if (!func) func = argv[i];
     else return repl_error(r, "usage: :show [STAGE] [FUNC]"), -1;
   }
-  if (func && !repl_default_func(r, func)) {
-    if (!ir_module_lookup(repl_cur_mod(r), func) && !is_stage(func))
-      fprintf(r->opt.err, "(stages: tir, any pass of :help show, llvm-unopt, llvm, asm)\n");
+  const IrModule *cur = repl_cur_mod(r);
+  if (func && !ir_module_lookup(cur, func) && !is_stage(func)) {
+    /* neither a stage nor a function: say both, with what exists */
+    StrBuf sb;
+    sb_init(&sb);
+    const char *near = NULL;
+    int best = 3; /* suggest a name at most two edits away */
+    for (int i = 0, ns = drv_stage_count(); i < ns; i++) {
+      DrvStage st = drv_stage_at(i);
+      if (!(st.kind & DRV_STAGES_REPL)) continue;
+      sb_printf(&sb, " %s", st.name);
+      int dist = edit_distance(func, st.name);
+      if (dist < best) best = dist, near = st.name;
+    }
+    sb_puts(&sb, "; prim_funcs:");
+    for (int i = 0; i < cur->nfuncs; i++)
+      if (cur->funcs[i].kind == IR_FUNC_TIR) sb_printf(&sb, " %s", cur->funcs[i].name);
+    if (near)
+      repl_error(r, ":show: no stage or prim_func named '%s'; did you mean '%s'? (stages:%s)", func, near,
+                 sb.data);
+    else
+      repl_error(r, ":show: no stage or prim_func named '%s' (stages:%s)", func, sb.data);
+    sb_free(&sb);
     return -1;
   }
+  if (func && !repl_default_func(r, func)) return -1;
   IrModule *m = tir_part(repl_cur_mod(r), func);
   int rc = 0;
   diag_clear(&r->diag);
@@ -571,9 +592,14 @@ static int cmd_help(Repl *r, int argc, char **argv) {
   for (int i = 0; i < NCOMMANDS; i++) {
     char head[64];
     snprintf(head, sizeof head, ":%s %s", commands[i].name, commands[i].usage);
-    const char *nl = strchr(commands[i].help, '\n');
-    fprintf(o, "  %-34s %.*s\n", head, nl ? (int)(nl - commands[i].help) : (int)strlen(commands[i].help),
-            commands[i].help);
+    /* every line of the description, continuations under the first */
+    const char *h = commands[i].help;
+    for (bool first = true; *h; first = false) {
+      const char *nl = strchr(h, '\n');
+      int len = nl ? (int)(nl - h) : (int)strlen(h);
+      fprintf(o, "  %-34s %.*s\n", first ? head : "", len, h);
+      h += len + (nl ? 1 : 0);
+    }
   }
   fputs("`:help CMD` explains one command.  TAB completes, Ctrl-R searches the history.\n", o);
   return 0;
