@@ -565,7 +565,15 @@ static int cmd_help(Repl *r, int argc, char **argv) {
   if (argc > 1) {
     const char *n = argv[1][0] == ':' ? argv[1] + 1 : argv[1];
     const ReplCmd *c = find_cmd(n);
-    if (!c) return repl_error(r, ":help: no command ':%s'", n), -1;
+    StrBuf sig;
+    sb_init(&sig);
+    if (!c && argv[1][0] != ':' && sch_method_signature(n, &sig)) { /* :help split */
+      fprintf(o, "%s\n    a schedule primitive; docs/schedules.md describes it\n", sig.data);
+      sb_free(&sig);
+      return 0;
+    }
+    sb_free(&sig);
+    if (!c) return repl_error(r, ":help: no command ':%s' or schedule primitive '%s'", n, n), -1;
     fprintf(o, ":%s%s%s\n", c->name, *c->usage ? " " : "", c->usage);
     const char *h = c->help;
     fputs("    ", o);

@@ -392,5 +392,9 @@ const char *sch_script_var(const SchScript *sc, int i, SchScriptVarKind *kind);
 /* Schedule method i (NULL past the end) and its keyword parameter names
  * (params may be NULL; at most 8). */
 const char *sch_script_method(int i, const char **params, int *nparams);
+/* Appends the signature of schedule method `name` as scripts call it,
+ * "sch.split(loop, factors, preserve_unit_iters=True, disable_predication=False)
+ * -> list of handles", to out; false (nothing appended) when there is none. */
+bool sch_method_signature(const char *name, StrBuf *out);
 
 #endif

@@ -778,6 +778,8 @@ static SchVal eval_method_call(Eval *ev, const Ast *e) {
   return res;
 }
 
+static SchVal eval_help(Eval *ev, const Ast *e, const char *which);
+
 static SchVal eval_call(Eval *ev, const Ast *e) {
   const Ast *callee = e->a;
   Arena tmp;
@@ -797,6 +799,8 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
     }
     return code_val(e->list.items[0]);
   }
+  if (callee->kind == AST_NAME && (!strcmp(callee->name, "help") || !strcmp(callee->name, "dir")))
+    return eval_help(ev, e, callee->name);
   if (callee->kind == AST_NAME && !strcmp(callee->name, "print")) {
     for (int i = 0; i < e->list.len; i++) {
       SchVal v = eval(ev, e->list.items[i]);
@@ -811,6 +815,39 @@ static SchVal eval_call(Eval *ev, const Ast *e) {
     return sch_val_none();
   }
   return eval_method_call(ev, e);
+}
+
+/* help(sch.split) / help("split"): a primitive's signature; dir(sch): the
+ * primitives a schedule has (Python's own answers to those questions). */
+static SchVal eval_help(Eval *ev, const Ast *e, const char *which) {
+  StrBuf sb;
+  sb_init(&sb);
+  const Ast *a = e->list.len == 1 ? e->list.items[0] : NULL;
+  const char *name = !a ? NULL : a->kind == AST_ATTR ? a->name : a->kind == AST_STR ? a->str : NULL;
+  if (!strcmp(which, "dir") && a && a->kind != AST_ATTR) {
+    for (int i = 0; sch_method_at(i); i++) sb_printf(&sb, "%s%s", i ? " " : "", sch_method_at(i)->name);
+  } else if (!strcmp(which, "help") && name && sch_method_signature(name, &sb)) {
+    sb_puts(&sb, "\n(docs/schedules.md describes every primitive)");
+  } else if (!strcmp(which, "help") && name) {
+    const char *cands[96];
+    int n = 0;
+    for (int i = 0; sch_method_at(i) && n < 96; i++) cands[n++] = sch_method_at(i)->name;
+    const char *sg = suggest(name, cands, n);
+    if (sg) err(ev, a->span, "help(): a schedule has no method '%s'; did you mean '%s'?", name, sg);
+    else err(ev, a->span, "help(): a schedule has no method '%s' (dir(sch) lists them)", name);
+    sb_free(&sb);
+    return sch_val_none();
+  } else {
+    err(ev, e->span, "%s() takes a schedule method (help(sch.split)) or, for dir(), a schedule (dir(sch))",
+        which);
+    sb_free(&sb);
+    return sch_val_none();
+  }
+  SchVal v = sch_val_str(sb.data);
+  sb_free(&sb);
+  emit(ev, &v);
+  sch_val_free(&v);
+  return sch_val_none();
 }
 
 /* A name: a script variable, or the module's class name. */
@@ -1141,4 +1178,18 @@ const char *sch_script_method(int i, const char **params, int *nparams) {
     for (int k = 0; k < m->nparams; k++) params[k] = m->params[k].name;
   if (nparams) *nparams = m->nparams;
   return m->name;
+}
+
+bool sch_method_signature(const char *name, StrBuf *out) {
+  const SchMethod *m = sch_method_lookup(name);
+  if (!m) return false;
+  sb_printf(out, "sch.%s(", m->name);
+  for (int k = 0; k < m->nparams; k++) {
+    const SchParam *p = &m->params[k];
+    sb_printf(out, "%s%s%s", k ? ", " : "", p->kind == SP_BLOCKS ? "*" : "", p->name);
+    if (p->dflt) sb_printf(out, "=%s", p->dflt);
+  }
+  sb_printf(out, ")%s", m->out == SO_ONE ? " -> handle" : m->out == SO_LIST ? " -> list of handles" : "");
+  if (!m->traced) sb_puts(out, "  (not recorded in the trace)");
+  return true;
 }
