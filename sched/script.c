@@ -713,6 +713,33 @@ static bool eval_def_call(Eval *ev, const Ast *e, const Ast *callee) {
   return false;
 }
 
+/* sch.get(block_or_loop): the statement the handle denotes, printed as
+ * TVMScript (a block with its bindings, a loop with its body), after a line
+ * naming it and the loops around it. */
+static SchVal get_statement(Schedule *s, SchRV rv) {
+  bool block = sch_rv_kind(s, rv) == SCH_RV_BLOCK;
+  SchPath path = {0};
+  TirStmt *st = block ? sch_find_block(s, rv, "get", 0, &path) : sch_find_loop(s, rv, "get", 0, &path);
+  if (!st) {
+    sch_path_free(&path);
+    return sch_val_none();
+  }
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "# %s '%s'", block ? "block" : "loop",
+            block ? st->realize.block->block.name : sch_loop_name(st));
+  int nloops = 0;
+  for (int i = 0; i < path.n - 1; i++)
+    if (path.s[i]->kind == TIR_S_FOR)
+      sb_printf(&sb, "%s%s", nloops++ ? ", " : ", under loops ", sch_loop_name(path.s[i]));
+  sb_putc(&sb, '\n');
+  print_tir_stmt(&sb, st, 0);
+  SchVal v = sch_val_str(sb.data);
+  sb_free(&sb);
+  sch_path_free(&path);
+  return v;
+}
+
 /* sch.<name>(...): a primitive, get, show, or an unknown method. */
 static SchVal eval_sched_method(Eval *ev, const SchVal *obj, const Ast *e) {
   const Ast *callee = e->a;
@@ -727,6 +754,8 @@ static SchVal eval_sched_method(Eval *ev, const SchVal *obj, const Ast *e) {
     SchVal v = eval(ev, e->list.items[0]);
     if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
       res = sch_val_int(sch_expr_value(s, (SchRV)v.i));
+    else if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs)
+      res = get_statement(s, (SchRV)v.i); /* as TVM's sch.get: the block or loop itself */
     else if (v.kind == SV_INT)
       res = sch_val_int(v.i);
     else if (!ev->failed)
