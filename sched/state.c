@@ -190,9 +190,15 @@ SchErrorKind sch_last_error_kind(const Schedule *s) { return s->last_error; }
 TirFunc *sch_cur_func(Schedule *s, const char *func) {
   if (!func) func = s->func;
   if (!func) {
-    sch_fail(s, SCH_ERR_NOT_FOUND, -1,
-             "schedule: the module has several prim_funcs and none is called 'main'; "
-             "pass func_name or call sch.work_on(name)");
+    const IrModule *m = sch_mod(s);
+    int ntir = 0;
+    for (int i = 0; i < m->nfuncs; i++) ntir += m->funcs[i].kind == IR_FUNC_TIR;
+    if (ntir == 0)
+      sch_fail(s, SCH_ERR_NOT_FOUND, -1, "schedule: the module has no prim_func to schedule");
+    else
+      sch_fail(s, SCH_ERR_NOT_FOUND, -1,
+               "schedule: the module has several prim_funcs and none is called 'main'; "
+               "pass func_name or call sch.work_on(name)");
     return NULL;
   }
   const IrGlobal *g = ir_module_lookup(sch_mod(s), func);
