@@ -429,6 +429,8 @@ static void test_malformed(const char *dir) {
   /* a missing file */
   z = tvs_npz_load("/nonexistent/dir/w.npz", err, sizeof err);
   CHECK(z == NULL && strstr(err, "cannot open '/nonexistent/dir/w.npz'"));
+  z = tvs_npz_load(dir, err, sizeof err);
+  CHECK(z == NULL && strstr(err, "it is a directory"));
 #undef FRESH
   free(good);
   free(b);
