@@ -584,6 +584,14 @@ static bool check_out_name(const char *name, int i, char *err, size_t errlen) {
   return true;
 }
 
+/* General purpose flag bit 11 (the name is UTF-8) for non-ASCII names, as
+ * Python's zipfile sets it; without it np.load decodes the name as cp437. */
+static unsigned utf8_flag(const char *name) {
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+    if (*p >= 0x80) return 0x800;
+  return 0;
+}
+
 /* Fills m's local header for name at offset. Version 4.5 where ZIP64 is used. */
 static void build_local(OutMember *m, const char *name) {
   size_t nlen = strlen(name) + 4;
@@ -592,6 +600,7 @@ static void build_local(OutMember *m, const char *name) {
   memset(l, 0, LOCAL_SIZE);
   wr32(l, SIG_LOCAL);
   wr16(l + 4, z64 ? 45 : 20);
+  wr16(l + 6, utf8_flag(name));
   wr16(l + 12, 0x21); /* 1980-01-01, as np.savez writes */
   wr32(l + 14, m->crc);
   wr32(l + 18, z64 ? 0xFFFFFFFFu : (uint32_t)m->size);
@@ -621,6 +630,7 @@ static size_t build_central(unsigned char *cd, const OutMember *m) {
   wr32(cd, SIG_CENTRAL);
   wr16(cd + 4, 3 << 8 | 45); /* made by Unix, spec 4.5 */
   wr16(cd + 6, xlen ? 45 : 20);
+  wr16(cd + 8, rd16(m->local + 6));
   wr16(cd + 14, 0x21);
   wr32(cd + 16, m->crc);
   wr32(cd + 20, zsize ? 0xFFFFFFFFu : (uint32_t)m->size);

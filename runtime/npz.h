@@ -5,8 +5,9 @@
  * gives the member NAME.npy under the key NAME.  We read stored and deflated
  * members, ZIP64 archives and ZIP64 extra fields (numpy writes them in every
  * local header), and check each member's CRC-32.  We write stored members
- * (ZIP64 where a size or offset needs it) via a temporary file + rename, so
- * np.load reads the result.
+ * (ZIP64 where a size or offset needs it, UTF-8 flagged names) via a
+ * temporary file + rename, so np.load reads the result.  Names are returned
+ * as their bytes in the archive (UTF-8 for numpy's archives).
  *
  * Malformed archives are rejected with a message naming the problem (and the
  * file, for tvs_npz_load), never a crash or an out-of-bounds read: a missing

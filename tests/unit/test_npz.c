@@ -252,6 +252,18 @@ static void test_numpy_reads(const char *dir) {
   tvs_npz_set_zip64_limit(0);
   snprintf(args, sizeof args, "'%s' '%s'", p1, p2);
   CHECK(run_python(dir, py_check, args) == 0);
+  /* a non-ASCII name: np.load must see it as UTF-8, and so must we */
+  TvsNDArray *a = make_array(2);
+  const DLTensor *ts[1] = {&a->t};
+  const char *names[1] = {"w\xc3\xa9ight"};
+  CHECK(tvs_npz_save(p2, 1, names, ts, err, sizeof err) == 0);
+  snprintf(args, sizeof args, "'%s'", p2);
+  CHECK(run_python(dir, "sys.exit(0 if np.load(sys.argv[1]).files == ['w\\u00e9ight'] else 1)\n",
+                   args) == 0);
+  TvsNpz *z = tvs_npz_load(p2, err, sizeof err);
+  CHECK(z && z->count == 1 && !strcmp(z->entries[0].name, "w\xc3\xa9ight"));
+  tvs_npz_free(z);
+  tvs_ndarray_free(a);
 }
 
 /* ---------------------------------------------------------- malformed */
