@@ -401,8 +401,8 @@ static size_t build_header(const DLTensor *t, const char *descr, unsigned char p
 
 /* Writes the pieces to a temporary file beside path and renames it over
  * path, so a failure never leaves a half-written file. */
-static int write_atomically(const char *path, const void *const *parts, const size_t *sizes,
-                            int nparts, char *err, size_t errlen) {
+int tvs_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes,
+                          int nparts, char *err, size_t errlen) {
   size_t plen = strlen(path);
   char *tmp = malloc(plen + 16);
   if (!tmp) {
@@ -458,5 +458,27 @@ int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) 
   size_t hlen = build_header(t, descr, pre, hdr);
   const void *parts[3] = {pre, hdr, (const unsigned char *)t->data + t->byte_offset};
   size_t sizes[3] = {sizeof pre, hlen, count * tvs_dtype_bytes(t->dtype)};
-  return write_atomically(path, parts, sizes, 3, err, errlen);
+  return tvs_write_file_atomic(path, parts, sizes, 3, err, errlen);
+}
+
+size_t tvs_npy_header(const DLTensor *t, unsigned char *out, size_t *nbytes, char *err,
+                      size_t errlen) {
+  char descr[8];
+  if (!npy_descr(t->dtype, descr)) {
+    char name[24];
+    set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
+    return 0;
+  }
+  size_t count;
+  if (!check_savable(t, &count, err, errlen)) return 0;
+  if (__builtin_mul_overflow(count, tvs_dtype_bytes(t->dtype), nbytes)) {
+    set_err(err, errlen, "cannot save: bad shape");
+    return 0;
+  }
+  unsigned char pre[10];
+  char hdr[512];
+  size_t hlen = build_header(t, descr, pre, hdr);
+  memcpy(out, pre, sizeof pre);
+  memcpy(out + sizeof pre, hdr, hlen);
+  return sizeof pre + hlen;
 }

@@ -17,4 +17,16 @@ TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size
  * returns 0 or -1 with a message in err. */
 int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen);
 
+/* Helpers shared with the .npz writer (runtime/npz.c). */
+#define TVS_NPY_HEADER_MAX 522
+/* Writes the .npy preamble and header of t (what tvs_npy_save writes before
+ * the data) into out[0..TVS_NPY_HEADER_MAX) and sets *nbytes to the data
+ * size; returns the header length, or 0 with a message in err. */
+size_t tvs_npy_header(const DLTensor *t, unsigned char *out, size_t *nbytes, char *err,
+                      size_t errlen);
+/* Writes the concatenated parts to a temporary file beside path and renames
+ * it over path, so a failure never leaves a half-written file; 0 or -1. */
+int tvs_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes,
+                          int nparts, char *err, size_t errlen);
+
 #endif

@@ -9,6 +9,7 @@ PKGS=(
   clang-14 libclang-rt-14-dev            # libFuzzer target
   libdlpack-dev                          # DLPack tensors
   libedit-dev libcjson-dev               # REPL line editing; JSON
+  zlib1g-dev                             # .npz parameter files (deflate, CRC-32)
   python3 python3-numpy                  # test references
   tmux                                   # interactive REPL tests
   libdnnl-dev libopenblas-dev            # reference libraries of bench/matmul_bench.c
