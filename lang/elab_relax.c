@@ -597,8 +597,9 @@ static const RxAttrSpec *positional_attr(const RxOpInfo *op, int i) {
   return NULL;
 }
 
-static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const char *sname) {
-  const RxOpInfo *op = rx_op_lookup(sname);
+/* A registry operator: arguments, attributes by its schema, then its INFER rule. */
+static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
+  const char *sname = op->script_name;
   int np = elab_num_posargs(call);
   if (np < op->min_args || np > op->max_args) {
     if (op->min_args == op->max_args)
@@ -834,7 +835,7 @@ static RxExpr *elab_call_tir(ElabCtx *c, const Ast *call, bool packed) {
     }
   }
   RxExpr *cargs[3] = {callee, args, tv};
-  const RxOpInfo *op = rx_op_lookup(opname);
+  const RxOpInfo *op = rx_op_info(packed ? RX_OP_CALL_DPS_PACKED : RX_OP_CALL_TIR);
   RxInferCall q = {.h = c->h, .scratch = &c->scratch, .diag = c->diag, .op = op, .sinfo_args = outs,
                    .nsinfo_args = nouts, .out_tuple = as_tuple, .span = call->span};
   RxSInfo *res = op->infer(&q);
@@ -876,7 +877,7 @@ static RxExpr *elab_call(ElabCtx *c, const Ast *a) {
       diag_error(c->diag, a->span, "%s is not supported yet", cn);
       return NULL;
     }
-    return elab_op_call(c, a, cn + 2);
+    return elab_op_call(c, a, op);
   }
   const char *sug = builtin_suggest(cn);
   if (sug) diag_error(c->diag, a->a->span, "unknown operator '%s'; did you mean '%s'?", cn, sug);
