@@ -4,7 +4,9 @@
  * out_sinfo (symbolic dims evaluated with the size vars bound from the params)
  * and runs the prim_func in destination-passing style; R.add/subtract/
  * multiply/divide (numpy broadcasting), R.matmul (2-D) and R.nn.relu have
- * built-in reference implementations so graphs run before legalization. */
+ * built-in reference implementations so graphs run before legalization.  A
+ * call runs its operator's EVAL column (ir/relax_ops.def); NULL there means the
+ * interpreter does not support it. */
 #include "ir/interp_internal.h"
 #include "ir/relax_op.h"
 

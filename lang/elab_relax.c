@@ -3,7 +3,8 @@
  * Struct info annotations (R.Tensor/Tuple/Shape/Prim/Object, string dims that
  * declare symbolic int64 sizes), bindings in A-normal form, dataflow blocks
  * with R.output, if/else, match_cast, call_tir/call_dps_packed and the
- * high-level operators with numpy-style shape and dtype inference. */
+ * high-level operators: arguments and attributes by the operator's registry row
+ * (ir/relax_ops.def), struct info by its INFER rule (ir/relax_op_infer.c). */
 #include "lang/elab_internal.h"
 #include "ir/relax_op.h"
 #include "base/util.h"

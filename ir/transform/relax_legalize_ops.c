@@ -6,7 +6,7 @@
  *                           ==>    @T.prim_func(private=True)
  *                                  def add(A, B, T_add): ... one block "T_add" ...
  *
- * Covered (the operators the interpreter runs): add, subtract, multiply,
+ * Covered (the rows of ir/relax_ops.def with a LEGALIZE column): add, subtract, multiply,
  * divide, floor_divide, maximum, minimum with numpy broadcasting; 2-D matmul
  * (out_dtype casts the operands); nn.relu.  As in TVM, a 0-d R.const operand
  * of an element-wise op becomes a literal inside the prim_func instead of an
