@@ -262,7 +262,7 @@ static const RxExpr *resolve(Gx *x, const RxExpr *e) {
 }
 
 static bool is_call_tir(const RxExpr *e) {
-  return e && e->kind == RX_CALL && e->call.op && !strcmp(e->call.op->name, "relax.call_tir");
+  return e && e->kind == RX_CALL && e->call.op && e->call.op->id == RX_OP_CALL_TIR;
 }
 
 /* The out_sinfo of a call_tir as a list; *tuple_out tells whether it returns a tuple. */

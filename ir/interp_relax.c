@@ -4,8 +4,11 @@
  * out_sinfo (symbolic dims evaluated with the size vars bound from the params)
  * and runs the prim_func in destination-passing style; R.add/subtract/
  * multiply/divide (numpy broadcasting), R.matmul (2-D) and R.nn.relu have
- * built-in reference implementations so graphs run before legalization. */
+ * built-in reference implementations so graphs run before legalization.  A
+ * call runs its operator's EVAL column (ir/relax_ops.def); NULL there means the
+ * interpreter does not support it. */
 #include "ir/interp_internal.h"
+#include "ir/relax_op.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,12 +19,12 @@
 typedef enum RValKind { RV_TENSOR, RV_TUPLE, RV_SHAPE, RV_PRIM } RValKind;
 
 /* A reference-counted Relax value. */
-typedef struct RVal {
+typedef struct RxInterpVal {
   int refs;              /* reference count */
   RValKind kind;         /* which fields are used */
   TvsNDArray *arr;       /* TENSOR owned by this value, or NULL when borrowed */
   DLTensor *t;           /* TENSOR: &arr->t or a caller's tensor */
-  struct RVal **fields;  /* TUPLE fields (each one reference) */
+  struct RxInterpVal **fields;  /* TUPLE fields (each one reference) */
   int n;                 /* TUPLE field count / SHAPE rank */
   int64_t *shape;        /* SHAPE values */
   DType pt;              /* PRIM dtype */
@@ -33,7 +36,7 @@ typedef struct RxEnv {
   RVal *val;          /* one reference */
 } RxEnv;
 
-typedef struct RxCtx {
+typedef struct RxInterpCtx {
   Interp tin;          /* size-var bindings, TIR evaluation and error reporting */
   RxEnv *env;          /* bindings in order */
   int nenv, capenv;
@@ -226,7 +229,7 @@ static int alloc_from_sinfo(RxCtx *c, const RxSInfo *si, Span sp, TvsNDArray **o
   return 0;
 }
 
-static int eval_call_tir(RxCtx *c, const RxExpr *e, RVal **out) {
+int rx_eval_call_tir(RxCtx *c, const RxExpr *e, RVal **out) {
   if (e->call.n < 2) return rx_err(c, e->span, "R.call_tir needs a function and its arguments");
   const RxExpr *fn = e->call.args[0];
   if (fn->kind != RX_GLOBAL_VAR)
@@ -432,36 +435,57 @@ static int eval_relu(RxCtx *c, const RxExpr *e, RVal *a, RVal **out) {
   return 0;
 }
 
-static int eval_call(RxCtx *c, const RxExpr *e, RVal **out) {
+/* Evaluates the call's operands into v[0..op->min_args) after checking their
+ * count; releases what it made on failure. */
+static int eval_operands(RxCtx *c, const RxExpr *e, RVal **v) {
   const RxOpInfo *op = e->call.op;
-  if (!op) return rx_err(c, e->span, "call without an operator");
-  if (!strcmp(op->name, "relax.call_tir")) return eval_call_tir(c, e, out);
-  static const struct { const char *name; TirExprKind k; } bin[] = {
-      {"relax.add", TIR_ADD},          {"relax.subtract", TIR_SUB},
-      {"relax.multiply", TIR_MUL},     {"relax.divide", TIR_DIV},
-      {"relax.floor_divide", TIR_FLOORDIV}, {"relax.maximum", TIR_MAX},
-      {"relax.minimum", TIR_MIN}};
-  int kind = -1;
-  for (size_t i = 0; i < sizeof bin / sizeof bin[0]; i++)
-    if (!strcmp(op->name, bin[i].name)) kind = (int)i;
-  bool is_mm = !strcmp(op->name, "relax.matmul"), is_relu = !strcmp(op->name, "relax.nn.relu");
-  if (kind < 0 && !is_mm && !is_relu)
-    return rx_err(c, e->span, "operator R.%s is not supported by the interpreter", op->script_name);
-  int need = is_relu ? 1 : 2;
+  int need = op->min_args;
   if (e->call.n != need)
     return rx_err(c, e->span, "R.%s takes %d arguments but %d were given", op->script_name, need,
                   e->call.n);
-  RVal *a = NULL, *b = NULL;
-  int rc = rx_eval(c, e->call.args[0], &a);
-  if (rc == 0 && need == 2) rc = rx_eval(c, e->call.args[1], &b);
-  if (rc == 0) {
-    if (is_relu) rc = eval_relu(c, e, a, out);
-    else if (is_mm) rc = eval_matmul(c, e, a, b, out);
-    else rc = eval_elementwise2(c, e, bin[kind].k, a, b, out);
+  for (int i = 0; i < need; i++) {
+    v[i] = NULL;
+    if (rx_eval(c, e->call.args[i], &v[i])) {
+      for (int k = 0; k < i; k++) rv_release(v[k]);
+      return -1;
+    }
   }
-  rv_release(a);
-  rv_release(b);
+  return 0;
+}
+
+int rx_eval_binary(RxCtx *c, const RxExpr *e, RVal **out) {
+  RVal *v[2];
+  if (eval_operands(c, e, v)) return -1;
+  int rc = eval_elementwise2(c, e, (TirExprKind)e->call.op->tir_binop, v[0], v[1], out);
+  rv_release(v[0]);
+  rv_release(v[1]);
   return rc;
+}
+
+int rx_eval_matmul(RxCtx *c, const RxExpr *e, RVal **out) {
+  RVal *v[2];
+  if (eval_operands(c, e, v)) return -1;
+  int rc = eval_matmul(c, e, v[0], v[1], out);
+  rv_release(v[0]);
+  rv_release(v[1]);
+  return rc;
+}
+
+int rx_eval_relu(RxCtx *c, const RxExpr *e, RVal **out) {
+  RVal *v[1];
+  if (eval_operands(c, e, v)) return -1;
+  int rc = eval_relu(c, e, v[0], out);
+  rv_release(v[0]);
+  return rc;
+}
+
+/* A call: the operator's EVAL column of the registry. */
+static int eval_call(RxCtx *c, const RxExpr *e, RVal **out) {
+  const RxOpInfo *op = e->call.op;
+  if (!op) return rx_err(c, e->span, "call without an operator");
+  if (!op->eval)
+    return rx_err(c, e->span, "operator R.%s is not supported by the interpreter", op->script_name);
+  return op->eval(c, e, out);
 }
 
 static int eval_seq(RxCtx *c, const RxExpr *e, RVal **out) {

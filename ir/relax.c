@@ -1,11 +1,22 @@
 /* relax.c - graph IR constructors and the operator table. */
 #include "ir/relax.h"
+#include "ir/relax_op.h"
 #include "base/util.h"
 
 #include <string.h>
 
+/* Attribute schemas named by the ATTRS column of relax_ops.def. */
+static const RxAttrSpec matmul_attrs[] = {{"out_dtype", RX_ATTR_DTYPE, "void", -1}};
+static const RxAttrSpec astype_attrs[] = {{"dtype", RX_ATTR_DTYPE, NULL, 1}};
+static const RxAttrSchema rx_attrs_none[1] = {{false, true, NULL, 0}};
+static const RxAttrSchema rx_attrs_open[1] = {{true, false, NULL, 0}};
+static const RxAttrSchema rx_attrs_matmul[1] = {{false, true, matmul_attrs, 1}};
+/* astype ignores keywords (as TVS always has); its dtype is the second positional argument */
+static const RxAttrSchema rx_attrs_astype[1] = {{false, false, astype_attrs, 1}};
+
 static const RxOpInfo rx_ops[] = {
-#define X(S, N, MIN, MAX) {N, S, MIN, MAX},
+#define X(ID, S, N, MIN, MAX, PAT, ATTRS, INFER, EVAL, LEGAL, BINOP) \
+  {RX_OP_##ID, N, S, MIN, MAX, RX_PAT_##PAT, ATTRS, INFER, EVAL, LEGAL, BINOP},
 #include "ir/relax_ops.def"
 #undef X
 };
@@ -21,6 +32,21 @@ const RxOpInfo *rx_op_by_name(const char *name) {
   for (int i = 0; i < N_RX_OPS; i++)
     if (!strcmp(rx_ops[i].name, name)) return &rx_ops[i];
   return NULL;
+}
+
+const RxOpInfo *rx_op_info(RxOpId id) { return (int)id >= 0 && id < RX_OP_COUNT ? &rx_ops[id] : NULL; }
+
+const char *rx_op_pattern_name(RxOpPattern p) {
+  switch (p) {
+  case RX_PAT_ELEMWISE: return "kElemWise";
+  case RX_PAT_BROADCAST: return "kBroadcast";
+  case RX_PAT_INJECTIVE: return "kInjective";
+  case RX_PAT_COMM_REDUCE: return "kCommReduce";
+  case RX_PAT_OUT_EWISE_FUSABLE: return "kOutEWiseFusable";
+  case RX_PAT_TUPLE: return "kTuple";
+  case RX_PAT_OPAQUE: return "kOpaque";
+  }
+  return "?";
 }
 
 #define COPY_ARRAY(h, p, n) ((n) ? ir_memdup((h), (p), (size_t)(n) * sizeof *(p)) : NULL)

@@ -53,15 +53,70 @@ typedef enum RxExprKind {
   RX_SEQ             /* blocks of bindings followed by a result expression */
 } RxExprKind;
 
-/* A Relax operator ("relax.call_tir", "relax.add", "relax.nn.relu", ...). */
+/* --- the operator registry (rows: ir/relax_ops.def; columns: ir/relax_op.h) */
+
+typedef enum RxOpId {
+#define X(ID, S, N, MIN, MAX, PAT, ATTRS, INFER, EVAL, LEGAL, BINOP) RX_OP_##ID,
+#include "ir/relax_ops.def"
+#undef X
+  RX_OP_COUNT
+} RxOpId;
+
+/* TVM's OpPatternKind, with TVM's values (fusion reads it). */
+typedef enum RxOpPattern {
+  RX_PAT_ELEMWISE = 0,          /* kElemWise: out[i] = f(in[i]) */
+  RX_PAT_BROADCAST = 1,         /* kBroadcast: numpy broadcasting of the inputs */
+  RX_PAT_INJECTIVE = 2,         /* kInjective: each output element reads one input element */
+  RX_PAT_COMM_REDUCE = 3,       /* kCommReduce: a commutative reduction */
+  RX_PAT_OUT_EWISE_FUSABLE = 4, /* kOutEWiseFusable: matmul, conv: element-wise ops fuse after */
+  RX_PAT_TUPLE = 7,             /* kTuple */
+  RX_PAT_OPAQUE = 8             /* kOpaque: never fused */
+} RxOpPattern;
+
+typedef enum RxAttrKind { RX_ATTR_DTYPE } RxAttrKind;
+
+/* One attribute: stored in the call's attrs dict under `name` as text. */
+typedef struct RxAttrSpec {
+  const char *name;         /* "out_dtype" */
+  RxAttrKind kind;          /* how the elaborator reads the written value */
+  const char *default_text; /* value stored when not written ("void"), NULL = required */
+  int pos;                  /* written as positional argument `pos` (astype's dtype), -1 = keyword */
+} RxAttrSpec;
+
+/* An operator's attribute schema. */
+typedef struct RxAttrSchema {
+  bool open;                /* attributes not modelled: every keyword is kept as written */
+  bool check_keywords;      /* keywords other than the specs' are errors */
+  const RxAttrSpec *specs;  /* the attributes, n of them */
+  int n;
+} RxAttrSchema;
+
+struct RxInferCall;
+struct RxInterpCtx;
+struct RxInterpVal;
+struct RxLegalizer;
+typedef RxSInfo *(*RxInferFn)(const struct RxInferCall *q);
+typedef int (*RxEvalFn)(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+typedef struct TirFunc *(*RxLegalizeFn)(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+
+/* A Relax operator ("relax.call_tir", "relax.add", "relax.nn.relu", ...): one registry row. */
 typedef struct RxOpInfo {
+  RxOpId id;               /* RX_OP_ADD, ...; rx_op_info(id) is this row */
   const char *name;        /* TVM's op name, "relax.add" */
   const char *script_name; /* as written after "R.", "add", "nn.relu" */
   int min_args, max_args;  /* positional argument counts accepted */
+  RxOpPattern pattern;     /* fusion pattern kind */
+  const RxAttrSchema *attrs; /* attribute schema */
+  RxInferFn infer;         /* struct-info inference (never NULL) */
+  RxEvalFn eval;           /* interpreter semantics, NULL = not supported there */
+  RxLegalizeFn legalize;   /* prim_func builder, NULL = not legalized */
+  int tir_binop;           /* element operation (TirExprKind) of the binary families, else -1 */
 } RxOpInfo;
 
 const RxOpInfo *rx_op_lookup(const char *script_name); /* "nn.relu" -> info, NULL if unknown */
 const RxOpInfo *rx_op_by_name(const char *name);        /* "relax.nn.relu" -> info */
+const RxOpInfo *rx_op_info(RxOpId id);                  /* the row of id (id < RX_OP_COUNT) */
+const char *rx_op_pattern_name(RxOpPattern p);          /* "kBroadcast", ... */
 
 typedef struct RxBinding {
   RxExpr *var;        /* RX_VAR or RX_DATAFLOW_VAR being bound */

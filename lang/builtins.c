@@ -53,7 +53,7 @@ static const char *const intrinsic_names[] = {
 };
 
 static const char *const relax_op_names[] = {
-#define X(S, N, MIN, MAX) "R." S,
+#define X(ID, S, N, MIN, MAX, PAT, ATTRS, INFER, EVAL, LEGAL, BINOP) "R." S,
 #include "ir/relax_ops.def"
 #undef X
 };

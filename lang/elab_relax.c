@@ -3,8 +3,10 @@
  * Struct info annotations (R.Tensor/Tuple/Shape/Prim/Object, string dims that
  * declare symbolic int64 sizes), bindings in A-normal form, dataflow blocks
  * with R.output, if/else, match_cast, call_tir/call_dps_packed and the
- * high-level operators with numpy-style shape and dtype inference. */
+ * high-level operators: arguments and attributes by the operator's registry row
+ * (ir/relax_ops.def), struct info by its INFER rule (ir/relax_op_infer.c). */
 #include "lang/elab_internal.h"
+#include "ir/relax_op.h"
 #include "base/util.h"
 
 #include <math.h>
@@ -37,92 +39,10 @@ typedef struct RxState {
 
 /* ------------------------------------------------------------- printing */
 
-static void dim_str(StrBuf *sb, const TirExpr *e) {
-  switch (e->kind) {
-  case TIR_INT: sb_printf(sb, "%lld", (long long)e->ival); return;
-  case TIR_VAR: sb_puts(sb, e->var->name); return;
-  case TIR_CAST: dim_str(sb, e->un.a); return;
-  case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD: {
-    const char *op = e->kind == TIR_ADD ? " + " : e->kind == TIR_SUB ? " - " : e->kind == TIR_MUL ? " * "
-                     : e->kind == TIR_FLOORDIV ? " // " : " % ";
-    dim_str(sb, e->bin.a);
-    sb_puts(sb, op);
-    dim_str(sb, e->bin.b);
-    return;
-  }
-  default: sb_puts(sb, "?"); return;
-  }
-}
-
-static void shape_str(StrBuf *sb, TirExpr **shape, int n) {
-  sb_putc(sb, '(');
-  for (int i = 0; i < n; i++) {
-    if (i) sb_puts(sb, ", ");
-    dim_str(sb, shape[i]);
-  }
-  if (n == 1) sb_putc(sb, ',');
-  sb_putc(sb, ')');
-}
-
-static void sinfo_str(StrBuf *sb, const RxSInfo *s) {
-  char buf[DT_STR_MAX];
-  switch (s->kind) {
-  case RX_SI_OBJECT: sb_puts(sb, "R.Object"); return;
-  case RX_SI_FUNC: sb_puts(sb, "R.Callable"); return;
-  case RX_SI_PRIM: sb_printf(sb, "R.Prim(\"%s\")", dt_str(s->dtype, buf)); return;
-  case RX_SI_SHAPE:
-    if (s->shape) {
-      sb_puts(sb, "R.Shape([");
-      for (int i = 0; i < s->ndim; i++) {
-        if (i) sb_puts(sb, ", ");
-        dim_str(sb, s->shape[i]);
-      }
-      sb_puts(sb, "])");
-    } else if (s->ndim >= 0) {
-      sb_printf(sb, "R.Shape(ndim=%d)", s->ndim);
-    } else {
-      sb_puts(sb, "R.Shape");
-    }
-    return;
-  case RX_SI_TUPLE:
-    sb_puts(sb, "R.Tuple(");
-    for (int i = 0; i < s->nfields; i++) {
-      if (i) sb_puts(sb, ", ");
-      sinfo_str(sb, s->fields[i]);
-    }
-    sb_putc(sb, ')');
-    return;
-  case RX_SI_TENSOR: {
-    bool any = false;
-    sb_puts(sb, "R.Tensor(");
-    if (s->shape) {
-      shape_str(sb, s->shape, s->ndim);
-      any = true;
-    }
-    if (!dt_is_void(s->dtype)) {
-      sb_printf(sb, "%sdtype=\"%s\"", any ? ", " : "", dt_str(s->dtype, buf));
-      any = true;
-    }
-    if (!s->shape && s->ndim >= 0) sb_printf(sb, "%sndim=%d", any ? ", " : "", s->ndim);
-    sb_putc(sb, ')');
-    return;
-  }
-  }
-}
-
 static const char *sinfo_text(ElabCtx *c, const RxSInfo *s) {
   StrBuf sb;
   sb_init(&sb);
-  sinfo_str(&sb, s);
-  const char *r = arena_strdup(&c->scratch, sb.data);
-  sb_free(&sb);
-  return r;
-}
-
-static const char *shape_text(ElabCtx *c, TirExpr **shape, int n) {
-  StrBuf sb;
-  sb_init(&sb);
-  shape_str(&sb, shape, n);
+  rx_sinfo_str(&sb, s);
   const char *r = arena_strdup(&c->scratch, sb.data);
   sb_free(&sb);
   return r;
@@ -134,27 +54,6 @@ static const char *dtype_text(ElabCtx *c, DType t) {
 }
 
 /* ------------------------------------------------------------- dims */
-
-static bool dim_eq(const TirExpr *a, const TirExpr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind) return false;
-  switch (a->kind) {
-  case TIR_INT: return a->ival == b->ival;
-  case TIR_VAR: return a->var == b->var;
-  case TIR_CAST: return dt_eq(a->dtype, b->dtype) && dim_eq(a->un.a, b->un.a);
-  case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD:
-  case TIR_MIN: case TIR_MAX:
-    return dim_eq(a->bin.a, b->bin.a) && dim_eq(a->bin.b, b->bin.b);
-  default: return false;
-  }
-}
-
-/* Could a and b be the same size?  False only when both are distinct constants. */
-static bool dim_may_eq(const TirExpr *a, const TirExpr *b) {
-  int64_t x, y;
-  if (tir_is_const_int(a, &x) && tir_is_const_int(b, &y)) return x == y;
-  return true;
-}
 
 static TirExpr *i64(ElabCtx *c, int64_t v) { return tir_int(c->h, dt_int64, v); }
 
@@ -365,7 +264,7 @@ static bool sinfo_compatible(const RxSInfo *want, const RxSInfo *have) {
     if (want->ndim >= 0 && have->ndim >= 0 && want->ndim != have->ndim) return false;
     if (want->shape && have->shape)
       for (int i = 0; i < want->ndim; i++)
-        if (!dim_may_eq(want->shape[i], have->shape[i])) return false;
+        if (!rx_dim_may_eq(want->shape[i], have->shape[i])) return false;
     return true;
   case RX_SI_PRIM:
     return dt_is_void(want->dtype) || dt_is_void(have->dtype) || dt_eq(want->dtype, have->dtype);
@@ -652,127 +551,6 @@ static RxExpr *elab_prim_value(ElabCtx *c, const Ast *call) {
 
 /* --- operators */
 
-static const RxSInfo *tensor_arg(ElabCtx *c, const char *op, RxExpr *e, const Ast *a) {
-  if (e->sinfo->kind == RX_SI_TENSOR) return e->sinfo;
-  if (e->sinfo->kind == RX_SI_OBJECT) return NULL;
-  diag_error(c->diag, a->span, "R.%s expects a tensor, got %s", op, sinfo_text(c, e->sinfo));
-  return (const RxSInfo *)-1;
-}
-
-#define BAD_SINFO ((const RxSInfo *)-1)
-
-static RxSInfo *unknown_tensor(ElabCtx *c, DType t, int ndim) { return rx_sinfo_tensor(c->h, NULL, ndim, t); }
-
-/* numpy broadcasting of two tensor struct infos. */
-static RxSInfo *infer_broadcast(ElabCtx *c, const char *op, const RxSInfo *a, const RxSInfo *b,
-                                bool to_bool, Span span) {
-  DType t = a->dtype;
-  if (!dt_is_void(a->dtype) && !dt_is_void(b->dtype) && !dt_eq(a->dtype, b->dtype)) {
-    diag_error(c->diag, span, "R.%s: dtype mismatch '%s' vs '%s'", op, dtype_text(c, a->dtype),
-               dtype_text(c, b->dtype));
-    return NULL;
-  }
-  if (dt_is_void(t)) t = b->dtype;
-  if (to_bool) t = dt_bool;
-  if (a->ndim < 0 || b->ndim < 0) return unknown_tensor(c, t, -1);
-  int n = a->ndim > b->ndim ? a->ndim : b->ndim;
-  if (!a->shape || !b->shape) return unknown_tensor(c, t, n);
-  TirExpr **out = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *out);
-  bool known = true;
-  for (int i = 0; i < n; i++) {
-    int ia = a->ndim - n + i, ib = b->ndim - n + i;
-    TirExpr *da = ia >= 0 ? a->shape[ia] : NULL, *db = ib >= 0 ? b->shape[ib] : NULL;
-    if (!da) { out[i] = db; continue; }
-    if (!db) { out[i] = da; continue; }
-    int64_t x, y;
-    bool cx = tir_is_const_int(da, &x), cy = tir_is_const_int(db, &y);
-    if (cx && cy) {
-      if (x == y || y == 1) out[i] = da;
-      else if (x == 1) out[i] = db;
-      else {
-        diag_error(c->diag, span, "R.%s: shapes %s and %s cannot be broadcast", op,
-                   shape_text(c, a->shape, a->ndim), shape_text(c, b->shape, b->ndim));
-        return NULL;
-      }
-    } else if (cx && x == 1) out[i] = db;
-    else if (cy && y == 1) out[i] = da;
-    else if (dim_eq(da, db)) out[i] = da;
-    else known = false;
-  }
-  return rx_sinfo_tensor(c->h, known ? out : NULL, n, t);
-}
-
-static RxSInfo *infer_matmul(ElabCtx *c, const RxSInfo *a, const RxSInfo *b, DType out_dtype, Span span) {
-  DType t = a->dtype;
-  if (dt_is_void(out_dtype) && !dt_is_void(a->dtype) && !dt_is_void(b->dtype) && !dt_eq(a->dtype, b->dtype)) {
-    diag_error(c->diag, span, "R.matmul: dtype mismatch '%s' vs '%s'", dtype_text(c, a->dtype),
-               dtype_text(c, b->dtype));
-    return NULL;
-  }
-  if (dt_is_void(t)) t = b->dtype;
-  if (!dt_is_void(out_dtype)) t = out_dtype;
-  if (a->ndim == 0 || b->ndim == 0) {
-    diag_error(c->diag, span, "R.matmul does not accept 0-d tensors");
-    return NULL;
-  }
-  if (a->ndim < 0 || b->ndim < 0) return unknown_tensor(c, t, -1);
-  int ba = a->ndim >= 2 ? a->ndim - 2 : 0, bb = b->ndim >= 2 ? b->ndim - 2 : 0;
-  int nb = ba > bb ? ba : bb;
-  int n = nb + (a->ndim >= 2) + (b->ndim >= 2);
-  if (!a->shape || !b->shape) return unknown_tensor(c, t, n);
-  TirExpr *ka = a->shape[a->ndim - 1], *kb = b->shape[b->ndim >= 2 ? b->ndim - 2 : 0];
-  if (!dim_may_eq(ka, kb)) {
-    diag_error(c->diag, span, "R.matmul: inner dimensions %lld and %lld differ", (long long)ka->ival,
-               (long long)kb->ival);
-    return NULL;
-  }
-  TirExpr **out = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *out);
-  bool known = true;
-  for (int i = 0; i < nb; i++) {
-    int ia = ba - nb + i, ib = bb - nb + i;
-    TirExpr *da = ia >= 0 ? a->shape[ia] : NULL, *db = ib >= 0 ? b->shape[ib] : NULL;
-    int64_t x, y;
-    if (!da) out[i] = db;
-    else if (!db) out[i] = da;
-    else if (tir_is_const_int(da, &x) && tir_is_const_int(db, &y)) {
-      if (x != y && x != 1 && y != 1) {
-        diag_error(c->diag, span, "R.matmul: batch dimensions %s and %s cannot be broadcast",
-                   shape_text(c, a->shape, a->ndim), shape_text(c, b->shape, b->ndim));
-        return NULL;
-      }
-      out[i] = x == 1 ? db : da;
-    } else if (dim_eq(da, db)) out[i] = da;
-    else if (tir_is_const_int(da, &x) && x == 1) out[i] = db;
-    else if (tir_is_const_int(db, &y) && y == 1) out[i] = da;
-    else known = false;
-  }
-  int k = nb;
-  if (a->ndim >= 2) out[k++] = a->shape[a->ndim - 2];
-  if (b->ndim >= 2) out[k++] = b->shape[b->ndim - 1];
-  return rx_sinfo_tensor(c->h, known ? out : NULL, n, t);
-}
-
-static bool is_unary_same(const char *s) {
-  static const char *const ops[] = {"negative", "exp", "log", "sqrt", "tanh", "sigmoid", "abs",
-                                    "nn.relu", "nn.gelu", "nn.silu", "nn.softmax",
-                                    "nn.log_softmax", NULL};
-  for (int i = 0; ops[i]; i++)
-    if (!strcmp(ops[i], s)) return true;
-  return false;
-}
-
-static bool is_binary_bcast(const char *s, bool *to_bool) {
-  static const char *const ops[] = {"add", "subtract", "multiply", "divide", "floor_divide",
-                                    "power", "maximum", "minimum", NULL};
-  static const char *const cmp[] = {"equal", "less", "greater", NULL};
-  *to_bool = false;
-  for (int i = 0; ops[i]; i++)
-    if (!strcmp(ops[i], s)) return true;
-  for (int i = 0; cmp[i]; i++)
-    if (!strcmp(cmp[i], s)) return *to_bool = true;
-  return false;
-}
-
 /* Attributes written as keywords become an IrValue dict (strings, numbers, lists). */
 static IrValue *kw_attrs(ElabCtx *c, const Ast *call) {
   IrValue *d = NULL;
@@ -786,8 +564,43 @@ static IrValue *kw_attrs(ElabCtx *c, const Ast *call) {
   return d;
 }
 
-static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const char *sname) {
-  const RxOpInfo *op = rx_op_lookup(sname);
+/* The keyword attributes of a call by op's schema (an open schema keeps every
+ * keyword as written); false after an error. */
+static bool keyword_attrs(ElabCtx *c, const Ast *call, const RxOpInfo *op, IrValue **attrs) {
+  const RxAttrSchema *sc = op->attrs;
+  if (sc->open) {
+    *attrs = kw_attrs(c, call);
+    return true;
+  }
+  if (sc->check_keywords) {
+    const char **kws = arena_alloc(&c->scratch, (size_t)(sc->n + 1) * sizeof *kws);
+    int k = 0;
+    for (int i = 0; i < sc->n; i++)
+      if (sc->specs[i].pos < 0) kws[k++] = sc->specs[i].name;
+    kws[k] = NULL;
+    if (!elab_check_kwargs(c, call, kws)) return false;
+  }
+  for (int i = 0; i < sc->n; i++) {
+    const RxAttrSpec *sp = &sc->specs[i];
+    if (sp->pos >= 0) continue;
+    DType t = dt_void;
+    const Ast *v = elab_kwarg(call, sp->name);
+    if (v && !elab_dtype_arg(c, v, &t)) return false;
+    *attrs = irv_dict_set(c->h, *attrs, sp->name, irv_str(c->h, v && !dt_is_void(t) ? dtype_text(c, t) : sp->default_text));
+  }
+  return true;
+}
+
+/* The schema attribute written as positional argument i, or NULL. */
+static const RxAttrSpec *positional_attr(const RxOpInfo *op, int i) {
+  for (int k = 0; k < op->attrs->n; k++)
+    if (op->attrs->specs[k].pos == i) return &op->attrs->specs[k];
+  return NULL;
+}
+
+/* A registry operator: arguments, attributes by its schema, then its INFER rule. */
+static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
+  const char *sname = op->script_name;
   int np = elab_num_posargs(call);
   if (np < op->min_args || np > op->max_args) {
     if (op->min_args == op->max_args)
@@ -804,67 +617,43 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const char *sname) {
       return NULL;
     }
   RxExpr **args = arena_alloc(&c->scratch, (size_t)(np + 1) * sizeof *args);
-  const Ast **asts = arena_alloc(&c->scratch, (size_t)(np + 1) * sizeof *asts);
+  RxSInfo **sis = arena_alloc(&c->scratch, (size_t)(np + 1) * sizeof *sis);
+  Span *spans = arena_alloc(&c->scratch, (size_t)(np + 1) * sizeof *spans);
+  IrValue *attrs = NULL;
+  int nops = np; /* operands: the positional arguments before any attribute one */
   for (int i = 0; i < np; i++) {
-    asts[i] = elab_posarg(call, i);
-    if (!strcmp(sname, "astype") && i == 1) {
+    const Ast *ai = elab_posarg(call, i);
+    spans[i] = ai->span;
+    sis[i] = NULL;
+    const RxAttrSpec *pa = positional_attr(op, i);
+    if (pa) {
       DType t;
-      if (!elab_dtype_arg(c, asts[i], &t)) return NULL;
+      if (!elab_dtype_arg(c, ai, &t)) return NULL;
+      attrs = irv_dict_set(c->h, attrs, pa->name, irv_str(c->h, dtype_text(c, t)));
       args[i] = NULL;
+      if (i < nops) nops = i;
       continue;
     }
-    if (i > 0 && (asts[i]->kind == AST_TUPLE || asts[i]->kind == AST_LIST) && asts[i]->list.len > 0 &&
-        asts[i]->list.items[0]->kind == AST_INT) {
+    if (i > 0 && (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 &&
+        ai->list.items[0]->kind == AST_INT) {
       /* a literal shape/axes argument (R.reshape(x, (2, 3))) becomes a shape value */
       TirExpr **dims;
       int nd;
-      if (!elab_dims(c, asts[i], &dims, &nd)) return NULL;
-      args[i] = set_span(rx_shape_expr(c->h, dims, nd), asts[i]->span);
-      continue;
+      if (!elab_dims(c, ai, &dims, &nd)) return NULL;
+      args[i] = set_span(rx_shape_expr(c->h, dims, nd), ai->span);
+    } else {
+      args[i] = normalize(c, elab_expr(c, ai));
+      if (!args[i]) return NULL;
     }
-    args[i] = normalize(c, elab_expr(c, asts[i]));
-    if (!args[i]) return NULL;
+    sis[i] = args[i]->sinfo;
   }
-  IrValue *attrs = NULL;
-  RxSInfo *res = NULL;
-  bool to_bool;
-  if (is_binary_bcast(sname, &to_bool)) {
-    static const char *const none[] = {NULL};
-    if (!elab_check_kwargs(c, call, none)) return NULL;
-    const RxSInfo *a = tensor_arg(c, sname, args[0], asts[0]), *b = tensor_arg(c, sname, args[1], asts[1]);
-    if (a == BAD_SINFO || b == BAD_SINFO) return NULL;
-    if (!a || !b) res = unknown_tensor(c, to_bool ? dt_bool : a ? a->dtype : b ? b->dtype : dt_void, -1);
-    else res = infer_broadcast(c, sname, a, b, to_bool, call->span);
-  } else if (!strcmp(sname, "matmul")) {
-    static const char *const kws[] = {"out_dtype", NULL};
-    if (!elab_check_kwargs(c, call, kws)) return NULL;
-    DType od = dt_void;
-    const Ast *oda = elab_kwarg(call, "out_dtype");
-    if (oda && !elab_dtype_arg(c, oda, &od)) return NULL;
-    attrs = irv_dict_set(c->h, NULL, "out_dtype", irv_str(c->h, dt_is_void(od) ? "void" : dtype_text(c, od)));
-    const RxSInfo *a = tensor_arg(c, sname, args[0], asts[0]), *b = tensor_arg(c, sname, args[1], asts[1]);
-    if (a == BAD_SINFO || b == BAD_SINFO) return NULL;
-    if (!a || !b) res = unknown_tensor(c, od, -1);
-    else res = infer_matmul(c, a, b, od, call->span);
-  } else if (!strcmp(sname, "astype")) {
-    DType t;
-    elab_dtype_arg(c, asts[1], &t);
-    const RxSInfo *a = tensor_arg(c, sname, args[0], asts[0]);
-    if (a == BAD_SINFO) return NULL;
-    attrs = irv_dict_set(c->h, NULL, "dtype", irv_str(c->h, dtype_text(c, t)));
-    res = a ? rx_sinfo_tensor(c->h, a->shape, a->ndim, t) : unknown_tensor(c, t, -1);
-    np = 1;
-  } else {
-    attrs = kw_attrs(c, call);
-    if (np >= 1 && !args[0]) return NULL;
-    const RxSInfo *a = np >= 1 ? tensor_arg(c, sname, args[0], asts[0]) : NULL;
-    if (a == BAD_SINFO) return NULL;
-    if (a && is_unary_same(sname)) res = rx_sinfo_tensor(c->h, a->shape, a->ndim, a->dtype);
-    else res = unknown_tensor(c, a ? a->dtype : dt_void, -1);
-  }
+  if (!keyword_attrs(c, call, op, &attrs)) return NULL;
+  RxInferCall q = {.h = c->h, .scratch = &c->scratch, .diag = c->diag, .op = op, .args = sis,
+                   .arg_spans = spans, .n = nops, .attrs = attrs, .span = call->span};
+  RxSInfo *res = op->infer(&q);
   if (!res) return NULL;
   res->span = call->span;
-  return set_span(rx_call(c->h, op, args, np, attrs, NULL, 0, res), call->span);
+  return set_span(rx_call(c->h, op, args, nops, attrs, NULL, 0, res), call->span);
 }
 
 /* --- call_tir / call_dps_packed */
@@ -1047,8 +836,10 @@ static RxExpr *elab_call_tir(ElabCtx *c, const Ast *call, bool packed) {
     }
   }
   RxExpr *cargs[3] = {callee, args, tv};
-  RxSInfo *res = as_tuple ? rx_sinfo_tuple(c->h, outs, nouts) : outs[0];
-  const RxOpInfo *op = rx_op_lookup(opname);
+  const RxOpInfo *op = rx_op_info(packed ? RX_OP_CALL_DPS_PACKED : RX_OP_CALL_TIR);
+  RxInferCall q = {.h = c->h, .scratch = &c->scratch, .diag = c->diag, .op = op, .sinfo_args = outs,
+                   .nsinfo_args = nouts, .out_tuple = as_tuple, .span = call->span};
+  RxSInfo *res = op->infer(&q);
   return set_span(rx_call(c->h, op, cargs, tv ? 3 : 2, NULL, outs, nouts, res), call->span);
 }
 
@@ -1080,13 +871,14 @@ static RxExpr *elab_call(ElabCtx *c, const Ast *a) {
     diag_error(c->diag, a->span, "R.match_cast must be the whole value of a binding: v = R.match_cast(x, S)");
     return NULL;
   }
-  if (!strncmp(cn, "R.", 2) && rx_op_lookup(cn + 2)) {
-    if (!strcmp(cn, "R.call_tir_inplace") || !strcmp(cn, "R.call_packed") ||
-        !strcmp(cn, "R.call_pure_packed") || !strcmp(cn, "R.print")) {
+  const RxOpInfo *op = !strncmp(cn, "R.", 2) ? rx_op_lookup(cn + 2) : NULL;
+  if (op) {
+    if (op->id == RX_OP_CALL_TIR_INPLACE || op->id == RX_OP_CALL_PACKED || op->id == RX_OP_CALL_PURE_PACKED ||
+        op->id == RX_OP_PRINT) {
       diag_error(c->diag, a->span, "%s is not supported yet", cn);
       return NULL;
     }
-    return elab_op_call(c, a, cn + 2);
+    return elab_op_call(c, a, op);
   }
   const char *sug = builtin_suggest(cn);
   if (sug) diag_error(c->diag, a->a->span, "unknown operator '%s'; did you mean '%s'?", cn, sug);
@@ -1330,7 +1122,7 @@ static RxSInfo *sinfo_join(ElabCtx *c, RxSInfo *a, RxSInfo *b) {
     if (a->ndim != b->ndim) return rx_sinfo_tensor(c->h, NULL, -1, t);
     bool same = a->shape && b->shape;
     for (int i = 0; same && i < a->ndim; i++)
-      if (!dim_eq(a->shape[i], b->shape[i])) same = false;
+      if (!rx_dim_eq(a->shape[i], b->shape[i])) same = false;
     return rx_sinfo_tensor(c->h, same ? a->shape : NULL, a->ndim, t);
   }
   if (a->kind == RX_SI_TUPLE && a->nfields == b->nfields) {

@@ -6,7 +6,7 @@
  *                           ==>    @T.prim_func(private=True)
  *                                  def add(A, B, T_add): ... one block "T_add" ...
  *
- * Covered (the operators the interpreter runs): add, subtract, multiply,
+ * Covered (the rows of ir/relax_ops.def with a LEGALIZE column): add, subtract, multiply,
  * divide, floor_divide, maximum, minimum with numpy broadcasting; 2-D matmul
  * (out_dtype casts the operands); nn.relu.  As in TVM, a 0-d R.const operand
  * of an element-wise op becomes a literal inside the prim_func instead of an
@@ -27,31 +27,11 @@
 
 #include "ir/access_region.h"
 #include "ir/structural_equal.h"
+#include "ir/relax_op.h"
 #include "base/util.h"
 
-typedef enum { LG_BINARY, LG_MATMUL, LG_RELU } LgKind;
-
-static const struct {
-  const char *op;     /* TVM op name */
-  const char *fname;  /* generated function name */
-  const char *out;    /* output buffer / block name */
-  LgKind kind;
-  TirExprKind bin;    /* LG_BINARY: the TIR operation */
-} lg_ops[] = {
-    {"relax.add", "add", "T_add", LG_BINARY, TIR_ADD},
-    {"relax.subtract", "subtract", "T_subtract", LG_BINARY, TIR_SUB},
-    {"relax.multiply", "multiply", "T_multiply", LG_BINARY, TIR_MUL},
-    {"relax.divide", "divide", "T_divide", LG_BINARY, TIR_DIV},
-    {"relax.floor_divide", "floor_divide", "T_floor_divide", LG_BINARY, TIR_FLOORDIV},
-    {"relax.maximum", "maximum", "T_maximum", LG_BINARY, TIR_MAX},
-    {"relax.minimum", "minimum", "T_minimum", LG_BINARY, TIR_MIN},
-    {"relax.matmul", "matmul", "matmul", LG_MATMUL, TIR_ADD},
-    {"relax.nn.relu", "relu", "compute", LG_RELU, TIR_MAX},
-};
-#define N_LG_OPS ((int)(sizeof lg_ops / sizeof lg_ops[0]))
-
 /* The pass's state over one module. */
-typedef struct Lg {
+typedef struct RxLegalizer {
   IrHeap *h;            /* the new module's heap */
   const IrModule *in;   /* the module being legalized (names taken) */
   IrModule *out;        /* the result */
@@ -263,9 +243,12 @@ static TirExpr **bcast_index(IrHeap *h, const TirBuffer *b, TirExpr **oshape, Ti
 }
 
 /* Element-wise binary op; returns the call_tir arguments in *args. */
-static TirFunc *legalize_binary(Lg *g, int op, const RxExpr *call, const RxSInfo *out,
-                                RxExpr **args, int *nargs) {
+TirFunc *rx_legalize_binary(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   IrHeap *h = g->h;
+  const RxSInfo *out = call->sinfo;
+  char *tmp = xasprintf("T_%s", call->call.op->script_name);
+  const char *oname = ir_strdup(h, tmp); /* the output buffer and block: T_add */
+  free(tmp);
   VarMap vm;
   ir_ptrmap_init(&vm.map);
   const RxExpr *a = call->call.args[0], *b = call->call.args[1];
@@ -283,7 +266,7 @@ static TirFunc *legalize_binary(Lg *g, int op, const RxExpr *call, const RxSInfo
   *nargs = nb;
   TirExpr **ext = xcalloc((size_t)(out->ndim ? out->ndim : 1), sizeof *ext);
   for (int d = 0; d < out->ndim; d++) ext[d] = map_dim(g, &vm, out->shape[d]);
-  TirBuffer *ob = tir_buffer(h, lg_ops[op].out, out->dtype, ext, out->ndim, "global");
+  TirBuffer *ob = tir_buffer(h, oname, out->dtype, ext, out->ndim, "global");
   bufs[nb] = ob;
   Nest nest;
   iter_nest(g, &nest, ob->shape, ob->ndim, "ax");
@@ -301,8 +284,8 @@ static TirFunc *legalize_binary(Lg *g, int op, const RxExpr *call, const RxSInfo
   }
   TirExpr **oidx = xcalloc((size_t)(ob->ndim ? ob->ndim : 1), sizeof *oidx);
   for (int d = 0; d < ob->ndim; d++) oidx[d] = tir_var_ref(h, nest.iters[d]);
-  TirStmt *st = tir_store(h, ob, tir_binary(h, lg_ops[op].bin, val[0], val[1]), oidx, ob->ndim);
-  TirFunc *f = wrap_func(g, bufs, nb + 1, build_block(g, lg_ops[op].out, &nest, NULL, st));
+  TirStmt *st = tir_store(h, ob, tir_binary(h, (TirExprKind)call->call.op->tir_binop, val[0], val[1]), oidx, ob->ndim);
+  TirFunc *f = wrap_func(g, bufs, nb + 1, build_block(g, oname, &nest, NULL, st));
   free(oidx);
   free(ext);
   nest_free(&nest);
@@ -310,8 +293,9 @@ static TirFunc *legalize_binary(Lg *g, int op, const RxExpr *call, const RxSInfo
   return f;
 }
 
-static TirFunc *legalize_relu(Lg *g, const RxExpr *call, const RxSInfo *out, RxExpr **args, int *nargs) {
+TirFunc *rx_legalize_relu(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   IrHeap *h = g->h;
+  const RxSInfo *out = call->sinfo;
   VarMap vm;
   ir_ptrmap_init(&vm.map);
   const RxExpr *a = call->call.args[0];
@@ -335,8 +319,9 @@ static TirFunc *legalize_relu(Lg *g, const RxExpr *call, const RxSInfo *out, RxE
 }
 
 /* 2-D matmul: matmul[i, j] += A[i, k] * B[k, j], operands cast to the output dtype. */
-static TirFunc *legalize_matmul(Lg *g, const RxExpr *call, const RxSInfo *out, RxExpr **args, int *nargs) {
+TirFunc *rx_legalize_matmul(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   IrHeap *h = g->h;
+  const RxSInfo *out = call->sinfo;
   const RxExpr *a = call->call.args[0], *b = call->call.args[1];
   if (a->sinfo->ndim != 2 || b->sinfo->ndim != 2 || out->ndim != 2) return NULL;
   VarMap vm;
@@ -391,24 +376,21 @@ static RxExpr *lg_call(Lg *g, RxExpr *e) {
   if (changed)
     e = rx_call(g->h, e->call.op, args, e->call.n, e->call.attrs, e->call.sinfo_args, e->call.nsinfo_args, e->sinfo);
   free(args);
-  int op = -1;
-  for (int i = 0; i < N_LG_OPS && e->call.op; i++)
-    if (!strcmp(lg_ops[i].op, e->call.op->name)) op = i;
-  if (op < 0 || !known_tensor(e->sinfo)) return e;
-  int need = lg_ops[op].kind == LG_RELU ? 1 : 2;
+  const RxOpInfo *op = e->call.op;
+  if (!op || !op->legalize || !known_tensor(e->sinfo)) return e;
+  int need = op->min_args;
   if (e->call.n != need) return e;
   for (int i = 0; i < need; i++)
     if (!known_tensor(e->call.args[i]->sinfo)) return e;
   RxExpr *cargs[2];
   int nargs = 0;
-  TirFunc *f = lg_ops[op].kind == LG_BINARY ? legalize_binary(g, op, e, e->sinfo, cargs, &nargs)
-               : lg_ops[op].kind == LG_RELU ? legalize_relu(g, e, e->sinfo, cargs, &nargs)
-                                            : legalize_matmul(g, e, e->sinfo, cargs, &nargs);
+  TirFunc *f = op->legalize(g, e, cargs, &nargs);
   if (!f) return e;
-  const char *name = add_func(g, lg_ops[op].fname, f);
+  /* the prim_func is named after the op: "relax.nn.relu" -> relu */
+  const char *name = add_func(g, strrchr(op->name, '.') + 1, f);
   RxExpr *ca[2] = {rx_global_var(g->h, name), rx_tuple(g->h, cargs, nargs)};
   RxSInfo *osi = e->sinfo;
-  RxExpr *ct = rx_call(g->h, rx_op_by_name("relax.call_tir"), ca, 2, NULL, &osi, 1, e->sinfo);
+  RxExpr *ct = rx_call(g->h, rx_op_info(RX_OP_CALL_TIR), ca, 2, NULL, &osi, 1, e->sinfo);
   ct->span = e->span;
   return ct;
 }

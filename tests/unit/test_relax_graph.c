@@ -11,7 +11,11 @@
  *   consistency across inputs and outputs), a call_tir dim only known at run
  *   time (also the inner dim of a legalized matmul over symbolic operands),
  *   and compile-time errors (static shape mismatch, an operator without
- *   legalization). */
+ *   legalization);
+ * - registry: every row of ir/relax_ops.def has an id equal to its index, a
+ *   TVM pattern kind, an attribute schema and an inference function; the
+ *   interpreter and legalizer columns are filled exactly for the operators they
+ *   support; lookups by script name and TVM name give the same row. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,7 @@
 #include "check.h"
 #include "codegen/codegen.h"
 #include "ir/interp.h"
+#include "ir/relax_op.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
 #include "base/util.h"
@@ -333,11 +338,76 @@ static void test_compile_errors(void) {
   compiled_free(&c);
 }
 
+static void test_registry(void) {
+  int n_eval = 0, n_legal = 0;
+  for (int id = 0; id < RX_OP_COUNT; id++) {
+    const RxOpInfo *op = rx_op_info((RxOpId)id);
+    CHECK(op != NULL);
+    if (!op) continue;
+    CHECK_EQ_INT(op->id, id);
+    CHECK(rx_op_lookup(op->script_name) == op);
+    CHECK(rx_op_by_name(op->name) == op);
+    char want[96];
+    snprintf(want, sizeof want, "relax.%s", op->script_name);
+    CHECK_EQ_STR(op->name, want);
+    CHECK(strcmp(rx_op_pattern_name(op->pattern), "?") != 0);
+    CHECK(op->infer != NULL);
+    CHECK(op->attrs != NULL);
+    CHECK(op->min_args >= 0 && op->min_args <= op->max_args);
+    if (op->attrs) {
+      CHECK(!op->attrs->open || op->attrs->n == 0);
+      for (int k = 0; k < op->attrs->n; k++) CHECK(op->attrs->specs[k].name != NULL);
+    }
+    /* the binary families read the element operation from the row */
+    bool bin = op->eval == rx_eval_binary || op->legalize == rx_legalize_binary;
+    CHECK(bin == (op->tir_binop >= 0));
+    if (bin) CHECK(op->eval == rx_eval_binary && op->legalize == rx_legalize_binary);
+    /* every legalized operator has reference semantics to be checked against */
+    if (op->legalize) CHECK(op->eval != NULL);
+    /* legalizer and interpreter take the operands positionally, a fixed count */
+    if (op->legalize || (op->eval && op->eval != rx_eval_call_tir)) CHECK(op->min_args == op->max_args);
+    n_eval += op->eval != NULL;
+    n_legal += op->legalize != NULL;
+  }
+  CHECK(rx_op_info(RX_OP_COUNT) == NULL);
+  CHECK(rx_op_lookup("no_such_op") == NULL);
+  CHECK(rx_op_by_name("relax.no_such_op") == NULL);
+  /* what the interpreter and legalizer support today: call_tir (interpreter
+   * only), the seven arithmetic binaries, matmul and nn.relu */
+  CHECK_EQ_INT(n_eval, 10);
+  CHECK_EQ_INT(n_legal, 9);
+  CHECK(rx_op_info(RX_OP_CALL_TIR)->eval == rx_eval_call_tir);
+  CHECK(rx_op_info(RX_OP_POWER)->eval == NULL && rx_op_info(RX_OP_EXP)->legalize == NULL);
+  /* TVM's pattern kinds and values */
+  CHECK_EQ_INT(rx_op_info(RX_OP_ADD)->pattern, 1);
+  CHECK_EQ_STR(rx_op_pattern_name(rx_op_info(RX_OP_ADD)->pattern), "kBroadcast");
+  CHECK_EQ_INT(rx_op_info(RX_OP_EXP)->pattern, RX_PAT_ELEMWISE);
+  CHECK_EQ_INT(rx_op_info(RX_OP_NN_RELU)->pattern, RX_PAT_ELEMWISE);
+  CHECK_EQ_INT(rx_op_info(RX_OP_MATMUL)->pattern, 4);
+  CHECK_EQ_INT(rx_op_info(RX_OP_SUM)->pattern, RX_PAT_COMM_REDUCE);
+  CHECK_EQ_INT(rx_op_info(RX_OP_RESHAPE)->pattern, RX_PAT_INJECTIVE);
+  CHECK_EQ_INT(rx_op_info(RX_OP_CALL_TIR)->pattern, 8);
+  CHECK_EQ_STR(rx_op_pattern_name(RX_PAT_OUT_EWISE_FUSABLE), "kOutEWiseFusable");
+  /* attribute schemas */
+  const RxAttrSchema *mm = rx_op_info(RX_OP_MATMUL)->attrs;
+  CHECK(mm->n == 1 && mm->check_keywords && !mm->open);
+  CHECK_EQ_STR(mm->specs[0].name, "out_dtype");
+  CHECK_EQ_STR(mm->specs[0].default_text, "void");
+  CHECK_EQ_INT(mm->specs[0].pos, -1);
+  const RxAttrSchema *as = rx_op_info(RX_OP_ASTYPE)->attrs;
+  CHECK(as->n == 1 && as->specs[0].pos == 1);
+  CHECK(rx_op_info(RX_OP_ADD)->attrs->n == 0 && rx_op_info(RX_OP_ADD)->attrs->check_keywords);
+  CHECK(rx_op_info(RX_OP_NN_SOFTMAX)->attrs->open);
+  CHECK(rx_op_info(RX_OP_EQUAL)->infer == rx_infer_compare_bcast);
+  CHECK(rx_op_info(RX_OP_NN_GELU)->infer == rx_infer_unary_same);
+}
+
 int main(void) {
   test_legalize();
   test_run_and_checks();
   test_runtime_dim_check();
   test_symbolic_operands();
   test_compile_errors();
+  test_registry();
   TEST_MAIN_END();
 }

@@ -1,0 +1,76 @@
+/* relax_op.h - the Relax operator registry's column types and family functions.
+ *
+ * Every operator is one row of ir/relax_ops.def (see its header): its names,
+ * argument counts, TVM's fusion pattern kind, its attribute schema and three
+ * function columns -- struct-info inference (ir/relax_op_infer.c), reference
+ * semantics for the graph interpreter (ir/interp_relax.c) and legalization to a
+ * prim_func (ir/transform/relax_legalize_ops.c).  A row names a family function
+ * shared by similar operators (one broadcast-binary inference for add, subtract,
+ * ...); the row's own columns (tir_binop, names) tell the family which operator
+ * it is serving.  NULL in the interpreter or legalizer column means "not
+ * supported there". */
+#ifndef TVS_IR_RELAX_OP_H
+#define TVS_IR_RELAX_OP_H
+
+#include "ir/relax.h"
+#include "base/arena.h"
+#include "base/diag.h"
+#include "base/util.h"
+
+/* --- struct-info inference (ir/relax_op_infer.c) */
+
+/* One call to infer: the operands' struct infos and the call's attributes. */
+typedef struct RxInferCall {
+  IrHeap *h;                /* where the result struct info is made */
+  Arena *scratch;           /* temporary arrays and message text */
+  DiagCtx *diag;            /* errors go here */
+  const RxOpInfo *op;       /* the operator */
+  RxSInfo *const *args;     /* operand struct infos; NULL for an attribute operand (astype's dtype) */
+  const Span *arg_spans;    /* where each operand was written */
+  int n;                    /* number of operands */
+  const IrValue *attrs;     /* the call's attribute dict (schema applied), or NULL */
+  RxSInfo **sinfo_args;     /* call_tir-style out_sinfo fields */
+  int nsinfo_args;
+  bool out_tuple;           /* out_sinfo was written as a list: the result is a tuple */
+  Span span;                /* the call, for messages */
+} RxInferCall;
+
+/* Shared inference rules named by the rows of relax_ops.def.  Each returns the
+ * call's struct info or NULL after reporting an error. */
+RxSInfo *rx_infer_dps(const RxInferCall *q);            /* call_tir & co: the out_sinfo */
+RxSInfo *rx_infer_packed(const RxInferCall *q);         /* call_packed: sinfo_args[0] or R.Object */
+RxSInfo *rx_infer_object(const RxInferCall *q);         /* print: R.Object */
+RxSInfo *rx_infer_binary_bcast(const RxInferCall *q);   /* add ...: numpy broadcasting */
+RxSInfo *rx_infer_compare_bcast(const RxInferCall *q);  /* equal ...: broadcasting, bool result */
+RxSInfo *rx_infer_matmul(const RxInferCall *q);         /* matmul, out_dtype attribute */
+RxSInfo *rx_infer_astype(const RxInferCall *q);         /* astype: operand shape, dtype attribute */
+RxSInfo *rx_infer_unary_same(const RxInferCall *q);     /* exp ...: the operand's struct info */
+RxSInfo *rx_infer_first_dtype(const RxInferCall *q);    /* not yet shaped: a tensor of the first operand's dtype, unknown rank */
+
+/* Struct info and shapes as the elaborator's messages write them. */
+void rx_sinfo_str(StrBuf *sb, const RxSInfo *s);
+void rx_shape_str(StrBuf *sb, TirExpr **shape, int n);
+bool rx_dim_eq(const TirExpr *a, const TirExpr *b);     /* structurally the same size expression */
+bool rx_dim_may_eq(const TirExpr *a, const TirExpr *b); /* false only for two distinct constants */
+
+/* --- interpreter (ir/interp_relax.c) */
+
+/* Reference semantics: each evaluates the call's operands itself (call_tir
+ * does not evaluate its callee), returns 0 and one reference in *out, or -1
+ * after reporting an error. */
+int rx_eval_call_tir(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_binary(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out); /* op->tir_binop */
+int rx_eval_matmul(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_relu(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+
+/* --- legalization (ir/transform/relax_legalize_ops.c) */
+
+/* Each builds the prim_func for a call whose operands and result are tensors of
+ * known shape and returns the call_tir arguments in args[0..*nargs); NULL when
+ * the call cannot be legalized (it then stays as it is).  The prim_func is
+ * named after the TVM op name's last component ("relax.nn.relu" -> "relu"). */
+struct TirFunc *rx_legalize_binary(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_matmul(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_relu(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+
+#endif
