@@ -179,6 +179,39 @@ static void rebuild(Repl *r) {
   diag_clear(&r->diag);
 }
 
+static int exec_statements(Repl *r, const char *text, int line);
+
+/* A loaded file's own schedule statements (those `tvs run` applies) become
+ * the session's first steps, said so, so the REPL starts where the tools
+ * do; :undo takes them back one by one. */
+static int apply_file_schedule(Repl *r) {
+  DiagCtx d;
+  diag_init(&d, NULL);
+  AstFile *f = parse_file(r->src, &d);
+  diag_free(&d);
+  if (!f) return 0;
+  const AstList *body = &f->module->body;
+  int n = 0, rc = 0;
+  for (int i = 0; i < body->len; i++) n += sch_is_script_stmt(body->items[i]);
+  if (n) fprintf(r->opt.out, "applying the %d schedule statement%s of %s (:undo takes them back)\n", n,
+                 n == 1 ? "" : "s", r->path);
+  const char *saved = r->src_name;
+  r->src_name = r->path; /* their diagnostics point into the file */
+  for (int i = 0; i < body->len && rc == 0; i++) {
+    const Ast *st = body->items[i];
+    if (!sch_is_script_stmt(st)) continue;
+    /* the statement's text runs up to where the next top-level one starts */
+    uint32_t end = i + 1 < body->len ? body->items[i + 1]->span.off : (uint32_t)r->src->len;
+    while (end > st->span.off && strchr(" \t\r\n", r->src->text[end - 1])) end--;
+    char *text = xstrndup(r->src->text + st->span.off, end - st->span.off);
+    rc = exec_statements(r, text, (int)st->span.line);
+    free(text);
+  }
+  r->src_name = saved;
+  ast_file_free(f);
+  return rc;
+}
+
 int repl_load(Repl *r, const char *path) {
   const char *why = NULL;
   SourceFile *src = src_from_path(path, &why);
@@ -214,7 +247,7 @@ int repl_load(Repl *r, const char *path) {
   r->path = xstrdup(path);
   r->script = sch_script_new(r->base, &r->diag);
   sch_script_set_color(r->script, r->color);
-  return 0;
+  return apply_file_schedule(r);
 }
 
 /* ---------------------------------------------------------- statements */

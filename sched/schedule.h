@@ -364,6 +364,9 @@ int sch_apply_schedules(IrModule **m, const SourceFile *src, const char *sched_p
                         StrBuf *out);
 /* Whether a parsed file holds schedule statements at top level. */
 bool sch_file_has_script(const AstFile *file);
+/* Whether a top-level statement is a schedule statement (not the module,
+ * an import or a decorated function). */
+bool sch_is_script_stmt(const Ast *st);
 
 /* ------------------------------------------- incremental scripts (the REPL) */
 

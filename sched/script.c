@@ -1031,6 +1031,8 @@ static bool is_module_stmt(const Ast *st) {
   }
 }
 
+bool sch_is_script_stmt(const Ast *st) { return !is_module_stmt(st); }
+
 bool sch_file_has_script(const AstFile *file) {
   const AstList *body = &file->module->body;
   for (int i = 0; i < body->len; i++)
