@@ -63,6 +63,10 @@ void opt_print(FILE *f, const ToolOption *tab) {
     int w = 2 + print_names(f, o, &next);
     if (w + 2 > COL) fprintf(f, "\n%*s", COL, "");
     else fprintf(f, "%*s", COL - w, "");
-    fprintf(f, "%s%s\n", o->help, (o->flags & OPT_REPEAT) ? " (repeatable)" : "");
+    for (const char *h = o->help; *h; h++) { /* a '\n' in the help continues in the column */
+      fputc(*h, f);
+      if (*h == '\n') fprintf(f, "%*s", COL, "");
+    }
+    fprintf(f, "%s\n", (o->flags & OPT_REPEAT) ? " (repeatable)" : "");
   }
 }

@@ -20,7 +20,7 @@ typedef struct ToolOption {
   const char *alias;  /* a second spelling ("-o" for "--output"), or NULL */
   const char *value;  /* the value's placeholder ("FILE", "NAME=VALUE"); NULL for a flag */
   unsigned flags;     /* OPT_* */
-  const char *help;   /* one line; rows sharing one help pointer print as one entry */
+  const char *help;   /* a line ('\n' continues it in the column); rows sharing one help pointer print as one entry */
 } ToolOption;
 
 /* Matches argv[*i] against the table.  NULL when no row names it (the
