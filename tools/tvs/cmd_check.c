@@ -4,6 +4,14 @@
 
 #include "tools/tvs/tvs.h"
 
+enum { CHECK_HELP };
+
+/* The options of `tvs check`: the parser and the --help list. */
+static const ToolOption check_options[] = {
+    {CHECK_HELP, "--help", "-h", NULL, 0, "this help"},
+    {0, NULL, NULL, NULL, 0, NULL},
+};
+
 int cmd_check(int argc, char **argv) {
   ToolCommon common = {DIAG_FORMAT_TEXT, -1};
   const char *file = NULL;
@@ -11,8 +19,12 @@ int cmd_check(int argc, char **argv) {
     int r = tool_common_option(&common, argc, argv, &i);
     if (r < 0) return 2;
     if (r > 0) continue;
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      puts("usage: tvs check FILE");
+    const char *val, *spelled;
+    bool missing;
+    if (opt_match(check_options, argc, argv, &i, &val, &spelled, &missing)) { /* --help */
+      tool_print_help("usage: tvs check FILE\n"
+                      "Parses and elaborates FILE and reports its diagnostics only.\n",
+                      check_options);
       return 0;
     }
     if (argv[i][0] == '-' && argv[i][1]) return tool_usage_error("check", "unknown option '%s'", argv[i]);

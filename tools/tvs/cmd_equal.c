@@ -8,6 +8,15 @@
 #include "ir/structural_equal.h"
 #include "tools/tvs/tvs.h"
 
+enum { EQUAL_STRICT, EQUAL_HELP };
+
+/* The options of `tvs equal`: the parser and the --help list. */
+static const ToolOption equal_options[] = {
+    {EQUAL_STRICT, "--strict", NULL, NULL, 0, "function names and global_symbol must match too"},
+    {EQUAL_HELP, "--help", "-h", NULL, 0, "this help"},
+    {0, NULL, NULL, NULL, 0, NULL},
+};
+
 int cmd_equal(int argc, char **argv) {
   ToolCommon common = {DIAG_FORMAT_TEXT, -1};
   const char *files[2] = {NULL, NULL};
@@ -17,12 +26,16 @@ int cmd_equal(int argc, char **argv) {
     int r = tool_common_option(&common, argc, argv, &i);
     if (r < 0) return 2;
     if (r > 0) continue;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      puts("usage: tvs equal A.tvs B.tvs [--strict]\n"
-           "exit 0 when structurally equal; else print the first difference and exit 1");
+    const char *val, *spelled;
+    bool missing;
+    const ToolOption *o = opt_match(equal_options, argc, argv, &i, &val, &spelled, &missing);
+    if (o && o->id == EQUAL_HELP) {
+      tool_print_help("usage: tvs equal A.tvs B.tvs [--strict]\n"
+                      "exit 0 when structurally equal; else print the first difference and exit 1\n",
+                      equal_options);
       return 0;
     }
-    if (!strcmp(a, "--strict")) {
+    if (o) {
       strict = 1;
       continue;
     }

@@ -646,37 +646,59 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
   return 0;
 }
 
+enum { RUN_FUNC, RUN_INPUT, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME, RUN_FAST_MATH,
+       RUN_SCHEDULE, RUN_HELP };
+
+/* The options of `tvs run`: the parser and the --help list. */
+static const ToolOption run_options[] = {
+    {RUN_FUNC, "--func", NULL, "F", 0, "the function to run (default: the only one, or main)"},
+    {RUN_INPUT, "--input", NULL, "NAME=x.npy|NAME=VALUE", OPT_REPEAT,
+     "a parameter's value: a .npy file or a scalar"},
+    {RUN_OUTPUT, "--output", "-o", "DIR", 0, "write the outputs to DIR/NAME.npy (created if missing)"},
+    {RUN_SEED, "--seed", NULL, "N", 0, "seed of the random inputs (default 0)"},
+    {RUN_DIM, "--dim", NULL, "NAME=VALUE", OPT_REPEAT, "bind a symbolic size variable"},
+    {RUN_TARGET, "--target", NULL, "cpu|interp", 0, "run natively (cpu, the default) or interpreted"},
+    {RUN_TIME, "--time", NULL, NULL, 0, "print the median time and GFLOP/s"},
+    {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive)"},
+    {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
+    {RUN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
+    {RUN_HELP, "--help", "-h", NULL, 0, "this help"},
+    {0, NULL, NULL, NULL, 0, NULL},
+};
+
 static void print_run_help(void) {
-  puts("usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
-       "                [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
-       "                [--time [--repeat N]] [--fast-math] [--schedule FILE]\n"
-       "Runs a prim_func (destination-passing: params without --input are allocated\n"
-       "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
-       "written to DIR/output.npy). With no --input, read-only inputs are random\n"
-       "(seeded by --seed, default 0); a summary of each output is printed unless\n"
-       "--output writes it (missing directories are created).\n"
-       "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
-       "natively; --target interp uses the reference interpreter. A graph\n"
-       "function's bindings are stepped through by the interpreter while its\n"
-       "call_tir prim_funcs run on the target. --time prints the median time over\n"
-       "repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
-       "--schedule FILE applies a schedule script first.\n"
-       "FILE may be a .so built by tvsc: its packed entry is called with tensors\n"
-       "shaped by the module's metadata (native only: no --target interp or --schedule).");
+  tool_print_help(
+      "usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
+      "                [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
+      "                [--time [--repeat N]] [--fast-math] [--schedule FILE]\n"
+      "Runs a prim_func (destination-passing: params without --input are allocated\n"
+      "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
+      "written to DIR/output.npy). With no --input, read-only inputs are random\n"
+      "(seeded by --seed, default 0); a summary of each output is printed unless\n"
+      "--output writes it (missing directories are created).\n"
+      "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
+      "natively; --target interp uses the reference interpreter. A graph\n"
+      "function's bindings are stepped through by the interpreter while its\n"
+      "call_tir prim_funcs run on the target. --time prints the median time over\n"
+      "repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
+      "--schedule FILE applies a schedule script first.\n"
+      "FILE may be a .so built by tvsc: its packed entry is called with tensors\n"
+      "shaped by the module's metadata (native only: no --target interp or --schedule).\n",
+      run_options);
 }
 
-/* Sets option `which` (an index into parse_run_arg's opts) to val; 0, or 2 on a
- * usage error (printed). */
-static int set_run_option(RunArgs *ra, int which, const char *val) {
-  switch (which) {
-    case 0: ra->func = val; break;
-    case 1:
+/* Sets option `id` (a RUN_* with a value) to val; 0, or 2 on a usage error
+ * (printed). */
+static int set_run_option(RunArgs *ra, int id, const char *val) {
+  switch (id) {
+    case RUN_FUNC: ra->func = val; break;
+    case RUN_INPUT:
       if (ra->ninputs == 64) return tool_usage_error("run", "too many --input options");
       if (split_named("--input", val, &ra->inputs[ra->ninputs])) return 2;
       ra->ninputs++;
       break;
-    case 2: case 6: ra->outdir = val; break;
-    case 3: {
+    case RUN_OUTPUT: ra->outdir = val; break;
+    case RUN_SEED: {
       char *end;
       errno = 0;
       unsigned long long s = strtoull(val, &end, 0);
@@ -684,13 +706,13 @@ static int set_run_option(RunArgs *ra, int which, const char *val) {
       ra->seed = s;
       break;
     }
-    case 4:
+    case RUN_DIM:
       if (ra->ndims == 32) return tool_usage_error("run", "too many --dim options");
       if (split_named("--dim", val, &ra->dims[ra->ndims])) return 2;
       ra->ndims++;
       break;
-    case 5: ra->target = val; break;
-    case 7: {
+    case RUN_TARGET: ra->target = val; break;
+    case RUN_REPEAT: {
       char *end;
       long v = strtol(val, &end, 10);
       if (!*val || *end || v < 1 || v > 1000000)
@@ -705,28 +727,22 @@ static int set_run_option(RunArgs *ra, int which, const char *val) {
 /* Parses one argument at argv[*i] that is not a common option: 0 when
  * consumed, 1 for --help (printed), 2 on a usage error (printed). */
 static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **argv, int *i) {
-  static const char *const opts[] = {"--func", "--input", "--output", "--seed", "--dim", "--target", "-o", "--repeat"};
-  const char *a = argv[*i];
-  if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-    print_run_help();
-    return 1;
-  }
-  if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
-    if (a[10] == '=') *sched_path = a + 11;
-    else if (*i + 1 < argc) *sched_path = argv[++*i];
-    else return tool_usage_error("run", "--schedule needs a file");
-    return 0;
-  }
-  if (!strcmp(a, "--time")) return ra->time = true, 0;
-  if (!strcmp(a, "--fast-math")) return ra->fast_math = true, 0;
-  for (int k = 0; k < (int)(sizeof opts / sizeof opts[0]); k++) {
-    size_t l = strlen(opts[k]);
-    if (strncmp(a, opts[k], l) || (a[l] != '\0' && a[l] != '=')) continue;
-    const char *val = NULL;
-    if (a[l] == '=') val = a + l + 1;
-    else if (*i + 1 < argc) val = argv[++*i];
-    else return tool_usage_error("run", "%s needs a value", opts[k]);
-    return set_run_option(ra, k, val);
+  const char *a = argv[*i], *val, *spelled;
+  bool missing;
+  const ToolOption *o = opt_match(run_options, argc, argv, i, &val, &spelled, &missing);
+  if (o) {
+    switch (o->id) {
+      case RUN_HELP: print_run_help(); return 1;
+      case RUN_TIME: ra->time = true; return 0;
+      case RUN_FAST_MATH: ra->fast_math = true; return 0;
+      case RUN_SCHEDULE:
+        if (missing) return tool_usage_error("run", "--schedule needs a file");
+        *sched_path = val;
+        return 0;
+      default:
+        if (missing) return tool_usage_error("run", "%s needs a value", spelled);
+        return set_run_option(ra, o->id, val);
+    }
   }
   if (a[0] == '-' && a[1]) return tool_usage_error("run", "unknown option '%s'", a);
   if (ra->file) return tool_usage_error("run", "more than one input file ('%s' and '%s')", ra->file, a);

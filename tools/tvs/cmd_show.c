@@ -103,66 +103,96 @@ typedef struct ShowArgs {
   bool list_stages;       /* --list-stages */
 } ShowArgs;
 
-/* Takes the value of option a ("--opt VALUE" or "--opt=VALUE", the option
- * being len characters long); NULL when missing. */
-static const char *option_value(const char *a, size_t len, int argc, char **argv, int *i) {
-  if (a[len] == '=') return a + len + 1;
-  return *i + 1 < argc ? argv[++*i] : NULL;
+enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
+       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_HELP };
+
+static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
+
+/* The options of `tvs show`: the parser and the --help list. */
+static const ToolOption show_options[] = {
+    {SHOW_STAGE, "--stage", NULL, "NAME", 0, "the stage to print (default graph)"},
+    {SHOW_DUMP_AFTER, "--dump-after", NULL, "PASS|all", 0, "also print the IR after that lowering pass"},
+    {SHOW_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
+    {SHOW_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's)"},
+    {SHOW_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma"},
+    {SHOW_O0, "-O0", NULL, NULL, 0, show_opt_help},
+    {SHOW_O1, "-O1", NULL, NULL, 0, show_opt_help},
+    {SHOW_O2, "-O2", NULL, NULL, 0, show_opt_help},
+    {SHOW_O3, "-O3", NULL, NULL, 0, show_opt_help},
+    {SHOW_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {SHOW_LIST_STAGES, "--list-stages", NULL, NULL, 0, "list and describe the stages"},
+    {SHOW_HELP, "--help", "-h", NULL, 0, "this help"},
+    {0, NULL, NULL, NULL, 0, NULL},
+};
+
+/* --dump-after NAME: a lowering pass or all; 0, or 2 (reported). */
+static int set_dump_after(ShowArgs *sa, const char *val) {
+  sa->dump.name = val;
+  if (strcmp(sa->dump.name, "all") && tir_pipeline_index(sa->dump.name) < 0) {
+    tool_usage_error("show", "unknown pass '%s' for --dump-after", sa->dump.name);
+    fputs("available passes: all", stderr);
+    for (int j = 0, n = drv_stage_count(); j < n; j++)
+      if (drv_stage_at(j).kind == DRV_STAGE_PASS) fprintf(stderr, " %s", drv_stage_at(j).name);
+    fputc('\n', stderr);
+    return 2;
+  }
+  return 0;
+}
+
+/* Sets option `id` (a SHOW_* with a value) to val, or reports it missing;
+ * 0, or 2 on a usage error (printed). */
+static int set_show_option(ShowArgs *sa, int id, const char *val, const char *spelled, bool missing) {
+  switch (id) {
+    case SHOW_MCPU: case SHOW_MATTR:
+      if (missing) return tool_usage_error("show", "%s needs a value", spelled);
+      if (id == SHOW_MCPU) sa->cg.mcpu = val;
+      else sa->cg.mattr = val;
+      return 0;
+    case SHOW_SCHEDULE:
+      if (missing) return tool_usage_error("show", "--schedule needs a file");
+      sa->sched_path = val;
+      return 0;
+    case SHOW_STAGE:
+      if (missing) return tool_usage_error("show", "--stage needs a stage name");
+      sa->stage = val;
+      return 0;
+    case SHOW_DUMP_AFTER:
+      if (missing) return tool_usage_error("show", "--dump-after needs a pass name or 'all'");
+      return set_dump_after(sa, val);
+  }
+  return 0;
+}
+
+static void print_show_help(void) {
+  tool_print_help("usage: tvs show FILE [--stage NAME] [--dump-after PASS|all] [--schedule FILE]\n"
+                  "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
+                  "       tvs show --list-stages\n"
+                  "Prints FILE at a stage (default graph): tokens, ast, graph, legalize, tir,\n"
+                  "a lowering pass, llvm-unopt, llvm or asm (--list-stages describes each).\n"
+                  "--schedule FILE applies a schedule script first. --dump-after PASS (or all)\n"
+                  "also prints the IR after that lowering pass: alone, over the whole pipeline;\n"
+                  "with --stage, on the way to a later pass or to the code.\n",
+                  show_options);
 }
 
 /* Parses one argument at argv[*i] that is not a common option: 0 when
  * consumed, 1 for --help (printed), 2 on a usage error (printed). */
 static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-    puts("usage: tvs show FILE [--stage NAME] [--dump-after PASS|all] [--schedule FILE]\n"
-         "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
-         "       tvs show --list-stages\n"
-         "Prints FILE at a stage (default graph): tokens, ast, graph, legalize, tir,\n"
-         "a lowering pass, llvm-unopt, llvm or asm (--list-stages describes each).\n"
-         "--schedule FILE applies a schedule script first. --dump-after PASS (or all)\n"
-         "also prints the IR after that lowering pass: alone, over the whole pipeline;\n"
-         "with --stage, on the way to a later pass or to the code.");
-    return 1;
-  }
-  if (!strcmp(a, "--mcpu") || !strcmp(a, "--mattr")) {
-    if (*i + 1 >= argc) return tool_usage_error("show", "%s needs a value", a);
-    if (a[3] == 'c') sa->cg.mcpu = argv[++*i];
-    else sa->cg.mattr = argv[++*i];
-  } else if (!strncmp(a, "--mcpu=", 7)) {
-    sa->cg.mcpu = a + 7;
-  } else if (!strncmp(a, "--mattr=", 8)) {
-    sa->cg.mattr = a + 8;
-  } else if (!strcmp(a, "--fast-math")) {
-    sa->cg.fast_math = true;
-  } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-    sa->cg.opt_level = a[2] - '0';
-  } else if (!strcmp(a, "--list-stages")) {
-    sa->list_stages = true;
-  } else if (!strcmp(a, "--schedule") || !strncmp(a, "--schedule=", 11)) {
-    if (!(sa->sched_path = option_value(a, 10, argc, argv, i)))
-      return tool_usage_error("show", "--schedule needs a file");
-  } else if (!strcmp(a, "--stage") || !strncmp(a, "--stage=", 8)) {
-    if (!(sa->stage = option_value(a, 7, argc, argv, i)))
-      return tool_usage_error("show", "--stage needs a stage name");
-  } else if (!strcmp(a, "--dump-after") || !strncmp(a, "--dump-after=", 13)) {
-    if (!(sa->dump.name = option_value(a, 12, argc, argv, i)))
-      return tool_usage_error("show", "--dump-after needs a pass name or 'all'");
-    if (strcmp(sa->dump.name, "all") && tir_pipeline_index(sa->dump.name) < 0) {
-      tool_usage_error("show", "unknown pass '%s' for --dump-after", sa->dump.name);
-      fputs("available passes: all", stderr);
-      for (int j = 0, n = drv_stage_count(); j < n; j++)
-        if (drv_stage_at(j).kind == DRV_STAGE_PASS) fprintf(stderr, " %s", drv_stage_at(j).name);
-      fputc('\n', stderr);
-      return 2;
+  const char *a = argv[*i], *val, *spelled;
+  bool missing;
+  const ToolOption *o = opt_match(show_options, argc, argv, i, &val, &spelled, &missing);
+  if (o) {
+    switch (o->id) {
+      case SHOW_HELP: print_show_help(); return 1;
+      case SHOW_FAST_MATH: sa->cg.fast_math = true; return 0;
+      case SHOW_LIST_STAGES: sa->list_stages = true; return 0;
+      case SHOW_O0: case SHOW_O1: case SHOW_O2: case SHOW_O3: sa->cg.opt_level = o->id - SHOW_O0; return 0;
+      default: return set_show_option(sa, o->id, val, spelled, missing);
     }
-  } else if (a[0] == '-' && a[1]) {
-    return tool_usage_error("show", "unknown option '%s'", a);
-  } else if (sa->file) {
-    return tool_usage_error("show", "more than one input file ('%s' and '%s')", sa->file, a);
-  } else {
-    sa->file = a;
   }
+  if (a[0] == '-' && a[1]) return tool_usage_error("show", "unknown option '%s'", a);
+  if (sa->file) return tool_usage_error("show", "more than one input file ('%s' and '%s')", sa->file, a);
+  sa->file = a;
   return 0;
 }
 

@@ -19,28 +19,40 @@ int tool_usage_error(const char *cmd, const char *fmt, ...) {
   return 2;
 }
 
+enum { COMMON_DIAG_FORMAT, COMMON_COLOR };
+
+const ToolOption tool_common_options[] = {
+    {COMMON_DIAG_FORMAT, "--diagnostics-format", NULL, "text|json", 0, "how errors are printed (default text)"},
+    {COMMON_COLOR, "--color", NULL, "auto|always|never", OPT_EQ_ONLY,
+     "colour diagnostics (NO_COLOR also disables)"},
+    {0, NULL, NULL, NULL, 0, NULL},
+};
+
 int tool_common_option(ToolCommon *c, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  const char *val = NULL;
-  if (!strncmp(a, "--diagnostics-format", 20)) {
-    if (a[20] == '=') val = a + 21;
-    else if (a[20] == '\0' && *i + 1 < argc) val = argv[++*i];
-    else if (a[20] != '\0') return 0;
-    if (!val) return tool_usage_error("", "--diagnostics-format needs a value (text or json)"), -1;
+  const char *val, *spelled;
+  bool missing;
+  const ToolOption *o = opt_match(tool_common_options, argc, argv, i, &val, &spelled, &missing);
+  if (!o) return 0;
+  if (o->id == COMMON_DIAG_FORMAT) {
+    if (missing) return tool_usage_error("", "--diagnostics-format needs a value (text or json)"), -1;
     if (!strcmp(val, "json")) c->diag_format = DIAG_FORMAT_JSON;
     else if (!strcmp(val, "text")) c->diag_format = DIAG_FORMAT_TEXT;
     else return tool_usage_error("", "unknown diagnostics format '%s' (expected text or json)", val), -1;
     return 1;
   }
-  if (!strncmp(a, "--color", 7) && (a[7] == '=' || a[7] == '\0')) {
-    val = a[7] == '=' ? a + 8 : "always";
-    if (!strcmp(val, "always")) c->color = 1;
-    else if (!strcmp(val, "never")) c->color = 0;
-    else if (!strcmp(val, "auto")) c->color = -1;
-    else return tool_usage_error("", "unknown --color value '%s'", val), -1;
-    return 1;
-  }
-  return 0;
+  if (!val) val = "always";
+  if (!strcmp(val, "always")) c->color = 1;
+  else if (!strcmp(val, "never")) c->color = 0;
+  else if (!strcmp(val, "auto")) c->color = -1;
+  else return tool_usage_error("", "unknown --color value '%s'", val), -1;
+  return 1;
+}
+
+void tool_print_help(const char *header, const ToolOption *tab) {
+  fputs(header, stdout);
+  puts("\noptions:");
+  opt_print(stdout, tab);
+  opt_print(stdout, tool_common_options);
 }
 
 void tool_diag_init(DiagCtx *d, const ToolCommon *c) {

@@ -10,30 +10,41 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
-    "           [--seed N] [--dim NAME=VALUE ...] [--target interp]\n"
+    "           [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
+    "           [--time [--repeat N]] [--fast-math] [--schedule FILE]\n"
     "                       run a function on .npy inputs (random inputs when none given)\n"
-    "  show FILE --stage NAME   print a stage (tvs show --list-stages lists them)\n"
+    "  show FILE --stage NAME [--dump-after PASS|all] [--schedule FILE]\n"
+    "                       print a stage (tvs show --list-stages lists them)\n"
     "  equal A.tvs B.tvs [--strict]\n"
     "                       exit 0 when the two modules are structurally equal,\n"
     "                       else print the first difference and exit 1\n"
     "  check FILE           parse and elaborate, report diagnostics only\n"
     "  repl [FILE.tvs] [--script FILE] [--keep-going]\n"
     "                       interactive scheduling (script mode when stdin is not a terminal)\n"
-    "\n"
-    "common options:\n"
-    "  --diagnostics-format=text|json   how errors are printed (default text)\n"
-    "  --color=auto|always|never        colour diagnostics (NO_COLOR also disables)\n"
-    "  -h, --help                       this help; `tvs COMMAND --help` for a command\n"
-    "  --version                        print the version\n";
+    "`tvs COMMAND --help` lists every option of a command.\n";
+
+/* The top-level options (the parser is main's strcmp chain below). */
+static const ToolOption main_options[] = {
+    {0, "--help", "-h", NULL, 0, "this help; `tvs COMMAND --help` for a command"},
+    {0, "--version", NULL, NULL, 0, "print the version"},
+    {0, NULL, NULL, NULL, 0, NULL},
+};
+
+static void print_usage(FILE *f) {
+  fputs(usage, f);
+  fputs("\ncommon options:\n", f);
+  opt_print(f, tool_common_options);
+  opt_print(f, main_options);
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fputs(usage, stderr);
+    print_usage(stderr);
     return 2;
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-    fputs(usage, stdout);
+    print_usage(stdout);
     return 0;
   }
   if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
@@ -46,6 +57,6 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) return cmd_repl(argc - 1, argv + 1);
   fprintf(stderr, "tvs: error: unknown command '%s'\n", cmd);
-  fputs(usage, stderr);
+  print_usage(stderr);
   return 2;
 }

@@ -6,6 +6,7 @@
 
 #include "ir/module.h"
 #include "base/diag.h"
+#include "tools/common/options.h"
 
 #define TVS_VERSION_STRING "tvs 0.1.0 (TVMScript surface of TVM v0.23)"
 
@@ -18,6 +19,11 @@ typedef struct ToolCommon {
 /* Consumes a common option at argv[*i] if it is one; returns 1 if consumed,
  * 0 if not, -1 on a malformed common option (message printed). */
 int tool_common_option(ToolCommon *c, int argc, char **argv, int *i);
+/* The common options' table (in every subcommand's --help). */
+extern const ToolOption tool_common_options[];
+/* Prints a subcommand's --help: the prose header, then "options:" generated
+ * from tab and the common options. */
+void tool_print_help(const char *header, const ToolOption *tab);
 void tool_diag_init(DiagCtx *d, const ToolCommon *c);
 
 /* Reads, parses and elaborates path; prints diagnostics; NULL on error.

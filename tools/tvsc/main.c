@@ -9,35 +9,58 @@
 
 #include "driver/driver.h"
 #include "base/util.h"
+#include "tools/common/options.h"
 
-static const char usage[] =
+static const char usage_header[] =
     "usage: tvsc FILE.tvs [FILE.tvs ...] -o OUT [options]\n"
     "       tvsc FILE.tvs --emit STAGE [-o FILE]\n"
     "\n"
     "The suffix of OUT picks the product:\n"
     "  .so   shared object (linked with cc; exports F, __tvs_packed_F, __tvs_metadata)\n"
-    "  .o    relocatable PIC object      .ll  optimized LLVM IR      .s  assembly\n"
-    "\n"
-    "options:\n"
-    "  -o FILE              output file (written atomically; nothing on error)\n"
-    "  -H FILE              also write a C header: direct-entry prototypes, shapes, packed names\n"
-    "  --emit STAGE         print a stage instead (graph, legalize, tir, a lowering pass,\n"
-    "                       llvm-unopt, llvm, asm) to stdout, or to -o FILE; --list-stages lists them\n"
-    "  --func NAME[,NAME]   compile only these functions (repeatable)\n"
-    "  --schedule FILE      apply a schedule script to the module before lowering\n"
-    "  -O0 -O1 -O2 -O3      LLVM optimization level (default -O3)\n"
-    "  --target cpu         the target (cpu is the only one tvsc emits code for)\n"
-    "  --mtriple TRIPLE     target triple (default: the host's; e.g. aarch64-linux-gnu)\n"
-    "  --mcpu CPU           target CPU (default: the host's, or generic for another triple)\n"
-    "  --mattr FEATURES     target features, e.g. +avx2,-fma (unknown features are errors)\n"
-    "  --fast-math          allow reassociation and contraction\n"
-    "  --cc CMD             compiler driver used to link .so (default $CC, else cc)\n"
-    "  --runtime-dir DIR    link .so against DIR/libtvs_runtime.so (default: found next to\n"
-    "                       tvsc or in its ../lib; 'none' leaves runtime symbols undefined)\n"
-    "  -v                   print stages, timings and the link command on stderr\n"
-    "  --list-stages        list the stages --emit accepts\n"
-    "  -h, --help           this help\n"
-    "  --version            print the version\n";
+    "  .o    relocatable PIC object      .ll  optimized LLVM IR      .s  assembly\n";
+
+/* The ids of the options with a value index valued[] and set_valued's slots. */
+enum { OPT_OUTPUT, OPT_HEADER, OPT_EMIT, OPT_FUNC, OPT_SCHEDULE, OPT_TARGET, OPT_MTRIPLE, OPT_MCPU, OPT_MATTR,
+       OPT_CC, OPT_RUNTIME_DIR, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_VERBOSE,
+       OPT_LIST_STAGES, OPT_HELP, OPT_VERSION };
+
+static const char opt_level_help[] = "LLVM optimization level (default -O3)";
+
+/* The options of tvsc: the parser and the --help list. */
+static const ToolOption tvsc_options[] = {
+    {OPT_OUTPUT, "-o", NULL, "FILE", OPT_ATTACHED, "output file (written atomically; nothing on error)"},
+    {OPT_HEADER, "-H", NULL, "FILE", OPT_ATTACHED,
+     "also write a C header: direct-entry prototypes, shapes, packed names"},
+    {OPT_EMIT, "--emit", NULL, "STAGE", 0,
+     "print a stage instead (graph, legalize, tir, a lowering pass,\n"
+     "llvm-unopt, llvm, asm) to stdout, or to -o FILE; --list-stages lists them"},
+    {OPT_FUNC, "--func", NULL, "NAME[,NAME]", OPT_REPEAT, "compile only these functions"},
+    {OPT_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script to the module before lowering"},
+    {OPT_O0, "-O0", NULL, NULL, 0, opt_level_help},
+    {OPT_O1, "-O1", NULL, NULL, 0, opt_level_help},
+    {OPT_O2, "-O2", NULL, NULL, 0, opt_level_help},
+    {OPT_O3, "-O3", NULL, NULL, 0, opt_level_help},
+    {OPT_TARGET, "--target", NULL, "cpu", 0, "the target (cpu is the only one tvsc emits code for)"},
+    {OPT_MTRIPLE, "--mtriple", NULL, "TRIPLE", 0, "target triple (default: the host's; e.g. aarch64-linux-gnu)"},
+    {OPT_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's, or generic for another triple)"},
+    {OPT_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma (unknown features are errors)"},
+    {OPT_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {OPT_CC, "--cc", NULL, "CMD", 0, "compiler driver used to link .so (default $CC, else cc)"},
+    {OPT_RUNTIME_DIR, "--runtime-dir", NULL, "DIR", 0,
+     "link .so against DIR/libtvs_runtime.so (default: found next to\n"
+     "tvsc or in its ../lib; 'none' leaves runtime symbols undefined)"},
+    {OPT_VERBOSE, "-v", NULL, NULL, 0, "print stages, timings and the link command on stderr"},
+    {OPT_LIST_STAGES, "--list-stages", NULL, NULL, 0, "list the stages --emit accepts"},
+    {OPT_HELP, "--help", "-h", NULL, 0, "this help"},
+    {OPT_VERSION, "--version", NULL, NULL, 0, "print the version"},
+    {0, NULL, NULL, NULL, 0, NULL},
+};
+
+static void print_usage(void) {
+  fputs(usage_header, stdout);
+  puts("\noptions:");
+  opt_print(stdout, tvsc_options);
+}
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...) {
@@ -48,19 +71,6 @@ static int usage_error(const char *fmt, ...) {
   va_end(ap);
   fputs("\n(tvsc --help lists the options)\n", stderr);
   return 2;
-}
-
-/* "--opt VALUE" or "--opt=VALUE": 1 and *val set if argv[*i] is opt, 0 if
- * not, -1 when the value is missing. */
-static int take_value(const char *opt, int argc, char **argv, int *i, const char **val) {
-  const char *a = argv[*i];
-  size_t n = strlen(opt);
-  if (strncmp(a, opt, n)) return 0;
-  if (a[n] == '=' && opt[1] == '-') return *val = a + n + 1, 1;
-  if (a[n] != '\0') return 0;
-  if (*i + 1 >= argc) return -1;
-  *val = argv[++*i];
-  return 1;
 }
 
 /* Renders diagnostics: with a source position like the rest of TVS, else
@@ -85,27 +95,24 @@ typedef struct TvscArgs {
   int nlists;
 } TvscArgs;
 
-static const char *const valued[] = {"-o", "-H", "--emit", "--func", "--schedule", "--target",
-                                     "--mtriple", "--mcpu", "--mattr", "--cc", "--runtime-dir"};
-
-/* Sets option valued[which] to v: -1, or 2 on a usage error (printed). */
+/* Sets option tvsc_options[which] (an OPT_* below NVALUED) to v: -1, or 2 on a usage error (printed). */
 static int set_valued(TvscArgs *ta, int which, const char *v) {
   DrvOptions *o = &ta->o;
   const char **slot[] = {&o->output, &o->header, &o->emit, NULL, &o->schedule, NULL, &o->cg.triple,
                          &o->cg.mcpu, &o->cg.mattr, &o->cc, &o->runtime_dir};
-  if (!v[0]) return usage_error("%s needs a non-empty value", valued[which]);
-  if (which == 3) { /* --func a,b */
+  if (!v[0]) return usage_error("%s needs a non-empty value", tvsc_options[which].name);
+  if (which == OPT_FUNC) { /* --func a,b */
     char *list = ta->func_lists[ta->nlists++] = xstrdup(v);
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
       if (o->nfuncs < ta->maxfuncs) ta->funcs[o->nfuncs++] = tok;
     return -1;
   }
-  if (which == 5) {
+  if (which == OPT_TARGET) {
     if (strcmp(v, "cpu") && strcmp(v, "llvm")) return usage_error("unknown target '%s' (tvsc emits code for: cpu)", v);
     return -1;
   }
   if (*slot[which] && strcmp(*slot[which], v))
-    return usage_error("%s given twice ('%s' and '%s')", valued[which], *slot[which], v);
+    return usage_error("%s given twice ('%s' and '%s')", tvsc_options[which].name, *slot[which], v);
   *slot[which] = v;
   return -1;
 }
@@ -113,23 +120,23 @@ static int set_valued(TvscArgs *ta, int which, const char *v) {
 /* Parses the argument at argv[*i]: -1 when consumed, else the exit code
  * (0 after --help, --version or --list-stages; 2 on a usage error). */
 static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
-  const char *a = argv[*i], *v = NULL;
-  if (!strcmp(a, "-h") || !strcmp(a, "--help")) return fputs(usage, stdout), 0;
-  if (!strcmp(a, "--version")) return puts("tvsc 0.1.0 (TVS tensor compiler, LLVM CPU backend)"), 0;
-  if (!strcmp(a, "--list-stages")) return drv_print_stages(stdout, DRV_STAGES_EMIT), 0;
-  if (!strcmp(a, "-v")) return ta->o.verbose = 1, -1;
-  if (!strcmp(a, "--fast-math")) return ta->o.cg.fast_math = true, -1;
-  if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) return ta->o.cg.opt_level = a[2] - '0', -1;
-  if (a[0] == '-' && a[1] == 'O') return usage_error("unknown optimization level '%s' (-O0..-O3)", a);
-  int which = -1;
-  for (int k = 0; k < (int)(sizeof valued / sizeof valued[0]) && which < 0; k++) {
-    int t = take_value(valued[k], argc, argv, i, &v);
-    if (t < 0) return usage_error("%s needs a value", valued[k]);
-    if (t > 0) which = k;
+  const char *a = argv[*i], *v, *spelled;
+  bool missing;
+  const ToolOption *o = opt_match(tvsc_options, argc, argv, i, &v, &spelled, &missing);
+  if (o) {
+    switch (o->id) {
+      case OPT_HELP: return print_usage(), 0;
+      case OPT_VERSION: return puts("tvsc 0.1.0 (TVS tensor compiler, LLVM CPU backend)"), 0;
+      case OPT_LIST_STAGES: return drv_print_stages(stdout, DRV_STAGES_EMIT), 0;
+      case OPT_VERBOSE: return ta->o.verbose = 1, -1;
+      case OPT_FAST_MATH: return ta->o.cg.fast_math = true, -1;
+      case OPT_O0: case OPT_O1: case OPT_O2: case OPT_O3: return ta->o.cg.opt_level = o->id - OPT_O0, -1;
+      default:
+        if (missing) return usage_error("%s needs a value", o->name);
+        return set_valued(ta, o->id, v);
+    }
   }
-  if (which < 0 && a[0] == '-' && a[1] == 'o' && a[2]) which = 0, v = a + 2; /* -oFILE */
-  if (which < 0 && a[0] == '-' && a[1] == 'H' && a[2]) which = 1, v = a + 2;
-  if (which >= 0) return set_valued(ta, which, v);
+  if (a[0] == '-' && a[1] == 'O') return usage_error("unknown optimization level '%s' (-O0..-O3)", a);
   if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
   ta->inputs[ta->o.ninputs++] = a;
   return -1;
