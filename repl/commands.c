@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/text_diff.h"
 #include "codegen/codegen.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
@@ -307,10 +308,36 @@ static int cmd_loops(Repl *r, int argc, char **argv) {
 
 static bool is_stage(const char *s) { return drv_find_stage(s, DRV_STAGES_REPL, NULL); }
 
+/* :show --diff PASS: what that lowering pass changed, as a unified diff of
+ * the IR before it (after the pass before, or tir) and after it. */
+static int show_pass_diff(Repl *r, const IrModule *m, const char *stage) {
+  int idx = tir_pipeline_index(stage);
+  if (idx < 0) return repl_error(r, ":show --diff takes a lowering pass (:help show lists them)"), -1;
+  IrModule *before = idx == 0 ? ir_module_copy(m) : tir_lower(m, idx - 1, &r->diag, NULL, NULL);
+  IrModule *after = before ? tir_lower(m, idx, &r->diag, NULL, NULL) : NULL;
+  int rc = -1;
+  if (before && after) {
+    char *a = print_mod(r, before, false), *b = print_mod(r, after, false);
+    char *na = xasprintf("before %s", stage), *nb = xasprintf("after %s", stage);
+    StrBuf sb;
+    sb_init(&sb);
+    if (text_unified_diff(&sb, a, b, na, nb, r->color) == 0) fprintf(r->opt.out, "(%s changed nothing)\n", stage);
+    else repl_puts(r, sb.data);
+    sb_free(&sb);
+    free(a), free(b), free(na), free(nb);
+    rc = 0;
+  }
+  ir_module_free(before);
+  ir_module_free(after);
+  return rc;
+}
+
 static int cmd_show(Repl *r, int argc, char **argv) {
   const char *stage = "tir", *func = NULL;
+  bool diff = false;
   for (int i = 1; i < argc; i++) {
-    if (is_stage(argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
+    if (!strcmp(argv[i], "--diff")) diff = true;
+    else if (is_stage(argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
     else if (!func) func = argv[i];
     else return repl_error(r, "usage: :show [STAGE] [FUNC]"), -1;
   }
@@ -343,7 +370,9 @@ static int cmd_show(Repl *r, int argc, char **argv) {
   IrModule *m = tir_part(repl_cur_mod(r), func);
   int rc = 0;
   diag_clear(&r->diag);
-  if (!strcmp(stage, "tir")) {
+  if (diff) {
+    rc = show_pass_diff(r, m, stage);
+  } else if (!strcmp(stage, "tir")) {
     char *text = print_mod(r, m, r->color);
     repl_puts(r, text);
     free(text);
@@ -387,7 +416,7 @@ static int cmd_diff(Repl *r, int argc, char **argv) {
   StrBuf sb;
   sb_init(&sb);
   char *na = xasprintf("before %s", r->prev_what), *nb = xasprintf("after %s", r->prev_what);
-  int n = repl_unified_diff(&sb, a, b, na, nb, r->color);
+  int n = text_unified_diff(&sb, a, b, na, nb, r->color);
   if (n == 0) fprintf(r->opt.out, "(%s changed nothing in the printed IR)\n", r->prev_what);
   else fputs(sb.data, r->opt.out);
   free(na);
@@ -528,9 +557,10 @@ static const ReplCmd commands[] = {
     {"funcs", "", "list the module's functions and their parameters", cmd_funcs},
     {"blocks", "[FUNC]", "list the blocks of a prim_func: iter kinds (S spatial, R reduce) and loops", cmd_blocks},
     {"loops", "[BLOCK] [FUNC]", "the loops around BLOCK, outer to inner; without BLOCK, the loop nest", cmd_loops},
-    {"show", "[STAGE] [FUNC]",
+    {"show", "[--diff] [STAGE] [FUNC]",
      "print the current IR: tir (default), the IR after a lowering pass\n"
-     "(lower-init-block, ..., make-packed-api), llvm-unopt, llvm or asm", cmd_show},
+     "(lower-init-block, ..., make-packed-api), llvm-unopt, llvm or asm;\n"
+     "--diff PASS: only what that pass changed", cmd_show},
     {"diff", "", "unified diff of the printed IR against the step before", cmd_diff},
     {"undo", "", "take back the last step that changed the module (and the statements after it)", cmd_undo},
     {"redo", "", "apply again what the last :undo took back", cmd_redo},

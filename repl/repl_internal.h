@@ -98,11 +98,5 @@ int repl_cmd_run(Repl *r, int argc, char **argv);
 int repl_cmd_time(Repl *r, int argc, char **argv);
 void repl_free_refs(Repl *r);
 
-/* ---------------------------------------------------------------- diff.c */
-
-/* Appends a unified diff of a -> b (3 lines of context) to out; returns
- * the number of changed lines (0: identical, nothing appended). */
-int repl_unified_diff(StrBuf *out, const char *a, const char *b, const char *name_a,
-                      const char *name_b, bool color);
 
 #endif

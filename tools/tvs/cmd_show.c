@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text_diff.h"
 #include "codegen/codegen.h"
 #include "driver/stages.h"
 #include "ir/printer.h"
@@ -27,19 +28,50 @@ static void print_tir_only(StrBuf *sb, const IrModule *m, const PrintOptions *op
 /* --dump-after: which pass names to print after ("all" = every pass). */
 typedef struct DumpAfter {
   const char *name;  /* pass name or "all"; NULL = none */
+  bool diff;         /* --diff: print what the pass changed, not the whole module */
+  char *prev;        /* with diff: the module's text before the current pass */
 } DumpAfter;
 
 static void dump_after_pass(void *user, const TirPass *p, const IrModule *m, bool changed) {
   DumpAfter *da = user;
-  if (!da->name || (strcmp(da->name, "all") && strcmp(da->name, p->name))) return;
+  bool wanted = da->name && (!strcmp(da->name, "all") || !strcmp(da->name, p->name));
+  if (!wanted && !da->diff) return;
   PrintOptions opt = print_options_default();
   StrBuf sb;
   sb_init(&sb);
   print_tir_only(&sb, m, &opt);
-  printf("# after %s%s\n", p->name, changed ? "" : " (unchanged)");
-  fputs(sb.data, stdout);
+  if (wanted && !da->diff) {
+    printf("# after %s%s\n", p->name, changed ? "" : " (unchanged)");
+    fputs(sb.data, stdout);
+  } else if (wanted) {
+    StrBuf d;
+    sb_init(&d);
+    char *na = xasprintf("before %s", p->name), *nb = xasprintf("after %s", p->name);
+    if (text_unified_diff(&d, da->prev ? da->prev : "", sb.data, na, nb, false) == 0)
+      printf("# %s changed nothing\n", p->name);
+    else
+      fputs(d.data, stdout);
+    free(na);
+    free(nb);
+    sb_free(&d);
+  }
   fflush(stdout);
+  if (da->diff) {
+    free(da->prev);
+    da->prev = sb_take(&sb);
+  }
   sb_free(&sb);
+}
+
+/* With --diff, the text the first pass's changes are shown against. */
+static void dump_start(DumpAfter *da, const IrModule *m) {
+  if (!da->diff) return;
+  PrintOptions opt = print_options_default();
+  StrBuf sb;
+  sb_init(&sb);
+  print_tir_only(&sb, m, &opt);
+  free(da->prev);
+  da->prev = sb_take(&sb);
 }
 
 static int show_tokens(const SourceFile *src, DiagCtx *d) {
@@ -80,6 +112,7 @@ static int show_ast(const SourceFile *src, DiagCtx *d) {
 static int show_codegen(const IrModule *m, const char *stage, const CgOptions *cg, DumpAfter *dump,
                         DiagCtx *d) {
   /* --dump-after prints the passes on the way to the code (before it). */
+  dump_start(dump, m);
   IrModule *low = tir_lower(m, -1, d, dump->name ? dump_after_pass : NULL, dump);
   CgResult *r = low ? cg_build(low, cg, d) : NULL;
   char *text = NULL;
@@ -103,7 +136,7 @@ typedef struct ShowArgs {
   bool list_stages;       /* --list-stages */
 } ShowArgs;
 
-enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
+enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_DIFF, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
        SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_HELP };
 
 static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
@@ -112,6 +145,7 @@ static const char show_opt_help[] = "LLVM optimization level of llvm and asm (de
 static const ToolOption show_options[] = {
     {SHOW_STAGE, "--stage", NULL, "NAME", 0, "the stage to print (default graph)"},
     {SHOW_DUMP_AFTER, "--dump-after", NULL, "PASS|all", 0, "also print the IR after that lowering pass"},
+    {SHOW_DIFF, "--diff", NULL, NULL, 0, "with --dump-after: print what each pass changed (unified diff)"},
     {SHOW_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
     {SHOW_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's)"},
     {SHOW_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma"},
@@ -171,7 +205,8 @@ static void print_show_help(void) {
                   "a lowering pass, llvm-unopt, llvm or asm (--list-stages describes each).\n"
                   "--schedule FILE applies a schedule script first. --dump-after PASS (or all)\n"
                   "also prints the IR after that lowering pass: alone, over the whole pipeline;\n"
-                  "with --stage, on the way to a later pass or to the code.\n",
+                  "with --stage, on the way to a later pass or to the code; with --diff, as\n"
+                  "a unified diff of what the pass changed.\n",
                   show_options);
 }
 
@@ -185,6 +220,7 @@ static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
     switch (o->id) {
       case SHOW_HELP: print_show_help(); return 1;
       case SHOW_FAST_MATH: sa->cg.fast_math = true; return 0;
+      case SHOW_DIFF: sa->dump.diff = true; return 0;
       case SHOW_LIST_STAGES: sa->list_stages = true; return 0;
       case SHOW_O0: case SHOW_O1: case SHOW_O2: case SHOW_O3: sa->cg.opt_level = o->id - SHOW_O0; return 0;
       default: return set_show_option(sa, o->id, val, spelled, missing);
@@ -216,6 +252,7 @@ static int show_module(const IrModule *m, ShowArgs *sa, bool dump_only, StrBuf *
   int pass_idx = tir_pipeline_index(sa->stage);
   if (pass_idx >= 0 || sa->dump.name) {
     /* A lowering stage: run the pipeline up to it (or all of it for a dump). */
+    dump_start(&sa->dump, m);
     IrModule *low = tir_lower(m, dump_only ? -1 : pass_idx, d, dump_after_pass, &sa->dump);
     diag_flush(d);
     if (!low) return 1;
@@ -301,9 +338,11 @@ int cmd_show(int argc, char **argv) {
     return 2;
   }
   if (!dump_only && sa.dump.name && check_dump_stage(&sa, &st)) return 2;
+  if (sa.dump.diff && !sa.dump.name) return tool_usage_error("show", "--diff goes with --dump-after PASS|all");
   DiagCtx d;
   tool_diag_init(&d, &sa.common);
   int rc = st.kind == DRV_STAGE_SOURCE ? show_source(sa.file, sa.stage, &d) : show_file(&sa, dump_only, &d);
   diag_free(&d);
+  free(sa.dump.prev);
   return rc;
 }

@@ -1,11 +1,12 @@
-/* diff.c - unified diffs of printed IR for :diff.
+/* text_diff.c - unified diffs of printed IR (the REPL's :diff, tvs show --diff).
  * A longest-common-subsequence table over lines (printed functions are a few
  * hundred lines), then hunks with three lines of context, as `diff -u` shows
  * them; on a terminal removed lines are red and added ones green. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "repl/repl_internal.h"
+#include "base/text_diff.h"
+#include "base/util.h"
 
 typedef struct Lines {
   const char **s;  /* line starts */
@@ -113,7 +114,7 @@ static void put_hunk(StrBuf *out, const Op *ops, int start, int stop, const Line
   }
 }
 
-int repl_unified_diff(StrBuf *out, const char *ta, const char *tb, const char *name_a,
+int text_unified_diff(StrBuf *out, const char *ta, const char *tb, const char *name_a,
                       const char *name_b, bool color) {
   Lines a = split_lines(ta), b = split_lines(tb);
   int nops, changes;
