@@ -8,13 +8,13 @@
  * tanhf...) differ from the interpreter's double-then-round evaluation: then
  * |got - want| <= 1e-6 * |want| + 1e-6 (float32/64), 2^-10 (float16), 2^-7
  * (bfloat16) relative.  Error cases: the packed entry's argument checks. */
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "corpus_files.h"
 #include "codegen/cg_internal.h"
 #include "ir/interp.h"
 #include "ir/transform.h"
@@ -234,27 +234,11 @@ static void check_program(const char *dir, const char *file, const CgOptions *op
   diag_free(&d);
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void test_corpus(void) {
-  const char *root = getenv("TVS_SOURCE_DIR");
-  char *dir = xasprintf("%s/tests/corpus", root ? root : ".");
-  DIR *dp = opendir(dir);
-  CHECK(dp != NULL);
-  if (!dp) {
-    free(dir);
-    return;
-  }
   PtrVec names = {0};
-  struct dirent *de;
-  while ((de = readdir(dp))) {
-    size_t n = strlen(de->d_name);
-    if (n > 4 && !strcmp(de->d_name + n - 4, ".tvs")) pv_push(&names, xstrdup(de->d_name));
-  }
-  closedir(dp);
-  qsort(names.items, (size_t)names.len, sizeof *names.items, cmp_names);
+  char *dir = corpus_files(&names);
+  CHECK(dir != NULL);
+  if (!dir) return;
   const char *only = getenv("TVS_CG_ONLY");
   CgOptions opt = cg_options_default();
   for (int i = 0; i < names.len; i++)
@@ -282,9 +266,7 @@ static void test_corpus(void) {
            n_exact, n_tol);
     if (!only) CHECK(n_funcs >= 8);
   }
-  for (int i = 0; i < names.len; i++) free(names.items[i]);
-  pv_free(&names);
-  free(dir);
+  corpus_files_free(&names, dir);
 }
 
 /* ---------------------------------------------------------- edge cases */

@@ -6,11 +6,11 @@
  * (exact ints, bitwise floats).  Then targeted checks of single passes:
  * shapes of the IR they produce, "(unchanged)" pointer identity, and the
  * vectorize fallback warning. */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "corpus_files.h"
 #include "ir/flops.h"
 #include "ir/interp.h"
 #include "ir/printer.h"
@@ -188,33 +188,13 @@ static void check_source(SourceFile *src, const char *file) {
   diag_free(&d);
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void test_corpus(void) {
-  const char *root = getenv("TVS_SOURCE_DIR");
-  char *dir = xasprintf("%s/tests/corpus", root ? root : ".");
-  DIR *dp = opendir(dir);
-  CHECK(dp != NULL);
-  if (!dp) {
-    free(dir);
-    return;
-  }
   PtrVec names = {0};
-  struct dirent *de;
-  while ((de = readdir(dp))) {
-    size_t n = strlen(de->d_name);
-    if (n > 4 && !strcmp(de->d_name + n - 4, ".tvs")) pv_push(&names, xstrdup(de->d_name));
-  }
-  closedir(dp);
-  qsort(names.items, (size_t)names.len, sizeof *names.items, cmp_names);
-  for (int i = 0; i < names.len; i++) {
-    check_program(dir, names.items[i]);
-    free(names.items[i]);
-  }
-  pv_free(&names);
-  free(dir);
+  char *dir = corpus_files(&names);
+  CHECK(dir != NULL);
+  if (!dir) return;
+  for (int i = 0; i < names.len; i++) check_program(dir, names.items[i]);
+  corpus_files_free(&names, dir);
   printf("corpus: %d programs, %d prim_funcs checked after every pass (%d pass runs), %d skipped\n",
          n_programs, n_funcs, n_pass_runs, n_skipped);
   CHECK(n_programs >= 60);

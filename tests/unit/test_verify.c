@@ -8,11 +8,11 @@
  *     realize binding the wrong number of values) give their messages;
  * (c) a pipeline with a deliberately broken pass reports an internal error
  *     naming that pass and the function. */
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "corpus_files.h"
 #include "ir/transform.h"
 #include "ir/verify.h"
 #include "lang/elab.h"
@@ -71,33 +71,13 @@ static void verify_program(const char *dir, const char *file) {
   src_free(src);
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void test_corpus(void) {
-  const char *root = getenv("TVS_SOURCE_DIR");
-  char *dir = xasprintf("%s/tests/corpus", root ? root : ".");
-  DIR *dp = opendir(dir);
-  CHECK(dp != NULL);
-  if (!dp) {
-    free(dir);
-    return;
-  }
   PtrVec names = {0};
-  struct dirent *de;
-  while ((de = readdir(dp))) {
-    size_t n = strlen(de->d_name);
-    if (n > 4 && !strcmp(de->d_name + n - 4, ".tvs")) pv_push(&names, xstrdup(de->d_name));
-  }
-  closedir(dp);
-  qsort(names.items, (size_t)names.len, sizeof *names.items, cmp_names);
-  for (int i = 0; i < names.len; i++) {
-    verify_program(dir, names.items[i]);
-    free(names.items[i]);
-  }
-  pv_free(&names);
-  free(dir);
+  char *dir = corpus_files(&names);
+  CHECK(dir != NULL);
+  if (!dir) return;
+  for (int i = 0; i < names.len; i++) verify_program(dir, names.items[i]);
+  corpus_files_free(&names, dir);
   printf("corpus: %d programs, %d function versions verified\n", n_programs, n_checks);
   CHECK(n_programs >= 60);
 }
