@@ -14,9 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+void tvs_set_err(char *err, size_t errlen, const char *fmt, ...) {
   if (!err || errlen == 0) return;
   va_list ap;
   va_start(ap, fmt);
@@ -74,7 +72,7 @@ static bool parse_word(HdrParser *hp, const char *w) {
 /* A tuple of non-negative integers: (), (n,), (a, b, ...). */
 static bool parse_shape(HdrParser *hp, int64_t *shape, int *ndim) {
   if (!accept(hp, '(')) {
-    set_err(hp->err, hp->errlen, "bad .npy header: 'shape' is not a tuple");
+    tvs_set_err(hp->err, hp->errlen, "bad .npy header: 'shape' is not a tuple");
     return false;
   }
   *ndim = 0;
@@ -82,31 +80,31 @@ static bool parse_shape(HdrParser *hp, int64_t *shape, int *ndim) {
     if (accept(hp, ')')) return true;
     skip_ws(hp);
     if (hp->p >= hp->end || *hp->p < '0' || *hp->p > '9') {
-      set_err(hp->err, hp->errlen, "bad .npy header: 'shape' must hold non-negative integers");
+      tvs_set_err(hp->err, hp->errlen, "bad .npy header: 'shape' must hold non-negative integers");
       return false;
     }
     uint64_t v = 0;
     while (hp->p < hp->end && *hp->p >= '0' && *hp->p <= '9') {
       if (v > (uint64_t)INT64_MAX / 10) {
-        set_err(hp->err, hp->errlen, "bad .npy header: a shape dimension is too large");
+        tvs_set_err(hp->err, hp->errlen, "bad .npy header: a shape dimension is too large");
         return false;
       }
       v = v * 10 + (uint64_t)(*hp->p++ - '0');
       if (v > (uint64_t)INT64_MAX) {
-        set_err(hp->err, hp->errlen, "bad .npy header: a shape dimension is too large");
+        tvs_set_err(hp->err, hp->errlen, "bad .npy header: a shape dimension is too large");
         return false;
       }
     }
     if (hp->p < hp->end && (*hp->p == 'L' || *hp->p == 'l')) hp->p++; /* Python 2 longs */
     if (*ndim >= TVS_MAX_NDIM) {
-      set_err(hp->err, hp->errlen, "arrays with more than %d dimensions are not supported",
+      tvs_set_err(hp->err, hp->errlen, "arrays with more than %d dimensions are not supported",
               TVS_MAX_NDIM);
       return false;
     }
     shape[(*ndim)++] = (int64_t)v;
     if (accept(hp, ',')) continue;
     if (accept(hp, ')')) return true;
-    set_err(hp->err, hp->errlen, "bad .npy header: malformed 'shape' tuple");
+    tvs_set_err(hp->err, hp->errlen, "bad .npy header: malformed 'shape' tuple");
     return false;
   }
 }
@@ -123,7 +121,7 @@ static bool parse_descr(const char *d, DLDataType *out, char *err, size_t errlen
     digits = d + 1;
   }
   if (kind == 'O') {
-    set_err(err, errlen, "object arrays are not supported in .npy files");
+    tvs_set_err(err, errlen, "object arrays are not supported in .npy files");
     return false;
   }
   if (!*digits) goto bad;
@@ -144,13 +142,13 @@ static bool parse_descr(const char *d, DLDataType *out, char *err, size_t errlen
     if (size != 2 && size != 4 && size != 8) goto bad;
   }
   if (order == '>' && size > 1) {
-    set_err(err, errlen, "big-endian .npy data (descr '%s') is not supported; save it as little-endian ('<')", d);
+    tvs_set_err(err, errlen, "big-endian .npy data (descr '%s') is not supported; save it as little-endian ('<')", d);
     return false;
   }
   *out = (DLDataType){code, (uint8_t)(code == kDLBool ? 8 : size * 8), 1};
   return true;
 bad:
-  set_err(err, errlen, "unsupported .npy dtype descr '%s'", d);
+  tvs_set_err(err, errlen, "unsupported .npy dtype descr '%s'", d);
   return false;
 }
 
@@ -160,40 +158,40 @@ static bool parse_header(const char *text, size_t len, DLDataType *dtype, int64_
   HdrParser hp = {text, text + len, err, errlen};
   bool have_descr = false, have_order = false, have_shape = false;
   if (!accept(&hp, '{')) {
-    set_err(err, errlen, "bad .npy header: expected a '{' dict");
+    tvs_set_err(err, errlen, "bad .npy header: expected a '{' dict");
     return false;
   }
   for (;;) {
     if (accept(&hp, '}')) break;
     char key[32];
     if (!parse_string(&hp, key, sizeof key)) {
-      set_err(err, errlen, "bad .npy header: expected a quoted key");
+      tvs_set_err(err, errlen, "bad .npy header: expected a quoted key");
       return false;
     }
     if (!accept(&hp, ':')) {
-      set_err(err, errlen, "bad .npy header: expected ':' after '%s'", key);
+      tvs_set_err(err, errlen, "bad .npy header: expected ':' after '%s'", key);
       return false;
     }
     if (!strcmp(key, "descr")) {
       char d[32];
       skip_ws(&hp);
       if (hp.p < hp.end && *hp.p == '[') {
-        set_err(err, errlen, "structured .npy dtypes are not supported");
+        tvs_set_err(err, errlen, "structured .npy dtypes are not supported");
         return false;
       }
       if (!parse_string(&hp, d, sizeof d)) {
-        set_err(err, errlen, "bad .npy header: 'descr' is not a string");
+        tvs_set_err(err, errlen, "bad .npy header: 'descr' is not a string");
         return false;
       }
       if (!parse_descr(d, dtype, err, errlen)) return false;
       have_descr = true;
     } else if (!strcmp(key, "fortran_order")) {
       if (parse_word(&hp, "True")) {
-        set_err(err, errlen, "Fortran-order .npy arrays are not supported (save a C-order array)");
+        tvs_set_err(err, errlen, "Fortran-order .npy arrays are not supported (save a C-order array)");
         return false;
       }
       if (!parse_word(&hp, "False")) {
-        set_err(err, errlen, "bad .npy header: 'fortran_order' must be True or False");
+        tvs_set_err(err, errlen, "bad .npy header: 'fortran_order' must be True or False");
         return false;
       }
       have_order = true;
@@ -201,22 +199,22 @@ static bool parse_header(const char *text, size_t len, DLDataType *dtype, int64_
       if (!parse_shape(&hp, shape, ndim)) return false;
       have_shape = true;
     } else {
-      set_err(err, errlen, "bad .npy header: unexpected key '%s'", key);
+      tvs_set_err(err, errlen, "bad .npy header: unexpected key '%s'", key);
       return false;
     }
     if (accept(&hp, ',')) continue;
     if (accept(&hp, '}')) break;
-    set_err(err, errlen, "bad .npy header: expected ',' or '}' after '%s'", key);
+    tvs_set_err(err, errlen, "bad .npy header: expected ',' or '}' after '%s'", key);
     return false;
   }
   skip_ws(&hp);
   while (hp.p < hp.end && *hp.p == '\0') hp.p++; /* tolerate NUL padding */
   if (hp.p != hp.end) {
-    set_err(err, errlen, "bad .npy header: unexpected text after the dict");
+    tvs_set_err(err, errlen, "bad .npy header: unexpected text after the dict");
     return false;
   }
   if (!have_descr || !have_order || !have_shape) {
-    set_err(err, errlen, "bad .npy header: missing key '%s'",
+    tvs_set_err(err, errlen, "bad .npy header: missing key '%s'",
             !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
     return false;
   }
@@ -226,7 +224,7 @@ static bool parse_header(const char *text, size_t len, DLDataType *dtype, int64_
 TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size_t errlen) {
   static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (len < 8 || memcmp(data, magic, 6) != 0) {
-    set_err(err, errlen, "not a .npy file (bad magic)");
+    tvs_set_err(err, errlen, "not a .npy file (bad magic)");
     return NULL;
   }
   unsigned major = data[6], minor = data[7];
@@ -241,7 +239,7 @@ TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size
            (size_t)data[11] << 24;
     hstart = 12;
   } else {
-    set_err(err, errlen, "unsupported .npy format version %u.%u", major, minor);
+    tvs_set_err(err, errlen, "unsupported .npy format version %u.%u", major, minor);
     return NULL;
   }
   if (hlen > len - hstart) goto truncated_header;
@@ -258,16 +256,16 @@ TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size
     goto too_big;
   size_t avail = len - hstart - hlen;
   if (avail < nbytes) {
-    set_err(err, errlen, "truncated .npy data: expected %zu bytes, found %zu", nbytes, avail);
+    tvs_set_err(err, errlen, "truncated .npy data: expected %zu bytes, found %zu", nbytes, avail);
     return NULL;
   }
   if (avail > nbytes) {
-    set_err(err, errlen, "%zu unexpected bytes after the .npy array data", avail - nbytes);
+    tvs_set_err(err, errlen, "%zu unexpected bytes after the .npy array data", avail - nbytes);
     return NULL;
   }
   TvsNDArray *a = tvs_ndarray_empty(ndim, shape, dtype);
   if (!a) {
-    set_err(err, errlen, "out of memory allocating a %zu-byte array", nbytes);
+    tvs_set_err(err, errlen, "out of memory allocating a %zu-byte array", nbytes);
     return NULL;
   }
   if (nbytes) memcpy(a->t.data, data + hstart + hlen, nbytes);
@@ -277,24 +275,24 @@ TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size
   }
   return a;
 truncated_header:
-  set_err(err, errlen, "truncated .npy header");
+  tvs_set_err(err, errlen, "truncated .npy header");
   return NULL;
 too_big:
-  set_err(err, errlen, "the .npy shape is too large (its size overflows)");
+  tvs_set_err(err, errlen, "the .npy shape is too large (its size overflows)");
   return NULL;
 }
 
 TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    tvs_set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, len = 0;
   unsigned char *buf = malloc(cap);
   if (!buf) {
     fclose(f);
-    set_err(err, errlen, "%s: out of memory", path);
+    tvs_set_err(err, errlen, "%s: out of memory", path);
     return NULL;
   }
   for (;;) {
@@ -303,7 +301,7 @@ TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen) {
       if (!nb) {
         free(buf);
         fclose(f);
-        set_err(err, errlen, "%s: out of memory", path);
+        tvs_set_err(err, errlen, "%s: out of memory", path);
         return NULL;
       }
       buf = nb;
@@ -317,13 +315,13 @@ TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen) {
   fclose(f);
   if (rd_err) {
     free(buf);
-    set_err(err, errlen, "cannot read '%s'", path);
+    tvs_set_err(err, errlen, "cannot read '%s'", path);
     return NULL;
   }
   char msg[256];
   TvsNDArray *a = tvs_npy_parse(buf, len, msg, sizeof msg);
   free(buf);
-  if (!a) set_err(err, errlen, "%s: %s", path, msg);
+  if (!a) tvs_set_err(err, errlen, "%s: %s", path, msg);
   return a;
 }
 
@@ -352,17 +350,17 @@ static bool npy_descr(DLDataType dt, char descr[8]) {
 /* Checks that t is a compact host tensor of sane rank and shape; sets *count. */
 static bool check_savable(const DLTensor *t, size_t *count, char *err, size_t errlen) {
   if (t->ndim < 0 || t->ndim > TVS_MAX_NDIM) {
-    set_err(err, errlen, "cannot save a %d-dimensional array", t->ndim);
+    tvs_set_err(err, errlen, "cannot save a %d-dimensional array", t->ndim);
     return false;
   }
   if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost) {
-    set_err(err, errlen, "cannot save a tensor that is not in host memory");
+    tvs_set_err(err, errlen, "cannot save a tensor that is not in host memory");
     return false;
   }
   *count = 1;
   for (int i = 0; i < t->ndim; i++) {
     if (t->shape[i] < 0 || __builtin_mul_overflow(*count, (size_t)t->shape[i], count)) {
-      set_err(err, errlen, "cannot save: bad shape");
+      tvs_set_err(err, errlen, "cannot save: bad shape");
       return false;
     }
   }
@@ -370,7 +368,7 @@ static bool check_savable(const DLTensor *t, size_t *count, char *err, size_t er
     int64_t expect = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
       if (t->shape[i] != 1 && t->strides[i] != expect) {
-        set_err(err, errlen, "cannot save a non-compact (strided) tensor");
+        tvs_set_err(err, errlen, "cannot save a non-compact (strided) tensor");
         return false;
       }
       expect *= t->shape[i];
@@ -406,20 +404,20 @@ int tvs_write_file_atomic(const char *path, const void *const *parts, const size
   size_t plen = strlen(path);
   char *tmp = malloc(plen + 16);
   if (!tmp) {
-    set_err(err, errlen, "out of memory");
+    tvs_set_err(err, errlen, "out of memory");
     return -1;
   }
   snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) {
-    set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+    tvs_set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
     free(tmp);
     return -1;
   }
   (void)fchmod(fd, 0644); /* mkstemp makes 0600; match what np.save leaves */
   FILE *f = fdopen(fd, "wb");
   if (!f) {
-    set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+    tvs_set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
     close(fd);
     unlink(tmp);
     free(tmp);
@@ -429,13 +427,13 @@ int tvs_write_file_atomic(const char *path, const void *const *parts, const size
   for (int i = 0; i < nparts && ok; i++) ok = !sizes[i] || write_all(f, parts[i], sizes[i]);
   if (fclose(f) != 0) ok = false;
   if (!ok) {
-    set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
+    tvs_set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
     unlink(tmp);
     free(tmp);
     return -1;
   }
   if (rename(tmp, path) != 0) {
-    set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+    tvs_set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
     unlink(tmp);
     free(tmp);
     return -1;
@@ -448,7 +446,7 @@ int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) 
   char descr[8];
   if (!npy_descr(t->dtype, descr)) {
     char name[24];
-    set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
+    tvs_set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
     return -1;
   }
   size_t count;
@@ -466,13 +464,13 @@ size_t tvs_npy_header(const DLTensor *t, unsigned char *out, size_t *nbytes, cha
   char descr[8];
   if (!npy_descr(t->dtype, descr)) {
     char name[24];
-    set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
+    tvs_set_err(err, errlen, "cannot save dtype %s to .npy", tvs_dtype_str(t->dtype, name));
     return 0;
   }
   size_t count;
   if (!check_savable(t, &count, err, errlen)) return 0;
   if (__builtin_mul_overflow(count, tvs_dtype_bytes(t->dtype), nbytes)) {
-    set_err(err, errlen, "cannot save: bad shape");
+    tvs_set_err(err, errlen, "cannot save: bad shape");
     return 0;
   }
   unsigned char pre[10];

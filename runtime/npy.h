@@ -17,7 +17,9 @@ TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size
  * returns 0 or -1 with a message in err. */
 int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen);
 
-/* Helpers shared with the .npz writer (runtime/npz.c). */
+/* Helpers shared with the .npz reader and writer (runtime/npz.c). */
+/* Formats a message into err[0..errlen) (nothing when err is NULL). */
+void tvs_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define TVS_NPY_HEADER_MAX 522
 /* Writes the .npy preamble and header of t (what tvs_npy_save writes before
  * the data) into out[0..TVS_NPY_HEADER_MAX) and sets *nbytes to the data

@@ -25,15 +25,6 @@
 
 #include "runtime/npy.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-  if (!err || errlen == 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 enum {
   SIG_LOCAL = 0x04034b50,
@@ -86,26 +77,26 @@ typedef struct Member {
  * at eocd; fills a->count/cd_off/cd_size. */
 static bool read_eocd64(Archive *a, size_t eocd) {
   if (eocd < LOCATOR64_SIZE || rd32(a->data + eocd - LOCATOR64_SIZE) != SIG_LOCATOR64) {
-    set_err(a->err, a->errlen, "bad .npz archive: ZIP64 end-of-central-directory locator missing");
+    tvs_set_err(a->err, a->errlen, "bad .npz archive: ZIP64 end-of-central-directory locator missing");
     return false;
   }
   const unsigned char *loc = a->data + eocd - LOCATOR64_SIZE;
   uint64_t off = rd64(loc + 8);
   if (rd32(loc + 4) != 0 || rd32(loc + 16) > 1) {
-    set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
+    tvs_set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
     return false;
   }
   if (!in_range(off, EOCD64_SIZE, eocd - LOCATOR64_SIZE)) {
-    set_err(a->err, a->errlen, "truncated .npz archive: ZIP64 end record out of range");
+    tvs_set_err(a->err, a->errlen, "truncated .npz archive: ZIP64 end record out of range");
     return false;
   }
   const unsigned char *e = a->data + off;
   if (rd32(e) != SIG_EOCD64) {
-    set_err(a->err, a->errlen, "bad .npz archive: bad ZIP64 end-of-central-directory signature");
+    tvs_set_err(a->err, a->errlen, "bad .npz archive: bad ZIP64 end-of-central-directory signature");
     return false;
   }
   if (rd32(e + 16) != 0 || rd32(e + 20) != 0 || rd64(e + 24) != rd64(e + 32)) {
-    set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
+    tvs_set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
     return false;
   }
   a->count = rd64(e + 32);
@@ -129,7 +120,7 @@ static bool read_end_record(Archive *a) {
     }
   }
   if (eocd == SIZE_MAX) {
-    set_err(a->err, a->errlen,
+    tvs_set_err(a->err, a->errlen,
             "not a .npz file or truncated (no ZIP end-of-central-directory record)");
     return false;
   }
@@ -144,15 +135,15 @@ static bool read_end_record(Archive *a) {
     if (!read_eocd64(a, eocd)) return false;
     eocd -= LOCATOR64_SIZE; /* the ZIP64 records sit between the directory and here */
   } else if (disk != 0 || cd_disk != 0 || on_disk != a->count) {
-    set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
+    tvs_set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
     return false;
   }
   if (!in_range(a->cd_off, a->cd_size, eocd)) {
-    set_err(a->err, a->errlen, "truncated .npz archive: the central directory is out of range");
+    tvs_set_err(a->err, a->errlen, "truncated .npz archive: the central directory is out of range");
     return false;
   }
   if (a->count > a->cd_size / CENTRAL_SIZE || a->count > INT_MAX) {
-    set_err(a->err, a->errlen,
+    tvs_set_err(a->err, a->errlen,
             "bad .npz archive: %llu members cannot fit a %llu-byte central directory",
             (unsigned long long)a->count, (unsigned long long)a->cd_size);
     return false;
@@ -174,7 +165,7 @@ static bool apply_zip64_extra(Archive *a, Member *m, const unsigned char *x, siz
       for (int k = 0; k < (central ? 3 : 2); k++) {
         if (*fields[k] != 0xFFFFFFFFu) continue;
         if (fend - f < 8) {
-          set_err(a->err, a->errlen, "bad .npz archive: member '%s' has a short ZIP64 extra field",
+          tvs_set_err(a->err, a->errlen, "bad .npz archive: member '%s' has a short ZIP64 extra field",
                   m->name);
           return false;
         }
@@ -186,7 +177,7 @@ static bool apply_zip64_extra(Archive *a, Member *m, const unsigned char *x, siz
     i += 4 + (size_t)sz;
   }
   if (i != xlen) {
-    set_err(a->err, a->errlen, "bad .npz archive: member '%s' has a malformed extra field",
+    tvs_set_err(a->err, a->errlen, "bad .npz archive: member '%s' has a malformed extra field",
             m->name);
     return false;
   }
@@ -196,19 +187,19 @@ static bool apply_zip64_extra(Archive *a, Member *m, const unsigned char *x, siz
 /* Reads the central directory entry at *off into m and advances *off. */
 static bool read_central(Archive *a, uint64_t *off, uint64_t cd_end, int idx, Member *m) {
   if (!in_range(*off, CENTRAL_SIZE, cd_end)) {
-    set_err(a->err, a->errlen, "truncated .npz archive: central directory entry %d is cut off",
+    tvs_set_err(a->err, a->errlen, "truncated .npz archive: central directory entry %d is cut off",
             idx);
     return false;
   }
   const unsigned char *c = a->data + *off;
   if (rd32(c) != SIG_CENTRAL) {
-    set_err(a->err, a->errlen, "bad .npz archive: bad signature of central directory entry %d",
+    tvs_set_err(a->err, a->errlen, "bad .npz archive: bad signature of central directory entry %d",
             idx);
     return false;
   }
   unsigned nlen = rd16(c + 28), xlen = rd16(c + 30), clen = rd16(c + 32);
   if (!in_range(*off + CENTRAL_SIZE, (uint64_t)nlen + xlen + clen, cd_end)) {
-    set_err(a->err, a->errlen, "truncated .npz archive: central directory entry %d is cut off",
+    tvs_set_err(a->err, a->errlen, "truncated .npz archive: central directory entry %d is cut off",
             idx);
     return false;
   }
@@ -226,7 +217,7 @@ static bool read_central(Archive *a, uint64_t *off, uint64_t cd_end, int idx, Me
   m->usize = rd32(c + 24);
   m->local_off = rd32(c + 42);
   if (rd16(c + 34) != 0 && rd16(c + 34) != 0xFFFF) {
-    set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
+    tvs_set_err(a->err, a->errlen, "multi-disk ZIP archives are not supported");
     return false;
   }
   if (!apply_zip64_extra(a, m, c + CENTRAL_SIZE + nlen, xlen, true)) return false;
@@ -239,17 +230,17 @@ static bool check_name(Archive *a, const Member *m) {
   const unsigned char *n = m->name_p;
   size_t len = m->name_len;
   if (memchr(n, '\0', len)) {
-    set_err(a->err, a->errlen, "bad .npz archive: member name '%s' contains a NUL byte", m->name);
+    tvs_set_err(a->err, a->errlen, "bad .npz archive: member name '%s' contains a NUL byte", m->name);
     return false;
   }
   if (len < 5 || memcmp(n + len - 4, ".npy", 4) != 0) {
-    set_err(a->err, a->errlen, "member '%s' is not a .npy file (its name must end in .npy)",
+    tvs_set_err(a->err, a->errlen, "member '%s' is not a .npy file (its name must end in .npy)",
             m->name);
     return false;
   }
   if (memchr(n, '/', len) || memchr(n, '\\', len) || (len == 5 && n[0] == '.') ||
       (len == 6 && n[0] == '.' && n[1] == '.')) {
-    set_err(a->err, a->errlen, "member name '%s' has path components", m->name);
+    tvs_set_err(a->err, a->errlen, "member name '%s' has path components", m->name);
     return false;
   }
   return true;
@@ -258,47 +249,47 @@ static bool check_name(Archive *a, const Member *m) {
 /* Locates m's data through its local header; sets *data. */
 static bool locate_data(Archive *a, Member *m, const unsigned char **data) {
   if (m->flags & 1) {
-    set_err(a->err, a->errlen, "member '%s' is encrypted (not supported)", m->name);
+    tvs_set_err(a->err, a->errlen, "member '%s' is encrypted (not supported)", m->name);
     return false;
   }
   if (m->method != 0 && m->method != 8) {
-    set_err(a->err, a->errlen,
+    tvs_set_err(a->err, a->errlen,
             "member '%s' uses unsupported compression method %u (only stored and deflate)",
             m->name, m->method);
     return false;
   }
   if (!in_range(m->local_off, LOCAL_SIZE, a->cd_off)) {
-    set_err(a->err, a->errlen, "truncated .npz archive: local header of member '%s' out of range",
+    tvs_set_err(a->err, a->errlen, "truncated .npz archive: local header of member '%s' out of range",
             m->name);
     return false;
   }
   const unsigned char *l = a->data + m->local_off;
   if (rd32(l) != SIG_LOCAL) {
-    set_err(a->err, a->errlen, "bad .npz archive: bad local header signature of member '%s'",
+    tvs_set_err(a->err, a->errlen, "bad .npz archive: bad local header signature of member '%s'",
             m->name);
     return false;
   }
   unsigned nlen = rd16(l + 26), xlen = rd16(l + 28);
   uint64_t start = m->local_off + LOCAL_SIZE + nlen + xlen;
   if (!in_range(m->local_off + LOCAL_SIZE, (uint64_t)nlen + xlen, a->cd_off)) {
-    set_err(a->err, a->errlen, "truncated .npz archive: local header of member '%s' is cut off",
+    tvs_set_err(a->err, a->errlen, "truncated .npz archive: local header of member '%s' is cut off",
             m->name);
     return false;
   }
   if (nlen != m->name_len || memcmp(l + LOCAL_SIZE, m->name_p, nlen) != 0) {
-    set_err(a->err, a->errlen,
+    tvs_set_err(a->err, a->errlen,
             "bad .npz archive: local header name of member '%s' differs from the directory",
             m->name);
     return false;
   }
   if (rd16(l + 8) != m->method) {
-    set_err(a->err, a->errlen,
+    tvs_set_err(a->err, a->errlen,
             "bad .npz archive: local header of member '%s' disagrees on the compression method",
             m->name);
     return false;
   }
   if (!in_range(start, m->csize, a->cd_off)) {
-    set_err(a->err, a->errlen, "truncated .npz archive: data of member '%s' runs past its end",
+    tvs_set_err(a->err, a->errlen, "truncated .npz archive: data of member '%s' runs past its end",
             m->name);
     return false;
   }
@@ -312,7 +303,7 @@ static bool inflate_member(Archive *a, const Member *m, const unsigned char *src
   z_stream zs;
   memset(&zs, 0, sizeof zs);
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
-    set_err(a->err, a->errlen, "member '%s': cannot start zlib", m->name);
+    tvs_set_err(a->err, a->errlen, "member '%s': cannot start zlib", m->name);
     return false;
   }
   uint64_t in_left = m->csize, out_left = m->usize;
@@ -333,16 +324,16 @@ static bool inflate_member(Archive *a, const Member *m, const unsigned char *src
   bool ok = rc == Z_STREAM_END && zs.avail_out == 0 && out_left == 0;
   if (!ok) {
     if (rc == Z_DATA_ERROR)
-      set_err(a->err, a->errlen, "member '%s': corrupt deflate data (%s)", m->name,
+      tvs_set_err(a->err, a->errlen, "member '%s': corrupt deflate data (%s)", m->name,
               zs.msg ? zs.msg : "zlib");
     else if (rc == Z_STREAM_END)
-      set_err(a->err, a->errlen, "member '%s': inflates to fewer bytes than its recorded size",
+      tvs_set_err(a->err, a->errlen, "member '%s': inflates to fewer bytes than its recorded size",
               m->name);
     else if (zs.avail_out == 0 && out_left == 0)
-      set_err(a->err, a->errlen, "member '%s': inflates to more bytes than its recorded size",
+      tvs_set_err(a->err, a->errlen, "member '%s': inflates to more bytes than its recorded size",
               m->name);
     else
-      set_err(a->err, a->errlen, "member '%s': truncated deflate data", m->name);
+      tvs_set_err(a->err, a->errlen, "member '%s': truncated deflate data", m->name);
   }
   inflateEnd(&zs);
   return ok;
@@ -353,14 +344,14 @@ static TvsNDArray *read_member(Archive *a, Member *m) {
   const unsigned char *src;
   if (!locate_data(a, m, &src)) return NULL;
   if (m->method == 0 && m->csize != m->usize) {
-    set_err(a->err, a->errlen,
+    tvs_set_err(a->err, a->errlen,
             "bad .npz archive: stored member '%s' has different compressed and plain sizes",
             m->name);
     return NULL;
   }
   /* deflate's best ratio is ~1032:1 (numpy's 4.4 GB of zeros: 1029:1) */
   if (m->method == 8 && (m->usize / 1040 > m->csize + 64 || m->usize > (uint64_t)PTRDIFF_MAX / 2)) {
-    set_err(a->err, a->errlen,
+    tvs_set_err(a->err, a->errlen,
             "bad .npz archive: member '%s' claims %llu plain bytes from %llu deflated bytes",
             m->name, (unsigned long long)m->usize, (unsigned long long)m->csize);
     return NULL;
@@ -370,7 +361,7 @@ static TvsNDArray *read_member(Archive *a, Member *m) {
   if (m->method == 8) {
     buf = malloc(m->usize ? (size_t)m->usize : 1);
     if (!buf) {
-      set_err(a->err, a->errlen, "member '%s': out of memory", m->name);
+      tvs_set_err(a->err, a->errlen, "member '%s': out of memory", m->name);
       return NULL;
     }
     if (!inflate_member(a, m, src, buf)) {
@@ -382,12 +373,12 @@ static TvsNDArray *read_member(Archive *a, Member *m) {
   uint32_t crc = (uint32_t)crc32_z(crc32_z(0, Z_NULL, 0), plain, (z_size_t)m->usize);
   TvsNDArray *arr = NULL;
   if (crc != m->crc) {
-    set_err(a->err, a->errlen, "member '%s': CRC-32 mismatch (recorded %08x, computed %08x)",
+    tvs_set_err(a->err, a->errlen, "member '%s': CRC-32 mismatch (recorded %08x, computed %08x)",
             m->name, (unsigned)m->crc, (unsigned)crc);
   } else {
     char msg[256];
     arr = tvs_npy_parse(plain, (size_t)m->usize, msg, sizeof msg);
-    if (!arr) set_err(a->err, a->errlen, "member '%s': %s", m->name, msg);
+    if (!arr) tvs_set_err(a->err, a->errlen, "member '%s': %s", m->name, msg);
   }
   free(buf);
   return arr;
@@ -402,7 +393,7 @@ static bool check_duplicates(Archive *a, const TvsNpz *z) {
   if (z->count < 2) return true;
   const TvsNpzEntry **v = malloc((size_t)z->count * sizeof *v);
   if (!v) {
-    set_err(a->err, a->errlen, "out of memory");
+    tvs_set_err(a->err, a->errlen, "out of memory");
     return false;
   }
   for (int i = 0; i < z->count; i++) v[i] = &z->entries[i];
@@ -410,7 +401,7 @@ static bool check_duplicates(Archive *a, const TvsNpz *z) {
   bool ok = true;
   for (int i = 1; i < z->count && ok; i++) {
     if (!strcmp(v[i - 1]->name, v[i]->name)) {
-      set_err(a->err, a->errlen, "duplicate member '%.200s.npy'", v[i]->name);
+      tvs_set_err(a->err, a->errlen, "duplicate member '%.200s.npy'", v[i]->name);
       ok = false;
     }
   }
@@ -428,7 +419,7 @@ static bool read_members(Archive *a, TvsNpz *z) {
     if (!read_central(a, &off, cd_end, (int)i, &m) || !check_name(a, &m)) return false;
     char *name = malloc(m.name_len - 3);
     if (!name) {
-      set_err(a->err, a->errlen, "out of memory");
+      tvs_set_err(a->err, a->errlen, "out of memory");
       return false;
     }
     memcpy(name, m.name_p, m.name_len - 4);
@@ -452,7 +443,7 @@ TvsNpz *tvs_npz_parse(const unsigned char *data, size_t len, char *err, size_t e
   if (z) z->entries = calloc(a.count ? (size_t)a.count : 1, sizeof *z->entries);
   if (!z || !z->entries) {
     free(z);
-    set_err(err, errlen, "out of memory");
+    tvs_set_err(err, errlen, "out of memory");
     return NULL;
   }
   if (!read_members(&a, z)) {
@@ -489,7 +480,7 @@ static unsigned char *map_file(int fd, size_t len, bool *mapped) {
 TvsNpz *tvs_npz_load(const char *path, char *err, size_t errlen) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+    tvs_set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
   struct stat st;
@@ -503,7 +494,7 @@ TvsNpz *tvs_npz_load(const char *path, char *err, size_t errlen) {
   else if ((uint64_t)st.st_size > (uint64_t)PTRDIFF_MAX)
     why = "too large";
   if (why) {
-    set_err(err, errlen, "cannot read '%s': %s", path, why);
+    tvs_set_err(err, errlen, "cannot read '%s': %s", path, why);
     close(fd);
     return NULL;
   }
@@ -513,7 +504,7 @@ TvsNpz *tvs_npz_load(const char *path, char *err, size_t errlen) {
   int map_errno = errno;
   close(fd);
   if (!buf) {
-    set_err(err, errlen, "cannot read '%s': %s", path, strerror(map_errno));
+    tvs_set_err(err, errlen, "cannot read '%s': %s", path, strerror(map_errno));
     return NULL;
   }
   char msg[512];
@@ -522,7 +513,7 @@ TvsNpz *tvs_npz_load(const char *path, char *err, size_t errlen) {
     munmap(buf, len);
   else
     free(buf);
-  if (!z) set_err(err, errlen, "%s: %s", path, msg);
+  if (!z) tvs_set_err(err, errlen, "%s: %s", path, msg);
   return z;
 }
 
@@ -574,11 +565,11 @@ typedef struct OutMember {
 static bool check_out_name(const char *name, int i, char *err, size_t errlen) {
   size_t n = strlen(name);
   if (n == 0 || n > MAX_NAME) {
-    set_err(err, errlen, "cannot save array %d to .npz: its name is empty or too long", i);
+    tvs_set_err(err, errlen, "cannot save array %d to .npz: its name is empty or too long", i);
     return false;
   }
   if (strchr(name, '/') || strchr(name, '\\') || !strcmp(name, ".") || !strcmp(name, "..")) {
-    set_err(err, errlen, "cannot save '%s' to .npz: the name has path components", name);
+    tvs_set_err(err, errlen, "cannot save '%s' to .npz: the name has path components", name);
     return false;
   }
   return true;
@@ -694,14 +685,14 @@ static bool prepare_members(OutMember *ms, int count, const char *const *names,
     if (!check_out_name(names[i], i, err, errlen)) return false;
     for (int j = 0; j < i; j++) {
       if (!strcmp(names[i], names[j])) {
-        set_err(err, errlen, "cannot save to .npz: the name '%s' is used twice", names[i]);
+        tvs_set_err(err, errlen, "cannot save to .npz: the name '%s' is used twice", names[i]);
         return false;
       }
     }
     char msg[256];
     m->npy_len = tvs_npy_header(tensors[i], m->npy, &m->data_len, msg, sizeof msg);
     if (!m->npy_len) {
-      set_err(err, errlen, "cannot save '%s' to .npz: %s", names[i], msg);
+      tvs_set_err(err, errlen, "cannot save '%s' to .npz: %s", names[i], msg);
       return false;
     }
     m->data = (const unsigned char *)tensors[i]->data + tensors[i]->byte_offset;
@@ -718,7 +709,7 @@ static bool prepare_members(OutMember *ms, int count, const char *const *names,
 int tvs_npz_save(const char *path, int count, const char *const *names,
                  const DLTensor *const *tensors, char *err, size_t errlen) {
   if (count < 0 || count > (INT_MAX - 1) / 3) {
-    set_err(err, errlen, "cannot save %d arrays to .npz", count);
+    tvs_set_err(err, errlen, "cannot save %d arrays to .npz", count);
     return -1;
   }
   OutMember *ms = calloc(count ? (size_t)count : 1, sizeof *ms);
@@ -728,7 +719,7 @@ int tvs_npz_save(const char *path, int count, const char *const *names,
   unsigned char end[EOCD64_SIZE + LOCATOR64_SIZE + EOCD_SIZE];
   int rc = -1;
   if (!ms || !parts || !sizes || !cd) {
-    set_err(err, errlen, "out of memory");
+    tvs_set_err(err, errlen, "out of memory");
     goto done;
   }
   if (!prepare_members(ms, count, names, tensors, err, errlen)) goto done;
