@@ -140,3 +140,12 @@ int edit_distance(const char *a, const char *b) {
   }
   return d[la][lb];
 }
+
+const char *closest_name(const char *name, const char *const *cands, int n, int below) {
+  const char *best = NULL;
+  for (int i = 0; i < n; i++) {
+    int d = edit_distance(name, cands[i]);
+    if (d < below) below = d, best = cands[i];
+  }
+  return best;
+}

@@ -53,5 +53,8 @@ void pv_free(PtrVec *v);
 
 /* Levenshtein distance, for "did you mean" suggestions. */
 int edit_distance(const char *a, const char *b);
+/* The first of cands[0..n) nearest to name by edit_distance, if that
+ * distance is below `below`; else NULL ("did you mean" suggestions). */
+const char *closest_name(const char *name, const char *const *cands, int n, int below);
 
 #endif

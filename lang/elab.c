@@ -395,16 +395,10 @@ static Deco parse_decorator(ElabCtx *c, const Ast *d) {
   if (r.kind == DECO_NONE) {
     const char *written = elab_span_text(c, callee->span);
     const char *q = cn ? cn : written;
-    const char *best = NULL;
-    int best_d = 1 << 20;
-    for (int i = 0; decorator_names[i]; i++) {
-      int dd = edit_distance(q, decorator_names[i]);
-      if (dd < best_d) {
-        best_d = dd;
-        best = decorator_names[i];
-      }
-    }
-    if (best && best_d <= 3)
+    int ndeco = 0;
+    while (decorator_names[ndeco]) ndeco++;
+    const char *best = closest_name(q, decorator_names, ndeco, 4);
+    if (best)
       diag_error(c->diag, callee->span, "unknown decorator '%s'; did you mean '%s'?", written,
                  best);
     else

@@ -346,15 +346,15 @@ static int cmd_show(Repl *r, int argc, char **argv) {
     /* neither a stage nor a function: say both, with what exists */
     StrBuf sb;
     sb_init(&sb);
-    const char *near = NULL;
-    int best = 3; /* suggest a name at most two edits away */
-    for (int i = 0, ns = drv_stage_count(); i < ns; i++) {
+    const char *stages[64];
+    int nstages = 0;
+    for (int i = 0, ns = drv_stage_count(); i < ns && nstages < 64; i++) {
       DrvStage st = drv_stage_at(i);
       if (!(st.kind & DRV_STAGES_REPL)) continue;
       sb_printf(&sb, " %s", st.name);
-      int dist = edit_distance(func, st.name);
-      if (dist < best) best = dist, near = st.name;
+      stages[nstages++] = st.name;
     }
+    const char *near = closest_name(func, stages, nstages, 3); /* at most two edits away */
     sb_puts(&sb, "; prim_funcs:");
     for (int i = 0; i < cur->nfuncs; i++)
       if (cur->funcs[i].kind == IR_FUNC_TIR) sb_printf(&sb, " %s", cur->funcs[i].name);
@@ -679,12 +679,9 @@ int repl_command(Repl *r, const char *line) {
   } else {
     const ReplCmd *c = find_cmd(argv[0]);
     if (!c) {
-      const char *best = NULL;
-      int bd = 3;
-      for (int i = 0; i < NCOMMANDS; i++) {
-        int d = edit_distance(argv[0], commands[i].name);
-        if (d < bd) bd = d, best = commands[i].name;
-      }
+      const char *names[NCOMMANDS];
+      for (int i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
+      const char *best = closest_name(argv[0], names, NCOMMANDS, 3);
       if (best) repl_error(r, "unknown command ':%s'; did you mean ':%s'? (:help lists them)", argv[0], best);
       else repl_error(r, "unknown command ':%s' (:help lists them)", argv[0]);
       rc = -1;

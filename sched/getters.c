@@ -37,12 +37,7 @@ SchRV sch_get_block(Schedule *s, const char *name, const char *func_name) {
     SchVal args[2] = {sch_val_str(name), sch_val_str(fn)};
     sch_record(s, "get_block", args, 2, &rv, 1);
   } else if (ns.found.len == 0) {
-    const char *best = NULL;
-    int bestd = 3;
-    for (int i = 0; i < ns.all.len; i++) {
-      int d = edit_distance(name, ns.all.items[i]);
-      if (d < bestd) bestd = d, best = ns.all.items[i];
-    }
+    const char *best = closest_name(name, (const char *const *)ns.all.items, ns.all.len, 3);
     if (best)
       sch_fail(s, SCH_ERR_NOT_FOUND, 0,
                "get_block: cannot find a block named '%s' in function '%s'; did you mean '%s'?",

@@ -78,15 +78,18 @@ static int new_sched(Eval *ev) {
   return ev->nscheds - 1;
 }
 
+/* The schedule methods' names (at most SCH_MAX_METHODS), for suggestions. */
+#define SCH_MAX_METHODS 96
+static int method_names(const char **out) {
+  int n = 0;
+  for (int i = 0; sch_method_at(i) && n < SCH_MAX_METHODS; i++) out[n++] = sch_method_at(i)->name;
+  return n;
+}
+
+/* A near name among cands: the closer the shorter the name is. */
 static const char *suggest(const char *name, const char *const *cands, int n) {
-  const char *best = NULL;
-  int bestd = (int)strlen(name) / 2 + 2;
-  if (bestd > 4) bestd = 4;
-  for (int i = 0; i < n; i++) {
-    int d = edit_distance(name, cands[i]);
-    if (d < bestd) bestd = d, best = cands[i];
-  }
-  return best;
+  int below = (int)strlen(name) / 2 + 2;
+  return closest_name(name, cands, n, below > 4 ? 4 : below);
 }
 
 static const char *kind_word(const SchVal *v) {
@@ -765,9 +768,8 @@ static SchVal eval_sched_method(Eval *ev, const SchVal *obj, const Ast *e) {
     SchVal mv = val_kind(SV_MODULE, obj->i);
     emit(ev, &mv);
   } else {
-    const char *cands[64];
-    int n = 0;
-    for (int i = 0; sch_method_at(i) && n < 60; i++) cands[n++] = sch_method_at(i)->name;
+    const char *cands[SCH_MAX_METHODS + 3];
+    int n = method_names(cands);
     cands[n++] = "get_sblock";
     cands[n++] = "mod";
     cands[n++] = "trace";
@@ -858,10 +860,8 @@ static SchVal eval_help(Eval *ev, const Ast *e, const char *which) {
   } else if (!strcmp(which, "help") && name && sch_method_signature(name, &sb)) {
     sb_puts(&sb, "\n(docs/schedules.md describes every primitive)");
   } else if (!strcmp(which, "help") && name) {
-    const char *cands[96];
-    int n = 0;
-    for (int i = 0; sch_method_at(i) && n < 96; i++) cands[n++] = sch_method_at(i)->name;
-    const char *sg = suggest(name, cands, n);
+    const char *cands[SCH_MAX_METHODS];
+    const char *sg = suggest(name, cands, method_names(cands));
     if (sg) err(ev, a->span, "help(): a schedule has no method '%s'; did you mean '%s'?", name, sg);
     else err(ev, a->span, "help(): a schedule has no method '%s' (dir(sch) lists them)", name);
     sb_free(&sb);
