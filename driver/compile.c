@@ -384,14 +384,15 @@ static int compile_module(Run *r, IrModule *m) {
     rc = put_text(r, o->output, sb.data);
     goto done;
   }
-  { /* graph passes: LegalizeOps */
-    IrModule *leg = rx_legalize_ops(m, r->d, NULL);
+  { /* the graph passes (rx_graph_pipeline), all of them or up to the stage */
+    int gi = rx_graph_pipeline_index(stage);
+    IrModule *g = rx_run_graph_passes(m, gi, r->d, NULL, NULL);
     ir_module_free(m);
-    m = leg;
-    vlog(r, "legalize");
-    if (failed(r)) goto done;
+    m = g;
+    vlog(r, "graph passes");
+    if (!m || failed(r)) goto done;
   }
-  if (stage && !strcmp(stage, "legalize")) {
+  if (stage && rx_graph_pipeline_index(stage) >= 0) {
     PrintOptions popt = print_options_default();
     print_module(&sb, m, &popt);
     rc = put_text(r, o->output, sb.data);

@@ -12,8 +12,9 @@ static const DrvStage before[] = {
     {"ast", "the syntax tree as parsed", DRV_STAGE_SOURCE},
     {"graph", "the elaborated module (graph functions and prim_funcs) after the schedules, as .tvs text",
      DRV_STAGE_GRAPH},
-    {"legalize", "graph functions after LegalizeOps: high-level operators become calls of generated prim_funcs",
-     DRV_STAGE_GRAPH},
+};
+/* then the graph passes of rx_graph_pipeline() (DRV_STAGE_GRAPH), then: */
+static const DrvStage before_tir[] = {
     {"tir", "the loop-IR prim_funcs after the schedules, as .tvs text", DRV_STAGE_TIR},
 };
 static const DrvStage after[] = {
@@ -22,8 +23,16 @@ static const DrvStage after[] = {
      DRV_STAGE_CODEGEN},
     {"asm", "target assembly of the optimized module (what -o FILE.s writes)", DRV_STAGE_CODEGEN},
 };
-#define NBEFORE ((int)(sizeof before / sizeof before[0]))
+#define NSRC ((int)(sizeof before / sizeof before[0]))
+#define NBEFORE_TIR ((int)(sizeof before_tir / sizeof before_tir[0]))
+#define NBEFORE (NSRC + graph_count() + NBEFORE_TIR)
 #define NAFTER ((int)(sizeof after / sizeof after[0]))
+
+static int graph_count(void) {
+  int n;
+  rx_graph_pipeline(&n);
+  return n;
+}
 
 int drv_stage_count(void) {
   int np;
@@ -32,7 +41,13 @@ int drv_stage_count(void) {
 }
 
 DrvStage drv_stage_at(int i) {
-  if (i < NBEFORE) return before[i];
+  if (i < NSRC) return before[i];
+  if (i < NSRC + graph_count()) {
+    int ng;
+    const RxPass *g = rx_graph_pipeline(&ng);
+    return (DrvStage){g[i - NSRC].name, g[i - NSRC].what, DRV_STAGE_GRAPH};
+  }
+  if (i < NBEFORE) return before_tir[i - NSRC - graph_count()];
   int np;
   const TirPass *passes = tir_cpu_pipeline(&np);
   if (i < NBEFORE + np) return (DrvStage){passes[i - NBEFORE].name, passes[i - NBEFORE].what, DRV_STAGE_PASS};

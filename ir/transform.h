@@ -54,6 +54,26 @@ TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
  * new module (free it); *changed (may be NULL) tells whether anything did. */
 IrModule *rx_legalize_ops(const IrModule *m, DiagCtx *diag, bool *changed);
 
+/* A graph pass: maps a module to a new one (free it); *changed (may be NULL)
+ * tells whether anything changed.  Errors go to diag. */
+typedef IrModule *(*RxPassFn)(const IrModule *m, DiagCtx *diag, bool *changed);
+
+typedef struct RxPass {
+  const char *name;  /* stage name, e.g. "legalize" (unique among all stages) */
+  RxPassFn fn;       /* entry point */
+  const char *what;  /* one-line description for --list-stages */
+} RxPass;
+
+/* The graph pipeline in order (relax_pipeline.c); *n receives its length. */
+const RxPass *rx_graph_pipeline(int *n);
+/* Index of the graph pass called name, or -1. */
+int rx_graph_pipeline_index(const char *name);
+/* Called after each graph pass by rx_run_graph_passes (may be NULL). */
+typedef void (*RxAfterPassFn)(void *user, const RxPass *p, const IrModule *m, bool changed);
+/* Runs the graph pipeline on m up to and including pass index `last` (-1 =
+ * all).  Returns a new module (free it), or NULL after an error in diag. */
+IrModule *rx_run_graph_passes(const IrModule *m, int last, DiagCtx *diag, RxAfterPassFn after, void *user);
+
 /* ---------------------------------------------------------- the pipeline */
 
 /* The CPU pipeline in order; *n receives its length. */

@@ -260,10 +260,12 @@ static int show_module(const IrModule *m, ShowArgs *sa, bool dump_only, StrBuf *
     ir_module_free(low);
   } else if (!strcmp(sa->stage, "tir")) {
     print_tir_only(sb, m, &opt);
-  } else if (!strcmp(sa->stage, "legalize")) {
-    IrModule *leg = rx_legalize_ops(m, d, NULL);
-    print_module(sb, leg, &opt);
-    ir_module_free(leg);
+  } else if (rx_graph_pipeline_index(sa->stage) >= 0) {
+    IrModule *g = rx_run_graph_passes(m, rx_graph_pipeline_index(sa->stage), d, NULL, NULL);
+    diag_flush(d);
+    if (!g) return 1;
+    print_module(sb, g, &opt);
+    ir_module_free(g);
   } else {
     print_module(sb, m, &opt);
   }

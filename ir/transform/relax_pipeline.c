@@ -1,0 +1,45 @@
+/* relax_pipeline.c - the graph-level pipeline as one ordered table (TVM's
+ * relax.get_default_pipeline for CPU, in spirit) and the driver that runs it
+ * pass by pass.  Each row is a named stage: `tvs show --stage NAME`,
+ * `--dump-after NAME` and `tvsc --emit NAME` stop after it. */
+#include "ir/transform/xform_internal.h"
+
+#include <string.h>
+
+static const RxPass graph_pipeline[] = {
+    {"legalize", rx_legalize_ops,
+     "LegalizeOps: high-level operators become calls of generated prim_funcs (R.call_tir)"},
+};
+
+const RxPass *rx_graph_pipeline(int *n) {
+  *n = (int)(sizeof graph_pipeline / sizeof graph_pipeline[0]);
+  return graph_pipeline;
+}
+
+int rx_graph_pipeline_index(const char *name) {
+  int n;
+  const RxPass *p = rx_graph_pipeline(&n);
+  for (int i = 0; name && i < n; i++)
+    if (!strcmp(p[i].name, name)) return i;
+  return -1;
+}
+
+IrModule *rx_run_graph_passes(const IrModule *m, int last, DiagCtx *diag, RxAfterPassFn after, void *user) {
+  int n;
+  const RxPass *p = rx_graph_pipeline(&n);
+  if (last < 0 || last >= n) last = n - 1;
+  IrModule *cur = ir_module_copy(m);
+  int nerr0 = diag ? diag->nerr : 0;
+  for (int i = 0; i <= last; i++) {
+    bool changed = false;
+    IrModule *next = p[i].fn(cur, diag, &changed);
+    ir_module_free(cur);
+    cur = next;
+    if (!cur || (diag && diag->nerr > nerr0)) {
+      if (cur) ir_module_free(cur);
+      return NULL;
+    }
+    if (after) after(user, &p[i], cur, changed);
+  }
+  return cur;
+}
