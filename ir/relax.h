@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "ir/tir.h"
+#include "base/util.h"
 
 typedef struct RxExpr RxExpr;
 typedef struct RxSInfo RxSInfo;
@@ -73,14 +74,27 @@ typedef enum RxOpPattern {
   RX_PAT_OPAQUE = 8             /* kOpaque: never fused */
 } RxOpPattern;
 
-typedef enum RxAttrKind { RX_ATTR_DTYPE } RxAttrKind;
+/* How an attribute is written and stored (the IrValue kind in the call's attrs). */
+typedef enum RxAttrKind {
+  RX_ATTR_DTYPE, /* "float32" or a dtype name; stored as its text ("void" = unset) */
+  RX_ATTR_INT,   /* an integer (IRV_INT) */
+  RX_ATTR_FLOAT, /* a number (IRV_FLOAT) */
+  RX_ATTR_BOOL,  /* True / False (IRV_BOOL) */
+  RX_ATTR_STR,   /* a string (IRV_STR) */
+  RX_ATTR_INTS,  /* a list of integers (IRV_ARRAY); an int or a shorter list is expanded to `len` */
+  RX_ATTR_AXES,  /* None (IRV_NONE), an int or a list of ints (stored as a list) */
+} RxAttrKind;
 
-/* One attribute: stored in the call's attrs dict under `name` as text. */
+/* One attribute: stored in the call's attrs dict under `name`, normalized by
+ * kind (rx_attr_normalize), in schema order, defaults filled in. */
 typedef struct RxAttrSpec {
   const char *name;         /* "out_dtype" */
-  RxAttrKind kind;          /* how the elaborator reads the written value */
-  const char *default_text; /* value stored when not written ("void"), NULL = required */
-  int pos;                  /* written as positional argument `pos` (astype's dtype), -1 = keyword */
+  RxAttrKind kind;          /* how the value is read and stored */
+  const char *default_text; /* value when not written, as source text ("void", "[1, 1]",
+                               "None", "NCHW", "1e-05"); NULL = required */
+  int pos;                  /* may also be written as positional argument `pos`, -1 = keyword only */
+  int len;                  /* RX_ATTR_INTS: the stored length (0 = as written); an int is
+                               repeated; for len 4, [a, b] becomes [a, b, a, b] (TVM's padding) */
 } RxAttrSpec;
 
 /* An operator's attribute schema. */
@@ -112,6 +126,23 @@ typedef struct RxOpInfo {
   RxLegalizeFn legalize;   /* prim_func builder, NULL = not legalized */
   int tir_binop;           /* element operation (TirExprKind) of the binary families, else -1 */
 } RxOpInfo;
+
+/* --- attributes (ir/relax_attrs.c) */
+
+/* Checks and normalizes a written attribute value v for spec (or parses the
+ * spec's default when v is NULL).  Returns the stored value, or NULL with a
+ * message (no trailing period) in err. */
+IrValue *rx_attr_normalize(IrHeap *h, const RxAttrSpec *spec, const IrValue *v, StrBuf *err);
+/* Typed reads of a call's attrs (what inference, the interpreter and the
+ * legalizer use); def when the attribute is absent. */
+int64_t rx_attr_int(const IrValue *attrs, const char *name, int64_t def);
+double rx_attr_float(const IrValue *attrs, const char *name, double def);
+bool rx_attr_bool(const IrValue *attrs, const char *name, bool def);
+const char *rx_attr_str(const IrValue *attrs, const char *name, const char *def);
+/* A list attribute into out[0..cap): its length, or -1 when it is None or absent. */
+int rx_attr_ints(const IrValue *attrs, const char *name, int64_t *out, int cap);
+/* A dtype attribute; dt_void when absent or "void". */
+DType rx_attr_dtype(const IrValue *attrs, const char *name);
 
 const RxOpInfo *rx_op_lookup(const char *script_name); /* "nn.relu" -> info, NULL if unknown */
 const RxOpInfo *rx_op_by_name(const char *name);        /* "relax.nn.relu" -> info */

@@ -564,9 +564,20 @@ static IrValue *kw_attrs(ElabCtx *c, const Ast *call) {
   return d;
 }
 
-/* The keyword attributes of a call by op's schema (an open schema keeps every
- * keyword as written); false after an error. */
-static bool keyword_attrs(ElabCtx *c, const Ast *call, const RxOpInfo *op, IrValue **attrs) {
+/* One attribute as written (a dtype is read as its text). */
+static IrValue *written_attr(ElabCtx *c, const RxAttrSpec *sp, const Ast *v) {
+  if (sp->kind != RX_ATTR_DTYPE) return elab_tir_attr_value(c, v);
+  DType t;
+  if (!elab_dtype_arg(c, v, &t)) return NULL;
+  return irv_str(c->h, dt_is_void(t) ? "void" : dtype_text(c, t));
+}
+
+/* The attributes of a call by op's schema: positional ones (already read into
+ * given[]), then keywords, then defaults, each normalized (rx_attr_normalize)
+ * and stored in schema order.  An open schema keeps every keyword as written.
+ * False after an error. */
+static bool schema_attrs(ElabCtx *c, const Ast *call, const RxOpInfo *op, IrValue **given,
+                         const Span *given_span, IrValue **attrs) {
   const RxAttrSchema *sc = op->attrs;
   if (sc->open) {
     *attrs = kw_attrs(c, call);
@@ -574,27 +585,36 @@ static bool keyword_attrs(ElabCtx *c, const Ast *call, const RxOpInfo *op, IrVal
   }
   if (sc->check_keywords) {
     const char **kws = arena_alloc(&c->scratch, (size_t)(sc->n + 1) * sizeof *kws);
-    int k = 0;
-    for (int i = 0; i < sc->n; i++)
-      if (sc->specs[i].pos < 0) kws[k++] = sc->specs[i].name;
-    kws[k] = NULL;
+    for (int i = 0; i < sc->n; i++) kws[i] = sc->specs[i].name;
+    kws[sc->n] = NULL;
     if (!elab_check_kwargs(c, call, kws)) return false;
   }
   for (int i = 0; i < sc->n; i++) {
     const RxAttrSpec *sp = &sc->specs[i];
-    if (sp->pos >= 0) continue;
-    DType t = dt_void;
-    const Ast *v = elab_kwarg(call, sp->name);
-    if (v && !elab_dtype_arg(c, v, &t)) return false;
-    *attrs = irv_dict_set(c->h, *attrs, sp->name, irv_str(c->h, v && !dt_is_void(t) ? dtype_text(c, t) : sp->default_text));
+    const Ast *kw = elab_kwarg(call, sp->name);
+    IrValue *v = given[i];
+    Span at = v ? given_span[i] : kw ? kw->span : call->span;
+    if (kw && v) {
+      diag_error(c->diag, kw->span, "R.%s got multiple values for attribute '%s'", op->script_name, sp->name);
+      return false;
+    }
+    if (kw && !(v = written_attr(c, sp, kw))) return false;
+    StrBuf err;
+    sb_init(&err);
+    IrValue *nv = rx_attr_normalize(c->h, sp, v, &err);
+    if (!nv) diag_error(c->diag, at, "R.%s: %s", op->script_name, err.data);
+    sb_free(&err);
+    if (!nv) return false;
+    *attrs = irv_dict_set(c->h, *attrs, sp->name, nv);
   }
   return true;
 }
 
-/* The schema attribute written as positional argument i, or NULL. */
-static const RxAttrSpec *positional_attr(const RxOpInfo *op, int i) {
-  for (int k = 0; k < op->attrs->n; k++)
-    if (op->attrs->specs[k].pos == i) return &op->attrs->specs[k];
+/* The schema attribute written as positional argument i (its index in the
+ * schema in *k), or NULL. */
+static const RxAttrSpec *positional_attr(const RxOpInfo *op, int i, int *k) {
+  for (*k = 0; *k < op->attrs->n; (*k)++)
+    if (op->attrs->specs[*k].pos == i) return &op->attrs->specs[*k];
   return NULL;
 }
 
@@ -620,16 +640,20 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
   RxSInfo **sis = arena_alloc(&c->scratch, (size_t)(np + 1) * sizeof *sis);
   Span *spans = arena_alloc(&c->scratch, (size_t)(np + 1) * sizeof *spans);
   IrValue *attrs = NULL;
+  int nattr = op->attrs->n;
+  IrValue **given = arena_alloc(&c->scratch, (size_t)(nattr + 1) * sizeof *given);
+  Span *given_span = arena_alloc(&c->scratch, (size_t)(nattr + 1) * sizeof *given_span);
+  memset(given, 0, (size_t)(nattr + 1) * sizeof *given);
   int nops = np; /* operands: the positional arguments before any attribute one */
   for (int i = 0; i < np; i++) {
     const Ast *ai = elab_posarg(call, i);
     spans[i] = ai->span;
     sis[i] = NULL;
-    const RxAttrSpec *pa = positional_attr(op, i);
+    int k;
+    const RxAttrSpec *pa = op->attrs->open ? NULL : positional_attr(op, i, &k);
     if (pa) {
-      DType t;
-      if (!elab_dtype_arg(c, ai, &t)) return NULL;
-      attrs = irv_dict_set(c->h, attrs, pa->name, irv_str(c->h, dtype_text(c, t)));
+      if (!(given[k] = written_attr(c, pa, ai))) return NULL;
+      given_span[k] = ai->span;
       args[i] = NULL;
       if (i < nops) nops = i;
       continue;
@@ -647,7 +671,7 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
     }
     sis[i] = args[i]->sinfo;
   }
-  if (!keyword_attrs(c, call, op, &attrs)) return NULL;
+  if (!schema_attrs(c, call, op, given, given_span, &attrs)) return NULL;
   RxInferCall q = {.h = c->h, .scratch = &c->scratch, .diag = c->diag, .op = op, .args = sis,
                    .arg_spans = spans, .n = nops, .attrs = attrs, .span = call->span};
   RxSInfo *res = op->infer(&q);
