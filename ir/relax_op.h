@@ -73,4 +73,14 @@ struct TirFunc *rx_legalize_binary(struct RxLegalizer *g, const RxExpr *call, Rx
 struct TirFunc *rx_legalize_matmul(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
 struct TirFunc *rx_legalize_relu(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
 
+/* --- per-family declarations: attribute schemas (RxAttrSchema objects named by
+ *     the ATTRS column), inference, interpreter and legalization functions of
+ *     each family of relax_ops.def, in the family's section. */
+
+/* element-wise family */
+
+/* tensor family */
+
+/* spatial family */
+
 #endif

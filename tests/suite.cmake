@@ -60,3 +60,14 @@ set_tests_properties(structure/internals_doc PROPERTIES LABELS structure)
 add_test(NAME structure/function_length
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/structure/check_function_length.py --limit 150)
 set_tests_properties(structure/function_length PROPERTIES LABELS structure)
+
+# Graph operators: one ctest per case file, each case checked on the
+# interpreter, the cpu target and a tvsc-compiled .so against numpy/torch.
+file(GLOB OP_CASE_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ops/cases_*.py)
+foreach(cf ${OP_CASE_FILES})
+  get_filename_component(name ${cf} NAME_WE)
+  add_test(NAME ops/${name}
+    COMMAND ${PYTHON3} ${cf} --tvs $<TARGET_FILE:tvs> --tvsc $<TARGET_FILE:tvsc>
+            --work ${CMAKE_CURRENT_BINARY_DIR}/ops-work/${name})
+  set_tests_properties(ops/${name} PROPERTIES LABELS ops)
+endforeach()
