@@ -19,7 +19,7 @@
  * they are; whoever needs them gone reports them.
  *
  * requires: elaborated struct info on calls; preserves: everything else. */
-#include "ir/transform/xform_internal.h"
+#include "ir/transform/legalize_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,17 +29,6 @@
 #include "ir/structural_equal.h"
 #include "ir/relax_op.h"
 #include "base/util.h"
-
-/* The pass's state over one module. */
-typedef struct RxLegalizer {
-  IrHeap *h;            /* the new module's heap */
-  const IrModule *in;   /* the module being legalized (names taken) */
-  IrModule *out;        /* the result */
-  PtrVec gen_names;     /* generated function names (char*, heap) */
-  PtrVec gen_funcs;     /* and their TirFuncs, for reuse */
-  PtrVec pending_names; /* generated for the graph function being rewritten */
-  PtrVec pending_funcs;
-} Lg;
 
 static bool name_taken(Lg *g, const char *name) {
   if (ir_module_lookup(g->in, name) || ir_module_lookup(g->out, name)) return true;
@@ -67,12 +56,7 @@ static const char *add_func(Lg *g, const char *base, TirFunc *f) {
 
 /* ------------------------------------------------------------ shapes */
 
-/* Graph size vars -> the prim_func's own vars (same names, int64). */
-typedef struct VarMap {
-  IrPtrMap map;
-} VarMap;
-
-static TirExpr *map_dim(Lg *g, VarMap *vm, TirExpr *e) {
+TirExpr *lg_map_dim(Lg *g, VarMap *vm, TirExpr *e) {
   PtrVec fv = {0};
   tir_expr_free_vars(e, &fv);
   for (int i = 0; i < fv.len; i++) {
@@ -86,33 +70,33 @@ static TirExpr *map_dim(Lg *g, VarMap *vm, TirExpr *e) {
   return tir_substitute_expr(g->h, e, &vm->map);
 }
 
-static bool static_shape(const TirBuffer *b) {
+bool lg_static_shape(const TirBuffer *b) {
   for (int d = 0; d < b->ndim; d++)
     if (!tir_is_const_int(b->shape[d], NULL)) return false;
   return true;
 }
 
 /* A parameter buffer named name with sinfo si's shape (vars mapped). */
-static TirBuffer *param_buffer(Lg *g, VarMap *vm, const char *name, const RxSInfo *si) {
+TirBuffer *lg_param_buffer(Lg *g, VarMap *vm, const char *name, const RxSInfo *si) {
   TirExpr **shape = xcalloc((size_t)(si->ndim ? si->ndim : 1), sizeof *shape);
-  for (int d = 0; d < si->ndim; d++) shape[d] = map_dim(g, vm, si->shape[d]);
+  for (int d = 0; d < si->ndim; d++) shape[d] = lg_map_dim(g, vm, si->shape[d]);
   TirBuffer *b = tir_buffer(g->h, name, si->dtype, shape, si->ndim, "global");
   free(shape);
   return b;
 }
 
-static bool known_tensor(const RxSInfo *si) {
+bool lg_known_tensor(const RxSInfo *si) {
   return si && si->kind == RX_SI_TENSOR && si->shape && si->ndim >= 0 && !dt_is_void(si->dtype) &&
          si->dtype.lanes == 1;
 }
 
 /* A 0-d constant (scalar literal in the prim_func, as TVM's legalization). */
-static bool scalar_const(const RxExpr *e) {
+bool lg_scalar_const(const RxExpr *e) {
   return e->kind == RX_CONST && e->cnst.ndim == 0 && e->cnst.data &&
          e->cnst.nbytes == (int64_t)dt_bytes(e->cnst.dtype);
 }
 
-static TirExpr *const_literal(IrHeap *h, const RxExpr *e, DType to) {
+TirExpr *lg_const_literal(IrHeap *h, const RxExpr *e, DType to) {
   DType t = e->cnst.dtype;
   const void *p = e->cnst.data;
   TirExpr *lit;
@@ -136,17 +120,7 @@ static TirExpr *const_literal(IrHeap *h, const RxExpr *e, DType to) {
 
 /* ------------------------------------------------------------ builders */
 
-/* The prim_func around one block: loops over `extents` (names lv0.. from
- * loop_names), block iters v_<loop> bound to them, body from make_body. */
-typedef struct Nest {
-  int n;                 /* number of block iters */
-  TirExpr **extents;     /* their extents */
-  TirIterType *types;    /* spatial / reduce */
-  const char **names;    /* loop names */
-  TirVar **iters;        /* filled: the block iter vars */
-} Nest;
-
-static TirStmt *build_block(Lg *g, const char *block_name, Nest *nest, TirStmt *init,
+TirStmt *lg_build_block(Lg *g, const char *block_name, Nest *nest, TirStmt *init,
                             TirStmt *body_of_iters) {
   IrHeap *h = g->h;
   TirIterVar *iv = xcalloc((size_t)(nest->n ? nest->n : 1), sizeof *iv);
@@ -178,7 +152,7 @@ static TirStmt *build_block(Lg *g, const char *block_name, Nest *nest, TirStmt *
   return s;
 }
 
-static TirFunc *wrap_func(Lg *g, TirBuffer **bufs, int nbufs, TirStmt *nest) {
+TirFunc *lg_wrap_func(Lg *g, TirBuffer **bufs, int nbufs, TirStmt *nest) {
   IrHeap *h = g->h;
   TirBlock root;
   memset(&root, 0, sizeof root);
@@ -187,7 +161,7 @@ static TirFunc *wrap_func(Lg *g, TirBuffer **bufs, int nbufs, TirStmt *nest) {
   TirStmt *body = tir_block_realize(h, NULL, 0, NULL, tir_block(h, &root));
   TirVar **params = xcalloc((size_t)nbufs, sizeof *params);
   bool sugar = true;
-  for (int i = 0; i < nbufs; i++) sugar &= static_shape(bufs[i]);
+  for (int i = 0; i < nbufs; i++) sugar &= lg_static_shape(bufs[i]);
   for (int i = 0; i < nbufs; i++) {
     char *pn = xasprintf(sugar ? "%s" : "var_%s", bufs[i]->name);
     params[i] = tir_var(h, pn, dt_handle);
@@ -200,11 +174,11 @@ static TirFunc *wrap_func(Lg *g, TirBuffer **bufs, int nbufs, TirStmt *nest) {
   return f;
 }
 
-static TirExpr *load_at(IrHeap *h, TirBuffer *b, TirExpr **idx) {
+TirExpr *lg_load(IrHeap *h, TirBuffer *b, TirExpr **idx) {
   return tir_load(h, b, idx, b->ndim);
 }
 
-static void iter_nest(Lg *g, Nest *n, TirExpr **ext, int nd, const char *prefix) {
+void lg_iter_nest(Lg *g, Nest *n, TirExpr **ext, int nd, const char *prefix) {
   n->n = nd;
   n->extents = ext;
   n->types = xcalloc((size_t)(nd ? nd : 1), sizeof *n->types);
@@ -219,7 +193,7 @@ static void iter_nest(Lg *g, Nest *n, TirExpr **ext, int nd, const char *prefix)
   }
 }
 
-static void nest_free(Nest *n) {
+void lg_nest_free(Nest *n) {
   free(n->types);
   free(n->names);
   free(n->iters);
@@ -229,7 +203,7 @@ static void nest_free(Nest *n) {
  * broadcasting: leading dims dropped, extent-1 dims read at 0).  A dim that
  * is neither 1 nor the output's own extent may still be 1 at run time (a
  * symbolic n): it reads at `0 if n == 1 else v`. */
-static TirExpr **bcast_index(IrHeap *h, const TirBuffer *b, TirExpr **oshape, TirVar **iters, int nd) {
+TirExpr **lg_bcast_index(IrHeap *h, const TirBuffer *b, TirExpr **oshape, TirVar **iters, int nd) {
   TirExpr **idx = xcalloc((size_t)(b->ndim ? b->ndim : 1), sizeof *idx);
   for (int d = 0; d < b->ndim; d++) {
     int od = d + (nd - b->ndim);
@@ -258,26 +232,26 @@ TirFunc *rx_legalize_binary(Lg *g, const RxExpr *call, RxExpr **args, int *nargs
   const char *names[2] = {"A", "B"};
   const RxExpr *ops[2] = {a, b};
   for (int i = 0; i < 2; i++) {
-    if (scalar_const(ops[i]) && !(i == 1 && lit[0])) lit[i] = const_literal(h, ops[i], out->dtype);
+    if (lg_scalar_const(ops[i]) && !(i == 1 && lit[0])) lit[i] = lg_const_literal(h, ops[i], out->dtype);
     if (lit[i]) continue;
-    bufs[nb] = param_buffer(g, &vm, names[nb], ops[i]->sinfo);
+    bufs[nb] = lg_param_buffer(g, &vm, names[nb], ops[i]->sinfo);
     args[nb++] = (RxExpr *)ops[i];
   }
   *nargs = nb;
   TirExpr **ext = xcalloc((size_t)(out->ndim ? out->ndim : 1), sizeof *ext);
-  for (int d = 0; d < out->ndim; d++) ext[d] = map_dim(g, &vm, out->shape[d]);
+  for (int d = 0; d < out->ndim; d++) ext[d] = lg_map_dim(g, &vm, out->shape[d]);
   TirBuffer *ob = tir_buffer(h, oname, out->dtype, ext, out->ndim, "global");
   bufs[nb] = ob;
   Nest nest;
-  iter_nest(g, &nest, ob->shape, ob->ndim, "ax");
+  lg_iter_nest(g, &nest, ob->shape, ob->ndim, "ax");
   TirExpr *val[2];
   for (int i = 0, k = 0; i < 2; i++) {
     if (lit[i]) {
       val[i] = lit[i];
       continue;
     }
-    TirExpr **idx = bcast_index(h, bufs[k], ob->shape, nest.iters, ob->ndim);
-    val[i] = load_at(h, bufs[k], idx);
+    TirExpr **idx = lg_bcast_index(h, bufs[k], ob->shape, nest.iters, ob->ndim);
+    val[i] = lg_load(h, bufs[k], idx);
     free(idx);
     if (!dt_eq(val[i]->dtype, out->dtype)) val[i] = tir_cast(h, out->dtype, val[i]);
     k++;
@@ -285,10 +259,10 @@ TirFunc *rx_legalize_binary(Lg *g, const RxExpr *call, RxExpr **args, int *nargs
   TirExpr **oidx = xcalloc((size_t)(ob->ndim ? ob->ndim : 1), sizeof *oidx);
   for (int d = 0; d < ob->ndim; d++) oidx[d] = tir_var_ref(h, nest.iters[d]);
   TirStmt *st = tir_store(h, ob, tir_binary(h, (TirExprKind)call->call.op->tir_binop, val[0], val[1]), oidx, ob->ndim);
-  TirFunc *f = wrap_func(g, bufs, nb + 1, build_block(g, oname, &nest, NULL, st));
+  TirFunc *f = lg_wrap_func(g, bufs, nb + 1, lg_build_block(g, oname, &nest, NULL, st));
   free(oidx);
   free(ext);
-  nest_free(&nest);
+  lg_nest_free(&nest);
   ir_ptrmap_free(&vm.map);
   return f;
 }
@@ -300,20 +274,20 @@ TirFunc *rx_legalize_relu(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) 
   ir_ptrmap_init(&vm.map);
   const RxExpr *a = call->call.args[0];
   TirBuffer *bufs[2];
-  bufs[0] = param_buffer(g, &vm, "A", a->sinfo);
+  bufs[0] = lg_param_buffer(g, &vm, "A", a->sinfo);
   args[0] = (RxExpr *)a;
   *nargs = 1;
   TirBuffer *ob = tir_buffer(h, "compute", out->dtype, bufs[0]->shape, bufs[0]->ndim, "global");
   bufs[1] = ob;
   Nest nest;
-  iter_nest(g, &nest, ob->shape, ob->ndim, "i");
+  lg_iter_nest(g, &nest, ob->shape, ob->ndim, "i");
   TirExpr **idx = xcalloc((size_t)(ob->ndim ? ob->ndim : 1), sizeof *idx);
   for (int d = 0; d < ob->ndim; d++) idx[d] = tir_var_ref(h, nest.iters[d]);
   TirExpr *zero = dt_is_float(out->dtype) ? tir_float(h, out->dtype, 0.0) : tir_int(h, out->dtype, 0);
-  TirStmt *st = tir_store(h, ob, tir_binary(h, TIR_MAX, load_at(h, bufs[0], idx), zero), idx, ob->ndim);
-  TirFunc *f = wrap_func(g, bufs, 2, build_block(g, "compute", &nest, NULL, st));
+  TirStmt *st = tir_store(h, ob, tir_binary(h, TIR_MAX, lg_load(h, bufs[0], idx), zero), idx, ob->ndim);
+  TirFunc *f = lg_wrap_func(g, bufs, 2, lg_build_block(g, "compute", &nest, NULL, st));
   free(idx);
-  nest_free(&nest);
+  lg_nest_free(&nest);
   ir_ptrmap_free(&vm.map);
   return f;
 }
@@ -327,12 +301,12 @@ TirFunc *rx_legalize_matmul(Lg *g, const RxExpr *call, RxExpr **args, int *nargs
   VarMap vm;
   ir_ptrmap_init(&vm.map);
   TirBuffer *bufs[3];
-  bufs[0] = param_buffer(g, &vm, "A", a->sinfo);
+  bufs[0] = lg_param_buffer(g, &vm, "A", a->sinfo);
   /* B's rows are A's columns: a symbolic one becomes A's, so that a
    * mismatch is caught where the call binds the prim_func's dims */
   TirExpr *kb = b->sinfo->shape[0];
   if (kb->kind == TIR_VAR && !ir_ptrmap_has(&vm.map, kb->var)) ir_ptrmap_put(&vm.map, kb->var, bufs[0]->shape[1]);
-  bufs[1] = param_buffer(g, &vm, "B", b->sinfo);
+  bufs[1] = lg_param_buffer(g, &vm, "B", b->sinfo);
   args[0] = (RxExpr *)a;
   args[1] = (RxExpr *)b;
   *nargs = 2;
@@ -341,22 +315,22 @@ TirFunc *rx_legalize_matmul(Lg *g, const RxExpr *call, RxExpr **args, int *nargs
   bufs[2] = ob;
   TirExpr *ext[3] = {oshape[0], oshape[1], bufs[0]->shape[1]};
   Nest nest;
-  iter_nest(g, &nest, ext, 3, "i");
+  lg_iter_nest(g, &nest, ext, 3, "i");
   nest.types[2] = TIR_ITER_REDUCE;
   nest.names[2] = "k";
   nest.iters[2] = tir_var(h, "v_k", ext[2]->dtype);
   TirExpr *vi = tir_var_ref(h, nest.iters[0]), *vj = tir_var_ref(h, nest.iters[1]),
           *vk = tir_var_ref(h, nest.iters[2]);
   TirExpr *ia[2] = {vi, vk}, *ib[2] = {vk, vj}, *io[2] = {vi, vj};
-  TirExpr *xa = load_at(h, bufs[0], ia), *xb = load_at(h, bufs[1], ib);
+  TirExpr *xa = lg_load(h, bufs[0], ia), *xb = lg_load(h, bufs[1], ib);
   if (!dt_eq(xa->dtype, out->dtype)) xa = tir_cast(h, out->dtype, xa);
   if (!dt_eq(xb->dtype, out->dtype)) xb = tir_cast(h, out->dtype, xb);
   TirExpr *zero = dt_is_float(out->dtype) ? tir_float(h, out->dtype, 0.0) : tir_int(h, out->dtype, 0);
   TirStmt *init = tir_store(h, ob, zero, io, 2);
-  TirExpr *acc = tir_binary(h, TIR_ADD, load_at(h, ob, io), tir_binary(h, TIR_MUL, xa, xb));
+  TirExpr *acc = tir_binary(h, TIR_ADD, lg_load(h, ob, io), tir_binary(h, TIR_MUL, xa, xb));
   TirStmt *st = tir_store(h, ob, acc, io, 2);
-  TirFunc *f = wrap_func(g, bufs, 3, build_block(g, "matmul", &nest, init, st));
-  nest_free(&nest);
+  TirFunc *f = lg_wrap_func(g, bufs, 3, lg_build_block(g, "matmul", &nest, init, st));
+  lg_nest_free(&nest);
   ir_ptrmap_free(&vm.map);
   return f;
 }
@@ -364,6 +338,16 @@ TirFunc *rx_legalize_matmul(Lg *g, const RxExpr *call, RxExpr **args, int *nargs
 /* ------------------------------------------------------------ the graph */
 
 static RxExpr *lg_expr(Lg *g, RxExpr *e);
+
+/* A known tensor, or a tuple of them (split's result, concat's operand). */
+static bool known_value(const RxSInfo *si) {
+  if (si && si->kind == RX_SI_TUPLE) {
+    for (int i = 0; i < si->nfields; i++)
+      if (!lg_known_tensor(si->fields[i])) return false;
+    return true;
+  }
+  return lg_known_tensor(si);
+}
 
 /* A high-level call as call_tir, or e itself when it cannot be legalized. */
 static RxExpr *lg_call(Lg *g, RxExpr *e) {
@@ -377,12 +361,11 @@ static RxExpr *lg_call(Lg *g, RxExpr *e) {
     e = rx_call(g->h, e->call.op, args, e->call.n, e->call.attrs, e->call.sinfo_args, e->call.nsinfo_args, e->sinfo);
   free(args);
   const RxOpInfo *op = e->call.op;
-  if (!op || !op->legalize || !known_tensor(e->sinfo)) return e;
-  int need = op->min_args;
-  if (e->call.n != need) return e;
-  for (int i = 0; i < need; i++)
-    if (!known_tensor(e->call.args[i]->sinfo)) return e;
-  RxExpr *cargs[2];
+  if (!op || !op->legalize || !known_value(e->sinfo)) return e;
+  for (int i = 0; i < e->call.n; i++)
+    if (e->call.args[i] && e->call.args[i]->kind != RX_SHAPE_EXPR && !known_value(e->call.args[i]->sinfo))
+      return e;
+  RxExpr *cargs[LG_MAX_ARGS];
   int nargs = 0;
   TirFunc *f = op->legalize(g, e, cargs, &nargs);
   if (!f) return e;
