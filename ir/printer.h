@@ -23,6 +23,8 @@ void print_module(StrBuf *out, const IrModule *m, const PrintOptions *opt);
 /* A single prim_func printed as a top-level `@T.prim_func def name(...)`. */
 void print_tir_func(StrBuf *out, const TirFunc *f, const char *name, const PrintOptions *opt);
 void print_relax_func(StrBuf *out, const RxFunc *f, const char *name, const PrintOptions *opt);
+/* The module's graph functions as a Graphviz digraph (ir/printer_dot.c). */
+void print_module_dot(StrBuf *out, const IrModule *m);
 /* Expressions and statements in isolation (diagnostics, debugging, unit tests). */
 void print_tir_expr(StrBuf *out, const TirExpr *e);
 void print_tir_stmt(StrBuf *out, const TirStmt *s, int indent_level);

@@ -10,7 +10,8 @@ PKGS=(
   libdlpack-dev                          # DLPack tensors
   libedit-dev libcjson-dev               # REPL line editing; JSON
   zlib1g-dev                             # .npz parameter files (deflate, CRC-32)
-  python3 python3-numpy                  # test references
+  python3 python3-numpy python3-torch    # test references (operators against numpy / PyTorch)
+  graphviz                               # dot: tvs show --format dot pictures, checked in tests
   tmux                                   # interactive REPL tests
   libdnnl-dev libopenblas-dev            # reference libraries of bench/matmul_bench.c
 )

@@ -134,10 +134,11 @@ typedef struct ShowArgs {
   DumpAfter dump;
   CgOptions cg;
   bool list_stages;       /* --list-stages */
+  bool dot;               /* --format dot: a graph stage as a Graphviz digraph */
 } ShowArgs;
 
 enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_DIFF, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
-       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_HELP };
+       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_HELP };
 
 static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
 
@@ -155,6 +156,7 @@ static const ToolOption show_options[] = {
     {SHOW_O3, "-O3", NULL, NULL, 0, show_opt_help},
     {SHOW_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
     {SHOW_LIST_STAGES, "--list-stages", NULL, NULL, 0, "list and describe the stages"},
+    {SHOW_FORMAT, "--format", NULL, "text|dot", 0, "dot: a graph stage as a Graphviz graph (dot -Tsvg)"},
     {SHOW_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -189,6 +191,11 @@ static int set_show_option(ShowArgs *sa, int id, const char *val, const char *sp
     case SHOW_STAGE:
       if (missing) return tool_usage_error("show", "--stage needs a stage name");
       sa->stage = val;
+      return 0;
+    case SHOW_FORMAT:
+      if (missing || (strcmp(val, "text") && strcmp(val, "dot")))
+        return tool_usage_error("show", "--format takes text or dot");
+      sa->dot = !strcmp(val, "dot");
       return 0;
     case SHOW_DUMP_AFTER:
       if (missing) return tool_usage_error("show", "--dump-after needs a pass name or 'all'");
@@ -264,8 +271,11 @@ static int show_module(const IrModule *m, ShowArgs *sa, bool dump_only, StrBuf *
     IrModule *g = rx_run_graph_passes(m, rx_graph_pipeline_index(sa->stage), d, NULL, NULL);
     diag_flush(d);
     if (!g) return 1;
-    print_module(sb, g, &opt);
+    if (sa->dot) print_module_dot(sb, g);
+    else print_module(sb, g, &opt);
     ir_module_free(g);
+  } else if (sa->dot) {
+    print_module_dot(sb, m);
   } else {
     print_module(sb, m, &opt);
   }
@@ -340,6 +350,9 @@ int cmd_show(int argc, char **argv) {
     return 2;
   }
   if (!dump_only && sa.dump.name && check_dump_stage(&sa, &st)) return 2;
+  if (sa.dot && (st.kind != DRV_STAGE_GRAPH || sa.dump.name))
+    return tool_usage_error("show", "--format dot draws a graph stage (graph, or a graph pass such as legalize), "
+                            "not '%s'", sa.stage);
   if (sa.dump.diff && !sa.dump.name) return tool_usage_error("show", "--diff goes with --dump-after PASS|all");
   DiagCtx d;
   tool_diag_init(&d, &sa.common);
