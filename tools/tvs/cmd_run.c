@@ -594,6 +594,7 @@ typedef struct SoRun {
   int64_t symv[64];
   int nsyms;
   uint64_t rng;
+  TvsNpz *npz;           /* --params: arrays given by name, or NULL */
 } SoRun;
 
 /* Loads the .so and finds the function to call; NULL (reported) if none. */
@@ -658,6 +659,45 @@ static int so_alloc_tensor(SoRun *s, int i) {
   return 0;
 }
 
+/* Moves the array called name out of z (the run frees it). */
+static TvsNDArray *so_take_weight(TvsNpz *z, const char *name) {
+  for (int i = 0; i < z->count; i++)
+    if (!strcmp(z->entries[i].name, name)) {
+      TvsNDArray *a = z->entries[i].array;
+      z->entries[i].array = NULL;
+      return a;
+    }
+  return NULL;
+}
+
+/* --params on a .so: the arrays are arguments by name (each must name a
+ * tensor parameter; the packed entry checks dtypes and shapes).  0 or -1. */
+static int so_load_params(SoRun *s, const char *fname) {
+  const RunArgs *ra = s->ra;
+  if (!ra->params) return 0;
+  char err[512];
+  if (!(s->npz = tvs_npz_load(ra->params, err, sizeof err))) {
+    size_t pl = strlen(ra->params);
+    fprintf(stderr, "tvs run: error: --params %s: %s\n", ra->params,
+            !strncmp(err, ra->params, pl) && err[pl] == ':' ? err + pl + 2 : err);
+    return -1;
+  }
+  for (int j = 0; j < s->npz->count; j++) {
+    const char *nm = s->npz->entries[j].name;
+    bool found = false;
+    for (int k = 0; k < s->n - s->nouts && !found; k++)
+      found = s->info->params[k].type_code == TVS_TENSOR && !strcmp(s->info->params[k].name, nm);
+    if (!found || find_named(ra->inputs, ra->ninputs, nm)) {
+      if (found) fprintf(stderr, "tvs run: error: parameter '%s' is given both by --input and by --params %s\n", nm,
+                         ra->params);
+      else fprintf(stderr, "tvs run: error: --params %s: '%s' is not an input parameter of '%s'\n", ra->params, nm,
+                   fname);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* Builds every argument: scalars and given inputs first (they bind the
  * symbolic dims), then the other tensors. */
 static int so_bind_params(SoRun *s, const char *fname) {
@@ -678,9 +718,12 @@ static int so_bind_params(SoRun *s, const char *fname) {
         if (!pass && so_bind_scalar(s, i, val)) return -1;
         continue;
       }
-      if ((pass == 0) != (val != NULL)) continue;
-      if (val) {
-        if (!(s->arrays[i] = load_input(p->name, val))) return -1;
+      if (s->arrays[i]) continue; /* a weight taken in pass 0 */
+      TvsNDArray *w = !val && s->npz ? tvs_npz_find(s->npz, p->name) : NULL;
+      if ((pass == 0) != (val || w)) continue;
+      if (val || w) {
+        if (w) s->arrays[i] = so_take_weight(s->npz, p->name);
+        else if (!(s->arrays[i] = load_input(p->name, val))) return -1;
         for (int d = 0; d < p->ndim && d < s->arrays[i]->t.ndim; d++)
           if (p->shape[d] < 0 && p->sym_dims && p->sym_dims[d] && s->nsyms < 64) {
             s->syms[s->nsyms] = p->sym_dims[d];
@@ -759,7 +802,7 @@ static int run_so(const RunArgs *ra) {
   SoCall call = {fn, &s};
   DrvTimeOptions topt = {ra->repeat > 0 ? ra->repeat : 100, 0, 0, 0};
   DrvTiming tm;
-  if (so_bind_params(&s, fname)) goto done;
+  if (so_load_params(&s, fname) || so_bind_params(&s, fname)) goto done;
   if (!ra->time && so_call(&call)) goto done;
   if (ra->time && drv_time_calls(so_call, &call, &topt, &tm)) goto done;
   if (ra->time) { /* the same line as for a .tvs file; the FLOPs come from the metadata */
@@ -775,6 +818,7 @@ done:
   free(s.arrays);
   free(s.vals);
   free(s.codes);
+  tvs_npz_free(s.npz);
   tvs_func_release(fn);
   tvs_module_free(mod);
   return rc;
