@@ -91,6 +91,8 @@ expect 0 "--memory-plan" "$TVS" run "$MLP" --memory-plan
 contains "planned peak 1024 bytes (unplanned total 1600 bytes)"
 cp "$W/out" "$W/plan.txt"
 expect 0 "memory plan table" $H plan "$W/plan.txt"
+expect 2 "--profile on a .so" "$TVS" run "$W/mlp.so" --profile
+contains "--profile needs the graph itself"
 expect 1 "--profile on a prim_func" "$TVS" run "$SRC/examples/mm_relu.tvs" --profile
 contains "applies to graph functions"
 

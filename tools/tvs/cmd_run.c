@@ -999,6 +999,8 @@ static int check_run_args(const RunArgs *ra, const char *sched_path) {
   if (is_so_path(ra->file) && !strcmp(ra->target, "interp"))
     return tool_usage_error("run", "--target interp cannot run '%s': a .so holds native code "
                             "(run the .tvs source on the interpreter)", ra->file);
+  if (is_so_path(ra->file) && (ra->profile || ra->memory_plan))
+    return tool_usage_error("run", "%s needs the graph itself: run the .tvs source", ra->profile ? "--profile" : "--memory-plan");
   if (is_so_path(ra->file) && sched_path)
     return tool_usage_error("run", "--schedule cannot apply to '%s': it is compiled already "
                             "(pass the schedule to tvsc)", ra->file);
