@@ -148,6 +148,20 @@ int drv_graph_call(DrvGraph *g, DLTensor **ins, int nins, DLTensor **outs, int n
   return rc ? -1 : 0;
 }
 
+double drv_graph_flops(const DrvGraph *g) {
+  const RxExpr *body = g->f ? g->f->body : NULL;
+  double sum = 0;
+  for (int b = 0; body && body->kind == RX_SEQ && b < body->seq.nblocks; b++)
+    for (int i = 0; i < body->seq.blocks[b].n; i++) {
+      const RxExpr *v = body->seq.blocks[b].bindings[i].value;
+      if (v->kind != RX_CALL || !v->call.op || v->call.op->id != RX_OP_CALL_TIR) continue;
+      const TVSFuncInfo *fi = g->mod ? tvs_module_func_info(g->mod, v->call.args[0]->gvar.name) : NULL;
+      if (!fi || fi->flops < 0) return -1;
+      sum += fi->flops;
+    }
+  return sum;
+}
+
 /* ------------------------------------------------------------ profiling */
 
 /* The state of the timing runner over the runs. */

@@ -49,6 +49,10 @@ int drv_graph_alloc_outputs(const DrvGraph *g, const DrvBindings *b, TvsNDArray 
  * tvs_get_last_error(). */
 int drv_graph_call(DrvGraph *g, DLTensor **ins, int nins, DLTensor **outs, int nouts);
 
+/* The FLOPs of one call: the sum over the graph's call_tir bindings of the
+ * prim_funcs' static counts (metadata); -1 when one is unknown. */
+double drv_graph_flops(const DrvGraph *g);
+
 /* One call_tir of the profile. */
 typedef struct DrvKernelTime {
   char name[64];     /* the prim_func */

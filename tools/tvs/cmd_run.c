@@ -482,8 +482,11 @@ static int time_graph(GraphCall *c, const RunArgs *ra) {
   DrvTimeOptions topt = {ra->repeat, 1000.0, 1, 0};
   DrvTiming tm;
   if (drv_time_calls(graph_call_once, c, &topt, &tm)) return -1;
-  printf("%s on %s (whole graph, native): median %.4f ms over %d runs (min %.4f, max %.4f), compiled in %.1f ms\n",
-         c->g->fname, ra->target, tm.median_ms, tm.reps, tm.min_ms, tm.max_ms, c->g->compile_ms);
+  double flops = drv_graph_flops(c->g);
+  printf("%s on %s (whole graph, native): median %.4f ms over %d runs (min %.4f, max %.4f)", c->g->fname, ra->target,
+         tm.median_ms, tm.reps, tm.min_ms, tm.max_ms);
+  if (flops > 0 && tm.median_ms > 0) printf(", %.3g FLOP, %.2f GFLOP/s", flops, flops / (tm.median_ms * 1e6));
+  printf(", compiled in %.1f ms\n", c->g->compile_ms);
   return 0;
 }
 
