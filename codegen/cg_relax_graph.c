@@ -3,22 +3,27 @@
  * (TVM's VM/AOT executor, compiled ahead of time into the same module).
  *
  *   int32_t main(void *x, void *w, void *output, int64_t n)
- *     lv  = workspace(n * 16 bytes)            intermediates: runtime workspace
+ *     ws  = workspace(planned peak)            static intermediates: one block
+ *     lv  = workspace(n * 16 bytes)            symbolic ones: one each
  *     rc  = add_one(x, lv, n)                  callee's direct entry + its dims
  *     rc  = mul(lv, w, output, n)              a returned tensor is written in
- *     free(lv); return rc                        place (destination passing)
+ *     free(lv); free(ws); return rc              place (destination passing)
  *
  * Values are tracked at compile time: a tensor is a data pointer plus its
  * struct info (shape expressions over the graph's symbolic vars, bound from
  * the input shapes at entry); tuples are lists of values.  A call_tir whose
  * result is returned writes straight into the caller's output; any other
  * returned tensor (an input, a constant, a tensor returned twice) is copied.
- * Each intermediate is freed right after the last call that uses it (on an
- * error path, at exit), so the allocator can reuse its memory.
- * Static shape mismatches between a call_tir and its prim_func are compile
- * errors; dims only known at run time are checked before the call.  The
- * calling convention is documented in codegen.h (cg_graph_signature). */
+ * Intermediates of static size live at the offsets of the memory plan
+ * (cg_memory_plan.c: storage shared across disjoint lifetimes) in one
+ * workspace allocated per call; those of symbolic size are allocated one by
+ * one and freed right after the last call that uses them (on an error path,
+ * at exit).  Static shape mismatches between a call_tir and its prim_func
+ * are compile errors; dims only known at run time are checked before the
+ * call.  The calling convention is documented in codegen.h
+ * (cg_graph_signature). */
 #include "codegen/cg_internal.h"
+#include "codegen/memory_plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -149,13 +154,6 @@ typedef struct Slot {
   bool keep;             /* part of the result: freed at exit */
 } Slot;
 
-/* A call_tir output that is written straight into output `out`. */
-typedef struct Dest {
-  const RxExpr *call;
-  int idx;
-  int out;
-} Dest;
-
 typedef struct Gx {
   CgModule *m;
   CgFn g;
@@ -164,9 +162,8 @@ typedef struct Gx {
   int nsigs;
   LLVMValueRef fname;     /* its name (messages) */
   IrPtrMap env;           /* Relax var -> GVal */
-  IrPtrMap bound;         /* Relax var -> the expression bound to it */
-  Dest dests[MAX_OUTPUTS];
-  int ndests;
+  CgMemPlan plan;         /* lifetimes, outputs and workspace offsets */
+  LLVMValueRef ws;        /* i8* alloca: the planned workspace (NULL when none) */
   LLVMValueRef outs[MAX_OUTPUTS]; /* the output params */
   int nout;
   LLVMValueRef rc;        /* i32 alloca: the return code */
@@ -252,15 +249,6 @@ static LLVMValueRef alloc_tensor(Gx *x, const RxSInfo *si) {
 
 /* ------------------------------------------------------------ planning */
 
-static const RxExpr *resolve(Gx *x, const RxExpr *e) {
-  for (int guard = 0; e && (e->kind == RX_VAR || e->kind == RX_DATAFLOW_VAR) && guard < 1 << 20; guard++) {
-    const RxExpr *v = ir_ptrmap_get(&x->bound, e);
-    if (!v) break;
-    e = v;
-  }
-  return e;
-}
-
 static bool is_call_tir(const RxExpr *e) {
   return e && e->kind == RX_CALL && e->call.op && e->call.op->id == RX_OP_CALL_TIR;
 }
@@ -278,54 +266,20 @@ static const RxSInfo *const *call_outs(const RxExpr *e, int *n, bool *tuple_out)
   return osi;
 }
 
-typedef struct Leaf {
-  const RxExpr *call; /* the call_tir producing it, or NULL */
-  int idx;            /* its output index */
-} Leaf;
-
-/* The tensors an expression stands for, traced to the call_tirs producing them. */
-static int leaves(Gx *x, const RxExpr *e, Leaf *out, int cap) {
-  e = resolve(x, e);
-  if (!e || cap <= 0) return 0;
-  if (e->kind == RX_TUPLE) {
-    int n = 0;
-    for (int i = 0; i < e->tuple.n; i++) n += leaves(x, e->tuple.fields[i], out + n, cap - n);
-    return n;
-  }
-  if (is_call_tir(e)) {
-    int n;
-    bool tup;
-    call_outs(e, &n, &tup);
-    for (int i = 0; i < n && i < cap; i++) out[i] = (Leaf){e, i};
-    return n < cap ? n : cap;
-  }
-  if (e->kind == RX_TUPLE_GET_ITEM) {
-    Leaf tmp[MAX_OUTPUTS];
-    int n = leaves(x, e->get.tuple, tmp, MAX_OUTPUTS);
-    out[0] = e->get.index >= 0 && e->get.index < n ? tmp[e->get.index] : (Leaf){NULL, 0};
-    return 1;
-  }
-  out[0] = (Leaf){NULL, 0};
-  return 1;
-}
-
-/* Which call_tir outputs can be computed in the caller's output tensors. */
-static void plan_outputs(Gx *x, const RxExpr *result) {
-  Leaf ls[MAX_OUTPUTS];
-  int n = leaves(x, result, ls, MAX_OUTPUTS);
-  if (n != x->nout) return; /* unusual shapes of the result: copy everything */
-  for (int k = 0; k < n; k++) {
-    if (!ls[k].call) continue;
-    bool taken = false;
-    for (int j = 0; j < x->ndests; j++) taken |= x->dests[j].call == ls[k].call && x->dests[j].idx == ls[k].idx;
-    if (!taken) x->dests[x->ndests++] = (Dest){ls[k].call, ls[k].idx, k};
-  }
-}
-
+/* The output a call_tir output is computed in, or -1. */
 static int dest_of(Gx *x, const RxExpr *call, int idx) {
-  for (int j = 0; j < x->ndests; j++)
-    if (x->dests[j].call == call && x->dests[j].idx == idx) return x->dests[j].out;
-  return -1;
+  const CgPlanTensor *t = cg_memory_plan_find(&x->plan, call, idx);
+  return t ? t->out : -1;
+}
+
+/* The planned intermediate's place in the workspace, or NULL when it is
+ * not planned (symbolic size). */
+static LLVMValueRef planned_tensor(Gx *x, const RxExpr *call, int idx) {
+  const CgPlanTensor *t = cg_memory_plan_find(&x->plan, call, idx);
+  if (!t || t->offset < 0 || !x->ws) return NULL;
+  LLVMValueRef base = LLVMBuildLoad2(x->g.b, x->m->i8p, x->ws, "");
+  LLVMValueRef off = LLVMConstInt(x->m->i64, (unsigned long long)t->offset, 0);
+  return LLVMBuildInBoundsGEP2(x->g.b, x->m->i8, base, &off, 1, t->name);
 }
 
 /* ------------------------------------------------------------ evaluation */
@@ -418,8 +372,9 @@ static void build_call_tir_args(Gx *x, CallTir *c) {
   c->ov = xcalloc((size_t)nouts, sizeof *c->ov);
   for (int i = 0; i < nouts; i++) {
     int k = dest_of(x, c->e, i);
-    c->ov[i] = gv_tensor(x, k >= 0 ? x->outs[k] : alloc_tensor(x, c->osi[i]), c->osi[i]);
-    if (k < 0) c->ov[i]->slot = x->nslots - 1;
+    LLVMValueRef ws = k >= 0 ? NULL : planned_tensor(x, c->e, i);
+    c->ov[i] = gv_tensor(x, k >= 0 ? x->outs[k] : ws ? ws : alloc_tensor(x, c->osi[i]), c->osi[i]);
+    if (k < 0 && !ws) c->ov[i]->slot = x->nslots - 1;
   }
   c->args = xcalloc((size_t)(c->total ? c->total : 1), sizeof *c->args);
   for (int i = 0; i < c->total; i++) {
@@ -618,14 +573,21 @@ static GVal *ev(Gx *x, const RxExpr *e) {
   }
 }
 
-/* Records var -> bound value for every binding (output planning). */
-static void note_bindings(Gx *x, const RxExpr *e) {
-  if (!e || e->kind != RX_SEQ) return;
-  for (int bi = 0; bi < e->seq.nblocks; bi++)
-    for (int i = 0; i < e->seq.blocks[bi].n; i++) {
-      const RxBinding *bd = &e->seq.blocks[bi].bindings[i];
-      if (!bd->cast_to) ir_ptrmap_put(&x->bound, bd->var, bd->value);
-    }
+/* The one workspace of the planned intermediates, allocated at entry. */
+static void alloc_planned_workspace(Gx *x) {
+  CgModule *m = x->m;
+  if (x->plan.peak <= 0) return;
+  LLVMBuilderRef eb = LLVMCreateBuilderInContext(m->ctx);
+  LLVMPositionBuilderAtEnd(eb, x->g.entry);
+  x->ws = LLVMBuildAlloca(eb, m->i8p, "workspace");
+  LLVMBuildStore(eb, LLVMConstNull(m->i8p), x->ws);
+  LLVMDisposeBuilder(eb);
+  LLVMTypeRef ps[2] = {m->i64, m->i64};
+  LLVMValueRef a[2] = {LLVMConstInt(m->i64, (unsigned long long)x->plan.peak, 0),
+                       LLVMConstInt(m->i64, CG_PLAN_ALIGN, 0)};
+  LLVMValueRef p = call_fn(x, "tvs_backend_alloc_workspace", m->i8p, ps, 2, a, 2, false);
+  LLVMBuildStore(x->g.b, p, x->ws);
+  fail_if(x, LLVMBuildIsNull(x->g.b, p, ""), "nomem");
 }
 
 /* Frees the workspace pointer held in slot alloca p (NULL-safe) and clears it. */
@@ -687,7 +649,6 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   x.nsigs = nsigs;
   x.nout = s->num_outputs;
   ir_ptrmap_init(&x.env);
-  ir_ptrmap_init(&x.bound);
   cg_fn_init(&x.g, m, s->direct, s->name, h);
   x.fname = cg_const_string(m, s->name);
   LLVMBuilderRef eb = LLVMCreateBuilderInContext(m->ctx);
@@ -710,8 +671,8 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
     LLVMSetValueName2(p, v->name, strlen(v->name));
     cg_bind(&x.g, v, cg_convert(&x.g, p, dt_int64, dt_element(v->dtype)));
   }
-  note_bindings(&x, f->body);
-  plan_outputs(&x, f->body && f->body->kind == RX_SEQ ? f->body->seq.body : f->body);
+  if (cg_memory_plan(f, &x.plan) == 0 && x.plan.nout != x.nout) cg_memory_plan_free(&x.plan); /* copy all */
+  alloc_planned_workspace(&x);
   GVal *res = ev(&x, f->body);
   if (res) build_graph_result(&x, res);
   LLVMBuildBr(x.g.b, x.cleanup);
@@ -723,6 +684,7 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   }
   LLVMPositionBuilderAtEnd(x.g.b, x.cleanup);
   for (int i = 0; i < x.nslots; i++) free_slot(&x, x.slots[i].ptr);
+  if (x.ws) free_slot(&x, x.ws);
   LLVMBuildRet(x.g.b, LLVMBuildLoad2(x.g.b, m->i32, x.rc, ""));
   cg_fn_done(&x.g);
   if (x.g.failed && !x.failed) x.failed = true;
@@ -734,6 +696,6 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   pv_free(&x.vals);
   free(x.slots);
   ir_ptrmap_free(&x.env);
-  ir_ptrmap_free(&x.bound);
+  cg_memory_plan_free(&x.plan);
   ir_heap_release(h);
 }

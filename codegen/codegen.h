@@ -24,7 +24,7 @@ typedef struct CgOptions {
   bool fast_math;     /* allow reassociation/contraction ("unsafe-fp-math" attrs);
                          off by default: results then match the interpreter */
   bool graph_funcs;   /* also compile the graph functions (see cg_build); off by
-                         default: `tvs run` steps through them in the interpreter */
+                         default (tvsc and driver/graph_exec.c turn it on) */
   const IrModule *flop_source; /* the module before lowering: each prim_func's
                          static FLOP count goes into the metadata (NULL: -1) */
 } CgOptions;
@@ -60,7 +60,9 @@ CgResult *cg_build(const IrModule *lowered, const CgOptions *opt, DiagCtx *diag)
  *     the inputs' data pointers, then one per output tensor (a tuple return
  *     value gives several, in order), then the symbolic dims bound from the
  *     inputs; calls the prim_funcs' direct entries in binding order, with
- *     intermediates from tvs_backend_alloc_workspace.
+ *     intermediates of static size at the offsets of the memory plan
+ *     (memory_plan.h) in one workspace allocated per call, the others from
+ *     tvs_backend_alloc_workspace one by one.
  *   __tvs_packed_NAME, with the prim_funcs' argument checks; the caller
  *     passes the output tensors as the trailing arguments.
  * Its metadata entry lists inputs then outputs (named "output", or

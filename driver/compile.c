@@ -1,5 +1,5 @@
 /* compile.c - drv_compile, the flow of one tvsc run as a visible list of
- * steps: load -> schedule -> merge -> --schedule -> subset -> legalize ->
+ * steps: load -> schedule -> merge -> --schedule -> subset -> --params -> legalize ->
  * (stage | lower -> codegen -> products) -> commit.  Products are built under temporary names
  * next to their final paths and renamed only once all of them exist, so a
  * failed run leaves nothing behind and an old output is never half-replaced. */
@@ -15,6 +15,7 @@
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
+#include "runtime/npz.h"
 #include "base/util.h"
 #include "sched/schedule.h"
 
@@ -235,6 +236,31 @@ static IrModule *select_funcs(Run *r, IrModule *m) {
   return sub;
 }
 
+/* --params w.npz: its arrays bound to the graph functions' parameters of
+ * the same names (BindParams), so that they are compiled in as constants. */
+static IrModule *bind_params(Run *r, IrModule *m) {
+  const char *path = r->o->params;
+  char err[512];
+  TvsNpz *z = tvs_npz_load(path, err, sizeof err);
+  if (!z) {
+    size_t pl = strlen(path);
+    diag_error(r->d, span_none, "--params %s: %s", path, !strncmp(err, path, pl) && err[pl] == ':' ? err + pl + 2 : err);
+    ir_module_free(m);
+    return NULL;
+  }
+  const char **names = xcalloc((size_t)(z->count ? z->count : 1), sizeof *names);
+  const DLTensor **vals = xcalloc((size_t)(z->count ? z->count : 1), sizeof *vals);
+  for (int i = 0; i < z->count; i++) names[i] = z->entries[i].name, vals[i] = &z->entries[i].array->t;
+  IrModule *b = rx_bind_params(m, NULL, z->count, names, vals, err, sizeof err);
+  if (!b) diag_error(r->d, span_none, "--params %s: %s", path, err);
+  vlog(r, "bind params");
+  free(names);
+  free(vals);
+  tvs_npz_free(z);
+  ir_module_free(m);
+  return b;
+}
+
 /* -------------------------------------------------------------- outputs */
 
 /* Stages text for `final` (or stdout when final is NULL). */
@@ -384,6 +410,7 @@ static int compile_module(Run *r, IrModule *m) {
     rc = put_text(r, o->output, sb.data);
     goto done;
   }
+  if (o->params && !(m = bind_params(r, m))) goto done;
   { /* the graph passes (rx_graph_pipeline), all of them or up to the stage */
     int gi = rx_graph_pipeline_index(stage);
     IrModule *g = rx_run_graph_passes(m, gi, r->d, NULL, NULL);

@@ -3,7 +3,8 @@
  *
  * One call (drv_compile) runs: load + elaborate each file, apply its schedule
  * statements, merge the modules, keep the --func subset, apply --schedule,
- * legalize the graph functions' operators (rx_legalize_ops), lower
+ * bind --params weights (rx_bind_params), legalize the graph functions'
+ * operators (rx_legalize_ops), lower
  * (tir_lower), build LLVM IR for prim_funcs and graph functions (cg_build)
  * and write the products.  Every
  * file is written under a temporary name in its own directory and renamed at
@@ -41,6 +42,9 @@ typedef struct DrvOptions {
   const char *const *funcs;   /* --func names (the subset to compile); NULL = all */
   int nfuncs;
   const char *schedule;       /* --schedule FILE applied to the merged module, or NULL */
+  const char *params;         /* --params w.npz: weights bound to graph-function
+                                 parameters of the same names (embedded as
+                                 constants), or NULL */
   CgOptions cg;               /* -O, --mcpu, --mattr, --mtriple, --fast-math */
   const char *cc;             /* linker driver for .so; NULL = $CC, else "cc" */
   const char *runtime_dir;    /* directory of libtvs_runtime.so to link against;

@@ -10,6 +10,7 @@
 #define TVS_IR_TRANSFORM_H
 
 #include <stdbool.h>
+#include <dlpack/dlpack.h>
 
 #include "ir/module.h"
 #include "base/diag.h"
@@ -53,6 +54,16 @@ TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
  * called through R.call_tir; calls it cannot legalize are kept.  Returns a
  * new module (free it); *changed (may be NULL) tells whether anything did. */
 IrModule *rx_legalize_ops(const IrModule *m, DiagCtx *diag, bool *changed);
+
+/* BindParams (relax_bind_params.c): the parameters of graph function func
+ * (NULL: of every graph function) named names[i] become R.const values[i]
+ * (weights from a .npz); the functions keep their other parameters.  Each
+ * value must have the parameter's dtype and static shape, and each name must
+ * match a parameter.  Returns a new module (free it), or NULL with the
+ * reason in err ("parameter 'w0' has shape (784, 128) but the file has
+ * (128, 784)"). */
+IrModule *rx_bind_params(const IrModule *m, const char *func, int n, const char *const *names,
+                         const DLTensor *const *values, char *err, size_t errlen);
 
 /* A graph pass: maps a module to a new one (free it); *changed (may be NULL)
  * tells whether anything changed.  Errors go to diag. */

@@ -14,8 +14,11 @@
 #include <sys/stat.h>
 
 #include "base/util.h"
+#include "driver/graph_exec.h"
 #include "driver/run.h"
+#include "ir/transform.h"
 #include "runtime/npy.h"
+#include "runtime/npz.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
@@ -34,6 +37,9 @@ typedef struct RunArgs {
   bool time;           /* --time: report the median time and GFLOP/s */
   int repeat;          /* --repeat N timed runs (0 = adaptive) */
   bool fast_math;      /* --fast-math for the cpu target */
+  const char *params;  /* --params w.npz: weights bound to graph-function params */
+  bool profile;        /* --profile: per-kernel table of a graph function */
+  bool memory_plan;    /* --memory-plan: the graph's static memory plan */
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
@@ -317,8 +323,6 @@ done:
 }
 /* ------------------------------------------------------------ graph function */
 
-/* ------------------------------------------------------------ graph function */
-
 /* The arguments of one graph function run. */
 typedef struct RelaxRun {
   const RunArgs *ra;
@@ -371,7 +375,10 @@ static int alloc_relax_param(RelaxRun *x, int i) {
     return -1;
   }
   if (x->ra->ninputs) {
-    fprintf(stderr, "tvs run: error: missing --input for parameter '%s'\n", p->var.name);
+    if (x->ra->params)
+      fprintf(stderr, "tvs run: error: missing --input for parameter '%s' (--params %s has no '%s')\n",
+              p->var.name, x->ra->params, p->var.name);
+    else fprintf(stderr, "tvs run: error: missing --input for parameter '%s'\n", p->var.name);
     return -1;
   }
   int64_t shape[TVS_MAX_NDIM];
@@ -407,28 +414,168 @@ static int execute_relax(const IrModule *m, const char *fname, RelaxRun *x, DLTe
   return rc;
 }
 
+/* Writes (--output) and summarizes a graph function's results. */
+static int emit_relax_results(const RunArgs *ra, DLTensor **res, int n) {
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    char name[32];
+    if (n == 1) snprintf(name, sizeof name, "output");
+    else snprintf(name, sizeof name, "output_%d", i);
+    if (ra->outdir && write_output(ra->outdir, name, res[i])) rc = 1;
+    if (!ra->ninputs || !ra->outdir) print_summary(name, res[i]);
+  }
+  return rc;
+}
+
+/* --memory-plan: the static memory plan of the legalized graph, on stdout. */
+static void print_memory_plan(const DrvGraph *g) {
+  CgMemPlan plan;
+  if (cg_memory_plan(g->f, &plan)) {
+    printf("memory plan of '%s': none (the graph is not a sequence of call_tir bindings)\n", g->fname);
+    return;
+  }
+  StrBuf sb;
+  sb_init(&sb);
+  sb_printf(&sb, "memory plan of '%s' (live ranges in binding indices; outputs are the caller's):\n", g->fname);
+  cg_memory_plan_print(&sb, &plan);
+  fputs(sb.data, stdout);
+  sb_free(&sb);
+  cg_memory_plan_free(&plan);
+}
+
+/* --profile: per-kernel medians, then the whole compiled graph. */
+static int profile_graph(DrvGraph *g, RelaxRun *x, DLTensor **outs, int nouts, DiagCtx *d) {
+  DrvGraphProfile p;
+  int reps = x->ra->repeat > 0 ? x->ra->repeat : 20;
+  int rc = drv_graph_profile(g, x->args, x->n, outs, nouts, reps, &p, d);
+  diag_flush(d);
+  if (rc) {
+    if (!d->nerr) fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+  } else {
+    StrBuf sb;
+    sb_init(&sb);
+    sb_printf(&sb, "profile of '%s' (%d runs; kernels timed one by one, the graph stepped through):\n", g->fname,
+              reps);
+    drv_graph_profile_print(&sb, &p);
+    fputs(sb.data, stdout);
+    sb_free(&sb);
+  }
+  drv_graph_profile_free(&p);
+  return rc;
+}
+
+typedef struct GraphCall {
+  DrvGraph *g;
+  DLTensor **ins, **outs;
+  int nins, nouts;
+} GraphCall;
+
+static int graph_call_once(void *ctx) {
+  GraphCall *c = ctx;
+  if (drv_graph_call(c->g, c->ins, c->nins, c->outs, c->nouts) == 0) return 0;
+  fprintf(stderr, "tvs run: error: %s\n", tvs_get_last_error());
+  return -1;
+}
+
+/* --time on the compiled graph: the same line as for a prim_func. */
+static int time_graph(GraphCall *c, const RunArgs *ra) {
+  DrvTimeOptions topt = {ra->repeat, 1000.0, 1, 0};
+  DrvTiming tm;
+  if (drv_time_calls(graph_call_once, c, &topt, &tm)) return -1;
+  double flops = drv_graph_flops(c->g);
+  printf("%s on %s (whole graph, native): median %.4f ms over %d runs (min %.4f, max %.4f)", c->g->fname, ra->target,
+         tm.median_ms, tm.reps, tm.min_ms, tm.max_ms);
+  if (flops > 0 && tm.median_ms > 0) printf(", %.3g FLOP, %.2f GFLOP/s", flops, flops / (tm.median_ms * 1e6));
+  printf(", compiled in %.1f ms\n", c->g->compile_ms);
+  return 0;
+}
+
+/* The compiled graph called once on the inputs (then --time, --profile). */
+static int run_relax_native(DrvGraph *g, RelaxRun *x, DiagCtx *d) {
+  const RunArgs *ra = x->ra;
+  int nouts = g->info->num_outputs, rc = -1;
+  TvsNDArray **outs = xcalloc((size_t)(nouts ? nouts : 1), sizeof *outs);
+  DLTensor **ins = xcalloc((size_t)(x->n ? x->n : 1), sizeof *ins);
+  DLTensor **od = xcalloc((size_t)(nouts ? nouts : 1), sizeof *od);
+  char err[256];
+  GraphCall c = {g, ins, od, x->n, nouts};
+  if (g->info->num_params != x->n + nouts) {
+    fprintf(stderr, "tvs run: error: the compiled '%s' takes %d tensors, not %d\n", g->fname, g->info->num_params,
+            x->n + nouts);
+    goto done;
+  }
+  if (drv_graph_alloc_outputs(g, &x->b, outs, nouts, err, sizeof err)) {
+    fprintf(stderr, "tvs run: error: %s\n", err);
+    goto done;
+  }
+  for (int i = 0; i < x->n; i++) ins[i] = x->args[i].tensor;
+  for (int k = 0; k < nouts; k++) od[k] = &outs[k]->t;
+  if (graph_call_once(&c) || (ra->time && time_graph(&c, ra)) || (ra->profile && profile_graph(g, x, od, nouts, d)))
+    goto done;
+  rc = emit_relax_results(ra, od, nouts);
+done:
+  for (int k = 0; k < nouts; k++) tvs_ndarray_free(outs[k]);
+  free(outs);
+  free(ins);
+  free(od);
+  return rc ? -1 : 0;
+}
+
+/* On the interpreter (--target interp, or a graph the compiler does not take). */
+static int run_relax_interp(const IrModule *m, const char *fname, RelaxRun *x, DiagCtx *d) {
+  DLTensor **results = NULL;
+  int nresults = 0, rc = -1;
+  if (execute_relax(m, fname, x, &results, &nresults, d) == 0) rc = emit_relax_results(x->ra, results, nresults);
+  for (int i = 0; i < nresults; i++) interp_free_result(results[i]);
+  free(results);
+  return rc ? -1 : 0;
+}
+
+/* Native when the target is cpu and the graph compiles whole; else the
+ * interpreter, with a note saying why.  0 or -1 (reported). */
+static int execute_relax_any(const IrModule *m, const char *fname, RelaxRun *x, DiagCtx *d) {
+  const RunArgs *ra = x->ra;
+  bool cpu = !strcmp(ra->target, "cpu");
+  DrvGraph g;
+  char why[256] = "";
+  DrvGraphStatus st = DRV_GRAPH_FALLBACK;
+  int rc = -1;
+  if (cpu || ra->memory_plan) {
+    CgOptions opt = cg_options_default();
+    opt.fast_math = ra->fast_math;
+    st = drv_graph_prepare(&g, m, fname, &opt, cpu, d, why, sizeof why);
+    diag_flush(d);
+    if (st == DRV_GRAPH_ERROR) goto done;
+    if (ra->memory_plan && st == DRV_GRAPH_OK) print_memory_plan(&g);
+    else if (ra->memory_plan) printf("memory plan of '%s': none (%s)\n", fname, why);
+  }
+  if (cpu && st == DRV_GRAPH_OK) {
+    rc = run_relax_native(&g, x, d);
+    goto done;
+  }
+  if (ra->profile) {
+    fprintf(stderr, "tvs run: error: --profile times the compiled graph, but '%s' %s%s\n", fname,
+            cpu ? "does not compile: " : "runs on the interpreter (--target interp)", cpu ? why : "");
+    goto done;
+  }
+  if (cpu) fprintf(stderr, "tvs run: note: '%s' runs on the interpreter, its prim_funcs natively: %s\n", fname, why);
+  if (ra->time) fprintf(stderr, "tvs run: note: --time is not measured for an interpreted graph\n");
+  rc = run_relax_interp(m, fname, x, d);
+done:
+  if (cpu || ra->memory_plan) drv_graph_free(&g);
+  return rc;
+}
+
 static int run_relax(const IrModule *m, const char *fname, const RxFunc *f, const RunArgs *ra,
                      DiagCtx *d) {
   int n = f->nparams, rc = 1;
   RelaxRun x = {ra, f, n, xcalloc((size_t)(n ? n : 1), sizeof *x.args),
                 xcalloc((size_t)(n ? n : 1), sizeof *x.arrays), {NULL, 0, 0}, ra->seed};
-  DLTensor **results = NULL;
-  int nresults = 0;
   if (bind_relax_given(&x, fname)) goto done;
   for (int i = 0; i < n; i++)
     if (!x.arrays[i] && alloc_relax_param(&x, i)) goto done;
-  if (execute_relax(m, fname, &x, &results, &nresults, d) != 0) goto done;
-  rc = 0;
-  for (int i = 0; i < nresults; i++) {
-    char name[32];
-    if (nresults == 1) snprintf(name, sizeof name, "output");
-    else snprintf(name, sizeof name, "output_%d", i);
-    if (ra->outdir && write_output(ra->outdir, name, results[i])) rc = 1;
-    if (!ra->ninputs || !ra->outdir) print_summary(name, results[i]);
-  }
+  if (execute_relax_any(m, fname, &x, d) == 0) rc = 0;
 done:
-  for (int i = 0; i < nresults; i++) interp_free_result(results[i]);
-  free(results);
   for (int i = 0; i < n; i++) tvs_ndarray_free(x.arrays[i]);
   free(x.arrays);
   free(x.args);
@@ -450,6 +597,7 @@ typedef struct SoRun {
   int64_t symv[64];
   int nsyms;
   uint64_t rng;
+  TvsNpz *npz;           /* --params: arrays given by name, or NULL */
 } SoRun;
 
 /* Loads the .so and finds the function to call; NULL (reported) if none. */
@@ -514,6 +662,45 @@ static int so_alloc_tensor(SoRun *s, int i) {
   return 0;
 }
 
+/* Moves the array called name out of z (the run frees it). */
+static TvsNDArray *so_take_weight(TvsNpz *z, const char *name) {
+  for (int i = 0; i < z->count; i++)
+    if (!strcmp(z->entries[i].name, name)) {
+      TvsNDArray *a = z->entries[i].array;
+      z->entries[i].array = NULL;
+      return a;
+    }
+  return NULL;
+}
+
+/* --params on a .so: the arrays are arguments by name (each must name a
+ * tensor parameter; the packed entry checks dtypes and shapes).  0 or -1. */
+static int so_load_params(SoRun *s, const char *fname) {
+  const RunArgs *ra = s->ra;
+  if (!ra->params) return 0;
+  char err[512];
+  if (!(s->npz = tvs_npz_load(ra->params, err, sizeof err))) {
+    size_t pl = strlen(ra->params);
+    fprintf(stderr, "tvs run: error: --params %s: %s\n", ra->params,
+            !strncmp(err, ra->params, pl) && err[pl] == ':' ? err + pl + 2 : err);
+    return -1;
+  }
+  for (int j = 0; j < s->npz->count; j++) {
+    const char *nm = s->npz->entries[j].name;
+    bool found = false;
+    for (int k = 0; k < s->n - s->nouts && !found; k++)
+      found = s->info->params[k].type_code == TVS_TENSOR && !strcmp(s->info->params[k].name, nm);
+    if (!found || find_named(ra->inputs, ra->ninputs, nm)) {
+      if (found) fprintf(stderr, "tvs run: error: parameter '%s' is given both by --input and by --params %s\n", nm,
+                         ra->params);
+      else fprintf(stderr, "tvs run: error: --params %s: '%s' is not an input parameter of '%s'\n", ra->params, nm,
+                   fname);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* Builds every argument: scalars and given inputs first (they bind the
  * symbolic dims), then the other tensors. */
 static int so_bind_params(SoRun *s, const char *fname) {
@@ -534,9 +721,12 @@ static int so_bind_params(SoRun *s, const char *fname) {
         if (!pass && so_bind_scalar(s, i, val)) return -1;
         continue;
       }
-      if ((pass == 0) != (val != NULL)) continue;
-      if (val) {
-        if (!(s->arrays[i] = load_input(p->name, val))) return -1;
+      if (s->arrays[i]) continue; /* a weight taken in pass 0 */
+      TvsNDArray *w = !val && s->npz ? tvs_npz_find(s->npz, p->name) : NULL;
+      if ((pass == 0) != (val || w)) continue;
+      if (val || w) {
+        if (w) s->arrays[i] = so_take_weight(s->npz, p->name);
+        else if (!(s->arrays[i] = load_input(p->name, val))) return -1;
         for (int d = 0; d < p->ndim && d < s->arrays[i]->t.ndim; d++)
           if (p->shape[d] < 0 && p->sym_dims && p->sym_dims[d] && s->nsyms < 64) {
             s->syms[s->nsyms] = p->sym_dims[d];
@@ -615,7 +805,7 @@ static int run_so(const RunArgs *ra) {
   SoCall call = {fn, &s};
   DrvTimeOptions topt = {ra->repeat > 0 ? ra->repeat : 100, 0, 0, 0};
   DrvTiming tm;
-  if (so_bind_params(&s, fname)) goto done;
+  if (so_load_params(&s, fname) || so_bind_params(&s, fname)) goto done;
   if (!ra->time && so_call(&call)) goto done;
   if (ra->time && drv_time_calls(so_call, &call, &topt, &tm)) goto done;
   if (ra->time) { /* the same line as for a .tvs file; the FLOPs come from the metadata */
@@ -631,6 +821,7 @@ done:
   free(s.arrays);
   free(s.vals);
   free(s.codes);
+  tvs_npz_free(s.npz);
   tvs_func_release(fn);
   tvs_module_free(mod);
   return rc;
@@ -646,20 +837,29 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
   return 0;
 }
 
-enum { RUN_FUNC, RUN_INPUT, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME, RUN_FAST_MATH,
-       RUN_SCHEDULE, RUN_HELP };
+enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
     {RUN_FUNC, "--func", NULL, "F", 0, "the function to run (default: the only one, or main)"},
     {RUN_INPUT, "--input", NULL, "NAME=x.npy|NAME=VALUE", OPT_REPEAT,
      "a parameter's value: a .npy file or a scalar"},
+    {RUN_PARAMS, "--params", NULL, "w.npz", 0,
+     "weights: graph-function parameters named like the arrays of a .npz\n"
+     "are bound to them (dtype and shape checked); also --input w.npz"},
     {RUN_OUTPUT, "--output", "-o", "DIR", 0, "write the outputs to DIR/NAME.npy (created if missing)"},
     {RUN_SEED, "--seed", NULL, "N", 0, "seed of the random inputs (default 0)"},
     {RUN_DIM, "--dim", NULL, "NAME=VALUE", OPT_REPEAT, "bind a symbolic size variable"},
     {RUN_TARGET, "--target", NULL, "cpu|interp", 0, "run natively (cpu, the default) or interpreted"},
     {RUN_TIME, "--time", NULL, NULL, 0, "print the median time and GFLOP/s"},
-    {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive)"},
+    {RUN_PROFILE, "--profile", NULL, NULL, 0,
+     "graph function: per-kernel table (prim_func, output shape, median ms,\n"
+     "% of the kernels' sum, GFLOP/s), then the whole compiled graph's time"},
+    {RUN_MEMORY_PLAN, "--memory-plan", NULL, NULL, 0,
+     "graph function: print its static memory plan (tensor, shape, bytes,\n"
+     "workspace offset, live range; planned peak and unplanned total)"},
+    {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive) and --profile (default 20)"},
     {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
     {RUN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
     {RUN_HELP, "--help", "-h", NULL, 0, "this help"},
@@ -668,19 +868,24 @@ static const ToolOption run_options[] = {
 
 static void print_run_help(void) {
   tool_print_help(
-      "usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--output DIR]\n"
-      "                [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
-      "                [--time [--repeat N]] [--fast-math] [--schedule FILE]\n"
+      "usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--params w.npz]\n"
+      "                [--output DIR] [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
+      "                [--time [--repeat N]] [--profile] [--memory-plan] [--fast-math]\n"
+      "                [--schedule FILE]\n"
       "Runs a prim_func (destination-passing: params without --input are allocated\n"
       "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
       "written to DIR/output.npy). With no --input, read-only inputs are random\n"
       "(seeded by --seed, default 0); a summary of each output is printed unless\n"
       "--output writes it (missing directories are created).\n"
-      "--target cpu (the default) compiles prim_funcs with LLVM and runs them\n"
-      "natively; --target interp uses the reference interpreter. A graph\n"
-      "function's bindings are stepped through by the interpreter while its\n"
-      "call_tir prim_funcs run on the target. --time prints the median time over\n"
-      "repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
+      "--target cpu (the default) compiles with LLVM and runs natively: a graph\n"
+      "function is legalized and compiled whole (one call, intermediates in a\n"
+      "statically planned workspace); a graph the compiler does not take (an\n"
+      "operator without legalization, if/else, match_cast) is stepped through\n"
+      "by the interpreter with its prim_funcs native (a note says why).\n"
+      "--target interp uses the reference interpreter. --time prints the median\n"
+      "time over repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
+      "--params w.npz binds weights: graph-function parameters named like its\n"
+      "arrays become constants (give the rest with --input).\n"
       "--schedule FILE applies a schedule script first.\n"
       "FILE may be a .so built by tvsc: its packed entry is called with tensors\n"
       "shaped by the module's metadata (native only: no --target interp or --schedule).\n",
@@ -692,7 +897,12 @@ static void print_run_help(void) {
 static int set_run_option(RunArgs *ra, int id, const char *val) {
   switch (id) {
     case RUN_FUNC: ra->func = val; break;
+    case RUN_PARAMS: ra->params = val; break;
     case RUN_INPUT:
+      if (!strchr(val, '=') && strlen(val) > 4 && !strcmp(val + strlen(val) - 4, ".npz")) { /* --input w.npz */
+        ra->params = val;
+        break;
+      }
       if (ra->ninputs == 64) return tool_usage_error("run", "too many --input options");
       if (split_named("--input", val, &ra->inputs[ra->ninputs])) return 2;
       ra->ninputs++;
@@ -735,6 +945,8 @@ static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **
       case RUN_HELP: print_run_help(); return 1;
       case RUN_TIME: ra->time = true; return 0;
       case RUN_FAST_MATH: ra->fast_math = true; return 0;
+      case RUN_PROFILE: ra->profile = true; return 0;
+      case RUN_MEMORY_PLAN: ra->memory_plan = true; return 0;
       case RUN_SCHEDULE:
         if (missing) return tool_usage_error("run", "--schedule needs a file");
         *sched_path = val;
@@ -790,6 +1002,8 @@ static int check_run_args(const RunArgs *ra, const char *sched_path) {
   if (is_so_path(ra->file) && !strcmp(ra->target, "interp"))
     return tool_usage_error("run", "--target interp cannot run '%s': a .so holds native code "
                             "(run the .tvs source on the interpreter)", ra->file);
+  if (is_so_path(ra->file) && (ra->profile || ra->memory_plan))
+    return tool_usage_error("run", "%s needs the graph itself: run the .tvs source", ra->profile ? "--profile" : "--memory-plan");
   if (is_so_path(ra->file) && sched_path)
     return tool_usage_error("run", "--schedule cannot apply to '%s': it is compiled already "
                             "(pass the schedule to tvsc)", ra->file);
@@ -818,6 +1032,54 @@ static const IrGlobal *pick_function(const IrModule *m, const RunArgs *ra) {
   return g;
 }
 
+/* --params w.npz: the weights bound into graph function *g (BindParams; *m
+ * and *g replaced).  0, or -1 (reported). */
+static int bind_weights(IrModule **m, const IrGlobal **g, const RunArgs *ra) {
+  if (!ra->params) return 0;
+  if ((*g)->kind != IR_FUNC_RELAX) {
+    fprintf(stderr, "tvs run: error: --params %s: '%s' is a prim_func; weights bind to the parameters of a "
+                    "graph function\n", ra->params, (*g)->name);
+    return -1;
+  }
+  char err[512];
+  TvsNpz *z = tvs_npz_load(ra->params, err, sizeof err);
+  if (!z) { /* err reads "path: problem" or names the path itself */
+    size_t pl = strlen(ra->params);
+    const char *why = !strncmp(err, ra->params, pl) && err[pl] == ':' ? err + pl + 2 : err;
+    fprintf(stderr, "tvs run: error: --params %s: %s\n", ra->params, why);
+    return -1;
+  }
+  int rc = 0;
+  for (int i = 0; i < z->count && !rc; i++)
+    if (find_named(ra->inputs, ra->ninputs, z->entries[i].name)) {
+      fprintf(stderr, "tvs run: error: parameter '%s' is given both by --input and by --params %s\n",
+              z->entries[i].name, ra->params);
+      rc = -1;
+    }
+  const char **names = xcalloc((size_t)(z->count ? z->count : 1), sizeof *names);
+  const DLTensor **vals = xcalloc((size_t)(z->count ? z->count : 1), sizeof *vals);
+  for (int i = 0; i < z->count; i++) names[i] = z->entries[i].name, vals[i] = &z->entries[i].array->t;
+  IrModule *b = rc ? NULL : rx_bind_params(*m, (*g)->name, z->count, names, vals, err, sizeof err);
+  if (!rc && !b) fprintf(stderr, "tvs run: error: --params %s: %s\n", ra->params, err);
+  if (b) {
+    *g = ir_module_lookup(b, (*g)->name);
+    ir_module_free(*m);
+    *m = b;
+  }
+  free(names);
+  free(vals);
+  tvs_npz_free(z);
+  return b ? 0 : -1;
+}
+
+/* --profile and --memory-plan describe graph functions. */
+static int check_graph_only(const IrGlobal *g, const RunArgs *ra) {
+  if (g->kind == IR_FUNC_RELAX || (!ra->profile && !ra->memory_plan)) return 0;
+  fprintf(stderr, "tvs run: error: %s applies to graph functions; '%s' is a prim_func (--time times it)\n",
+          ra->profile ? "--profile" : "--memory-plan", g->name);
+  return -1;
+}
+
 /* `tvs run FILE.tvs`: load, schedule, pick the function, run it. */
 static int run_source(const RunArgs *ra, const ToolCommon *common, const char *sched_path) {
   DiagCtx d;
@@ -834,6 +1096,7 @@ static int run_source(const RunArgs *ra, const ToolCommon *common, const char *s
     sb_free(&sout);
   }
   const IrGlobal *g = m ? pick_function(m, ra) : NULL;
+  if (g && (check_graph_only(g, ra) || bind_weights(&m, &g, ra))) g = NULL;
   if (g) rc = g->kind == IR_FUNC_TIR ? run_tir(m, g->name, g->tir, ra, &d) : run_relax(m, g->name, g->rx, ra, &d);
   ir_module_free(m);
   src_free(src);

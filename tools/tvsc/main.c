@@ -21,7 +21,7 @@ static const char usage_header[] =
 
 /* The ids of the options with a value index valued[] and set_valued's slots. */
 enum { OPT_OUTPUT, OPT_HEADER, OPT_EMIT, OPT_FUNC, OPT_SCHEDULE, OPT_TARGET, OPT_MTRIPLE, OPT_MCPU, OPT_MATTR,
-       OPT_CC, OPT_RUNTIME_DIR, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_VERBOSE,
+       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_VERBOSE,
        OPT_LIST_STAGES, OPT_HELP, OPT_VERSION };
 
 static const char opt_level_help[] = "LLVM optimization level (default -O3)";
@@ -36,6 +36,10 @@ static const ToolOption tvsc_options[] = {
      "llvm-unopt, llvm, asm) to stdout, or to -o FILE; --list-stages lists them"},
     {OPT_FUNC, "--func", NULL, "NAME[,NAME]", OPT_REPEAT, "compile only these functions"},
     {OPT_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script to the module before lowering"},
+    {OPT_PARAMS, "--params", NULL, "w.npz", 0,
+     "embed weights: graph-function parameters named like the arrays of\n"
+     "a .npz become constants in the module (64-byte aligned); the graph\n"
+     "entry, its metadata and the header keep only the other parameters"},
     {OPT_O0, "-O0", NULL, NULL, 0, opt_level_help},
     {OPT_O1, "-O1", NULL, NULL, 0, opt_level_help},
     {OPT_O2, "-O2", NULL, NULL, 0, opt_level_help},
@@ -99,7 +103,7 @@ typedef struct TvscArgs {
 static int set_valued(TvscArgs *ta, int which, const char *v) {
   DrvOptions *o = &ta->o;
   const char **slot[] = {&o->output, &o->header, &o->emit, NULL, &o->schedule, NULL, &o->cg.triple,
-                         &o->cg.mcpu, &o->cg.mattr, &o->cc, &o->runtime_dir};
+                         &o->cg.mcpu, &o->cg.mattr, &o->cc, &o->runtime_dir, &o->params};
   if (!v[0]) return usage_error("%s needs a non-empty value", tvsc_options[which].name);
   if (which == OPT_FUNC) { /* --func a,b */
     char *list = ta->func_lists[ta->nlists++] = xstrdup(v);
