@@ -570,11 +570,14 @@ static const ReplCmd commands[] = {
     {"reset", "", "back to the module as loaded (forgets every step)", cmd_reset},
     {"write", "FILE [FUNC]", "write the current module (or one function) as .tvs text", cmd_write},
     {"target", "cpu|interp", "where :run and :time execute: LLVM JIT (cpu) or the interpreter", cmd_target},
-    {"run", "[FUNC] [--input NAME=x.npy ...]",
+    {"run", "[FUNC] [--input NAME=x.npy ...] [--params w.npz]",
      "run on random inputs (or .npy files) and check the result against the\n"
-     "unscheduled function on the interpreter", repl_cmd_run},
-    {"time", "[FUNC]", "median time and GFLOP/s (after a warm-up) on the current target,\n"
-                       "with the ratio to the previous :time of the same function", repl_cmd_time},
+     "unscheduled function on the interpreter; a graph function (a model) is\n"
+     "compiled whole and checked against the interpreter, --params binds its weights", repl_cmd_run},
+    {"time", "[FUNC] [--input NAME=x.npy ...] [--params w.npz]",
+     "median time and GFLOP/s (after a warm-up) on the current target,\n"
+     "with the ratio to the previous :time of the same function; a graph\n"
+     "function: a table of its kernels' medians, then the whole graph's", repl_cmd_time},
     {"set", "NAME VALUE", "settings: threads N (0 = default), repeat N (0 = adaptive), color on|off|auto, pager on|off (long outputs through $PAGER on a terminal)", cmd_set},
     {"quit", "", "leave the REPL (also :q, :exit, Ctrl-D)", cmd_quit},
 };

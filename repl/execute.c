@@ -210,6 +210,7 @@ static TvsNDArray **reference(Repl *r, const char *func, const Args *inputs, boo
 }
 
 int repl_cmd_run(Repl *r, int argc, char **argv) {
+  if (repl_is_graph_call(r, argc, argv)) return repl_graph_cmd(r, argc, argv, false);
   const char *func;
   NamedInput in[32];
   int nin;
@@ -308,6 +309,7 @@ static void note_timing(Repl *r, const char *func, double med) {
 }
 
 int repl_cmd_time(Repl *r, int argc, char **argv) {
+  if (repl_is_graph_call(r, argc, argv)) return repl_graph_cmd(r, argc, argv, true);
   const char *func;
   NamedInput in[32];
   int nin;

@@ -79,6 +79,10 @@ void repl_reset(Repl *r);
 /* Records m (a copy) as the "before" of :diff. */
 void repl_note_prev(Repl *r, const IrModule *m, const char *what);
 /* Prints to err "error: ..." (the REPL's own messages). */
+/* graph_run.c: whether :run/:time's arguments name a graph function (or the
+ * module has only graph functions), and those commands on one. */
+bool repl_is_graph_call(Repl *r, int argc, char **argv);
+int repl_graph_cmd(Repl *r, int argc, char **argv, bool time);
 void repl_error(Repl *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints IR text to out (already coloured by the printer when asked). */
 void repl_puts(Repl *r, const char *s);
