@@ -54,6 +54,14 @@ TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
  * new module (free it); *changed (may be NULL) tells whether anything did. */
 IrModule *rx_legalize_ops(const IrModule *m, DiagCtx *diag, bool *changed);
 
+/* The general graph passes (TVM's relax.transform.*, one file each under
+ * ir/transform/relax_*.c, where their contracts are stated).  Same calling
+ * convention as rx_legalize_ops. */
+IrModule *rx_canonicalize_bindings(const IrModule *m, DiagCtx *diag, bool *changed);
+IrModule *rx_eliminate_common_subexpr(const IrModule *m, DiagCtx *diag, bool *changed);
+IrModule *rx_fold_constant(const IrModule *m, DiagCtx *diag, bool *changed);
+IrModule *rx_dead_code_elimination(const IrModule *m, DiagCtx *diag, bool *changed);
+
 /* A graph pass: maps a module to a new one (free it); *changed (may be NULL)
  * tells whether anything changed.  Errors go to diag. */
 typedef IrModule *(*RxPassFn)(const IrModule *m, DiagCtx *diag, bool *changed);
