@@ -214,7 +214,8 @@ static bool fold_outputs(RxuBindings *bs) {
     const RxBinding *b = &bs->items[i];
     if (b->var->kind == RX_DATAFLOW_VAR) {
       rxu_for_each_use(b->value, disqualify, &o);
-      if (!ir_ptrmap_has(&o.disq, b->var) && ir_ptrmap_has(&o.outs, b->var))
+      /* (a match_cast stays: its check would be lost) */
+      if (!b->cast_to && !ir_ptrmap_has(&o.disq, b->var) && ir_ptrmap_has(&o.outs, b->var))
         ir_ptrmap_put(&o.cand, b->var, b->value);
     } else if (b->value->kind == RX_DATAFLOW_VAR) {
       if (ir_ptrmap_has(&o.outs, b->value)) ir_ptrmap_put(&o.disq, b->value, NULL);
