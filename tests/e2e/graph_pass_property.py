@@ -7,7 +7,9 @@ interpreter can run: run it with `tvs run` on seeded random inputs, then print
 the module at every graph stage (`tvs show --stage S`, the stages between
 `graph` and `tir` in `tvs show --list-stages`), save that text as a .tvs file,
 run it on the same inputs, and compare the outputs with np.allclose.  A stage
-whose printed IR does not parse, or that fails to run, fails the test too.
+whose printed IR does not parse, or that fails to run, fails the test too, and
+so does a pass that reports "(unchanged)" under --dump-after all while --diff
+shows it changed the module.
 
 usage: graph_pass_property.py --tvs TVS --src SOURCE_DIR --work DIR
 """
@@ -86,6 +88,21 @@ def same(a, b):
     return True
 
 
+def check_unchanged_flags(tvs, path, stages):
+    """A graph pass that says it changed nothing (--dump-after's "(unchanged)",
+    from the pass's own flag) must leave the printed module as it was (--diff,
+    from the text)."""
+    rc1, flags = run([tvs, "show", path, "--dump-after", "all"])
+    rc2, diffs = run([tvs, "show", path, "--dump-after", "all", "--diff"])
+    if rc1 or rc2:
+        return [f"{path}: --dump-after all failed:\n{flags}\n{diffs}"]
+    bad = []
+    for s in stages:
+        if f"# after {s} (unchanged)" in flags and f"# {s} changed nothing" not in diffs:
+            bad.append(f"{path}: {s} says it changed nothing, but the module differs")
+    return bad
+
+
 def check_program(tvs, path, stages, work, counts):
     name = os.path.basename(path)
     extra = EXTRA_ARGS.get(name, [])
@@ -93,7 +110,7 @@ def check_program(tvs, path, stages, work, counts):
     if rc != 0:
         counts["skipped_files"] += 1
         return []
-    failures = []
+    failures = check_unchanged_flags(tvs, path, stages)
     stage_files = {}
     for s in stages:
         rc, out = run([tvs, "show", path, "--stage", s])
