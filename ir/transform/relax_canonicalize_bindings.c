@@ -260,13 +260,12 @@ static RxExpr *apply_seq(Plan *p, RxExpr *e) {
     }
     if (b->is_dataflow) changed |= fold_outputs(&cur);
     changed |= cur.len == 0;
-    rxu_blocks_close(p->h, &bs, &cur, b->is_dataflow);
+    rxu_blocks_close(&bs, &cur, b->is_dataflow);
   }
   rxu_bindings_free(&cur);
   RxExpr *body = apply_expr(p, e->seq.body);
   if (!changed && body == e->seq.body) {
-    for (int i = 0; i < bs.len; i++) free(bs.items[i].bindings);
-    free(bs.items);
+    rxu_blocks_free(&bs);
     return e;
   }
   return rxu_seq_from(p->h, e, &bs, body);

@@ -125,14 +125,13 @@ static RxExpr *cse_seq(Cse *c, RxExpr *e) {
       changed |= nb.value != b->bindings[i].value;
       rxu_bindings_push(&cur, nb);
     }
-    rxu_blocks_close(c->h, &bs, &cur, b->is_dataflow);
+    rxu_blocks_close(&bs, &cur, b->is_dataflow);
     if (b->is_dataflow) drop_dataflow_vars(c);
   }
   rxu_bindings_free(&cur);
   RxExpr *body = cse_expr(c, e->seq.body);
   if (!changed && body == e->seq.body && bs.len == e->seq.nblocks) {
-    for (int i = 0; i < bs.len; i++) free(bs.items[i].bindings);
-    free(bs.items);
+    rxu_blocks_free(&bs);
     return e;
   }
   return rxu_seq_from(c->h, e, &bs, body);

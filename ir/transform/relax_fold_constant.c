@@ -206,13 +206,12 @@ static RxExpr *fold_seq(Folder *F, RxExpr *e) {
       rxu_bindings_push(&cur, nb);
     }
     F->in_dataflow = saved;
-    rxu_blocks_close(F->h, &bs, &cur, b->is_dataflow);
+    rxu_blocks_close(&bs, &cur, b->is_dataflow);
   }
   rxu_bindings_free(&cur);
   RxExpr *body = fold_expr(F, e->seq.body);
   if (!changed && body == e->seq.body) {
-    for (int i = 0; i < bs.len; i++) free(bs.items[i].bindings);
-    free(bs.items);
+    rxu_blocks_free(&bs);
     return e;
   }
   return rxu_seq_from(F->h, e, &bs, body);

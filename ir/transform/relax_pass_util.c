@@ -15,8 +15,7 @@ void rxu_bindings_free(RxuBindings *v) {
   memset(v, 0, sizeof *v);
 }
 
-void rxu_blocks_close(IrHeap *h, RxuBlocks *bs, RxuBindings *cur, bool is_dataflow) {
-  (void)h;
+void rxu_blocks_close(RxuBlocks *bs, RxuBindings *cur, bool is_dataflow) {
   if (cur->len == 0) return;
   RxBlock b = {is_dataflow, xmalloc((size_t)cur->len * sizeof *cur->items), cur->len};
   memcpy(b.bindings, cur->items, (size_t)cur->len * sizeof *cur->items);
@@ -24,13 +23,17 @@ void rxu_blocks_close(IrHeap *h, RxuBlocks *bs, RxuBindings *cur, bool is_datafl
   cur->len = 0;
 }
 
+void rxu_blocks_free(RxuBlocks *bs) {
+  for (int i = 0; i < bs->len; i++) free(bs->items[i].bindings);
+  free(bs->items);
+  memset(bs, 0, sizeof *bs);
+}
+
 RxExpr *rxu_seq_from(IrHeap *h, const RxExpr *old, RxuBlocks *bs, RxExpr *body) {
   RxExpr *r = rx_seq(h, bs->items, bs->len, body); /* copies the bindings into h */
   r->sinfo = old->sinfo;
   r->span = old->span;
-  for (int i = 0; i < bs->len; i++) free(bs->items[i].bindings);
-  free(bs->items);
-  memset(bs, 0, sizeof *bs);
+  rxu_blocks_free(bs);
   return r;
 }
 
@@ -220,12 +223,11 @@ static RxExpr *prune_seq(Liveness *lv, IrHeap *h, RxExpr *e) {
       rxu_bindings_push(&cur, bd);
     }
     if (cur.len == 0) changed = true; /* an empty block goes */
-    rxu_blocks_close(h, &bs, &cur, b->is_dataflow);
+    rxu_blocks_close(&bs, &cur, b->is_dataflow);
   }
   rxu_bindings_free(&cur);
   if (!changed) {
-    for (int i = 0; i < bs.len; i++) free(bs.items[i].bindings);
-    free(bs.items);
+    rxu_blocks_free(&bs);
     return e;
   }
   return rxu_seq_from(h, e, &bs, e->seq.body);

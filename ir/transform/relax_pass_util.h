@@ -30,8 +30,10 @@ typedef struct RxuBlocks {
   int len, cap;
 } RxuBlocks;
 
-/* Appends the bindings cur[0..len) as one block (copied into h), then empties cur. */
-void rxu_blocks_close(IrHeap *h, RxuBlocks *bs, RxuBindings *cur, bool is_dataflow);
+/* Appends the bindings cur[0..len) as one block (a copy), then empties cur. */
+void rxu_blocks_close(RxuBlocks *bs, RxuBindings *cur, bool is_dataflow);
+/* Frees bs without building anything (nothing changed). */
+void rxu_blocks_free(RxuBlocks *bs);
 /* A SEQ of bs's blocks and body with old's struct info and span; frees bs. */
 RxExpr *rxu_seq_from(IrHeap *h, const RxExpr *old, RxuBlocks *bs, RxExpr *body);
 
