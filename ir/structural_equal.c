@@ -1029,6 +1029,14 @@ bool seq_relax_func(const RxFunc *a, const RxFunc *b, const SEqualOptions *opt, 
   return ok;
 }
 
+bool seq_relax_expr(const RxExpr *a, const RxExpr *b) {
+  SEq q;
+  seq_init(&q, NULL, false);
+  bool ok = eq_rx_expr(&q, a, b);
+  seq_free(&q);
+  return ok;
+}
+
 static bool identical_list(TirExpr *const *a, TirExpr *const *b, int n) {
   for (int i = 0; i < n; i++)
     if (!tir_expr_identical(a[i], b[i])) return false;

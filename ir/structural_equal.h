@@ -28,6 +28,9 @@ bool seq_tir_func(const TirFunc *a, const TirFunc *b, const SEqualOptions *opt, 
 bool seq_relax_func(const RxFunc *a, const RxFunc *b, const SEqualOptions *opt, char **diff);
 /* Expressions with free variables compared by identity (let vars up to renaming). */
 bool seq_tir_expr(const TirExpr *a, const TirExpr *b);
+/* Graph expressions (a binding's value): free variables by identity, variables
+ * bound inside (nested bindings) up to renaming, constants by value. */
+bool seq_relax_expr(const RxExpr *a, const RxExpr *b);
 /* Exact equality, cheaper than seq_tir_expr: every var (let vars too), buffer
  * and operator by identity, floats by ==.  For analyses that merge or cancel
  * subexpressions of one tree (affine terms, `(b + e) - b`, loop/iter ranges). */

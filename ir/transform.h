@@ -64,6 +64,13 @@ IrModule *rx_legalize_ops(const IrModule *m, DiagCtx *diag, bool *changed);
  * (128, 784)"). */
 IrModule *rx_bind_params(const IrModule *m, const char *func, int n, const char *const *names,
                          const DLTensor *const *values, char *err, size_t errlen);
+/* The general graph passes (TVM's relax.transform.*, one file each under
+ * ir/transform/relax_*.c, where their contracts are stated).  Same calling
+ * convention as rx_legalize_ops. */
+IrModule *rx_canonicalize_bindings(const IrModule *m, DiagCtx *diag, bool *changed);
+IrModule *rx_eliminate_common_subexpr(const IrModule *m, DiagCtx *diag, bool *changed);
+IrModule *rx_fold_constant(const IrModule *m, DiagCtx *diag, bool *changed);
+IrModule *rx_dead_code_elimination(const IrModule *m, DiagCtx *diag, bool *changed);
 
 /* A graph pass: maps a module to a new one (free it); *changed (may be NULL)
  * tells whether anything changed.  Errors go to diag. */

@@ -897,8 +897,7 @@ static RxExpr *elab_call(ElabCtx *c, const Ast *a) {
   }
   const RxOpInfo *op = !strncmp(cn, "R.", 2) ? rx_op_lookup(cn + 2) : NULL;
   if (op) {
-    if (op->id == RX_OP_CALL_TIR_INPLACE || op->id == RX_OP_CALL_PACKED || op->id == RX_OP_CALL_PURE_PACKED ||
-        op->id == RX_OP_PRINT) {
+    if (op->id == RX_OP_CALL_TIR_INPLACE || op->id == RX_OP_CALL_PACKED || op->id == RX_OP_CALL_PURE_PACKED) {
       diag_error(c->diag, a->span, "%s is not supported yet", cn);
       return NULL;
     }

@@ -7,6 +7,14 @@
 #include <string.h>
 
 static const RxPass graph_pipeline[] = {
+    {"canonicalize-bindings", rx_canonicalize_bindings,
+     "CanonicalizeBindings: a variable bound to a variable (y = x) is removed and its uses read x"},
+    {"eliminate-common-subexpr", rx_eliminate_common_subexpr,
+     "EliminateCommonSubexpr: a binding equal to an earlier one reuses the earlier variable"},
+    {"fold-constant", rx_fold_constant,
+     "FoldConstant: calls of constants are evaluated now (interpreter) and become R.const"},
+    {"dead-code-elimination", rx_dead_code_elimination,
+     "DeadCodeElimination: unused pure bindings and unreachable private functions are removed"},
     {"legalize", rx_legalize_ops,
      "LegalizeOps: high-level operators become calls of generated prim_funcs (R.call_tir)"},
 };

@@ -32,23 +32,18 @@ typedef struct DumpAfter {
   char *prev;        /* with diff: the module's text before the current pass */
 } DumpAfter;
 
-static void dump_after_pass(void *user, const TirPass *p, const IrModule *m, bool changed) {
-  DumpAfter *da = user;
-  bool wanted = da->name && (!strcmp(da->name, "all") || !strcmp(da->name, p->name));
-  if (!wanted && !da->diff) return;
-  PrintOptions opt = print_options_default();
-  StrBuf sb;
-  sb_init(&sb);
-  print_tir_only(&sb, m, &opt);
+/* Prints the dump of pass `pass` whose result prints as `text` (consumed). */
+static void dump_text(DumpAfter *da, const char *pass, StrBuf *text, bool changed) {
+  bool wanted = da->name && (!strcmp(da->name, "all") || !strcmp(da->name, pass));
   if (wanted && !da->diff) {
-    printf("# after %s%s\n", p->name, changed ? "" : " (unchanged)");
-    fputs(sb.data, stdout);
+    printf("# after %s%s\n", pass, changed ? "" : " (unchanged)");
+    fputs(text->data, stdout);
   } else if (wanted) {
     StrBuf d;
     sb_init(&d);
-    char *na = xasprintf("before %s", p->name), *nb = xasprintf("after %s", p->name);
-    if (text_unified_diff(&d, da->prev ? da->prev : "", sb.data, na, nb, false) == 0)
-      printf("# %s changed nothing\n", p->name);
+    char *na = xasprintf("before %s", pass), *nb = xasprintf("after %s", pass);
+    if (text_unified_diff(&d, da->prev ? da->prev : "", text->data, na, nb, false) == 0)
+      printf("# %s changed nothing\n", pass);
     else
       fputs(d.data, stdout);
     free(na);
@@ -58,20 +53,70 @@ static void dump_after_pass(void *user, const TirPass *p, const IrModule *m, boo
   fflush(stdout);
   if (da->diff) {
     free(da->prev);
-    da->prev = sb_take(&sb);
+    da->prev = sb_take(text);
   }
-  sb_free(&sb);
+  sb_free(text);
 }
 
-/* With --diff, the text the first pass's changes are shown against. */
-static void dump_start(DumpAfter *da, const IrModule *m) {
-  if (!da->diff) return;
+/* After a lowering pass: the prim_funcs. */
+static void dump_after_pass(void *user, const TirPass *p, const IrModule *m, bool changed) {
+  DumpAfter *da = user;
+  if (strcmp(da->name, "all") && strcmp(da->name, p->name) && !da->diff) return;
   PrintOptions opt = print_options_default();
   StrBuf sb;
   sb_init(&sb);
   print_tir_only(&sb, m, &opt);
+  dump_text(da, p->name, &sb, changed);
+}
+
+/* After a graph pass: the whole module. */
+static void dump_after_graph(void *user, const RxPass *p, const IrModule *m, bool changed) {
+  DumpAfter *da = user;
+  if (strcmp(da->name, "all") && strcmp(da->name, p->name) && !da->diff) return;
+  PrintOptions opt = print_options_default();
+  StrBuf sb;
+  sb_init(&sb);
+  print_module(&sb, m, &opt);
+  dump_text(da, p->name, &sb, changed);
+}
+
+/* With --diff, the text the first pass's changes are shown against: the
+ * whole module before the graph passes, the prim_funcs before lowering. */
+static void dump_start(DumpAfter *da, const IrModule *m, bool graph) {
+  if (!da->diff) return;
+  PrintOptions opt = print_options_default();
+  StrBuf sb;
+  sb_init(&sb);
+  if (graph) print_module(&sb, m, &opt);
+  else print_tir_only(&sb, m, &opt);
   free(da->prev);
   da->prev = sb_take(&sb);
+}
+
+static bool has_graph_funcs(const IrModule *m) {
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i].kind == IR_FUNC_RELAX) return true;
+  return false;
+}
+
+/* Runs the graph passes up to index `last` (-1 = all), dumping them when
+ * --dump-after names one (or all, for a module with graph functions). */
+static IrModule *run_graph_passes(const IrModule *m, int last, DumpAfter *da, DiagCtx *d) {
+  bool dump = da->name && (rx_graph_pipeline_index(da->name) >= 0 ||
+                           (!strcmp(da->name, "all") && has_graph_funcs(m)));
+  if (dump) dump_start(da, m, true);
+  IrModule *g = rx_run_graph_passes(m, last, d, dump ? dump_after_graph : NULL, da);
+  diag_flush(d);
+  return g;
+}
+
+/* Lowers m up to pass index `last` (-1 = all), dumping the passes asked for. */
+static IrModule *run_lowering(const IrModule *m, int last, DumpAfter *da, DiagCtx *d) {
+  bool dump = da->name && rx_graph_pipeline_index(da->name) < 0;
+  if (dump) dump_start(da, m, false);
+  IrModule *low = tir_lower(m, last, d, dump ? dump_after_pass : NULL, da);
+  diag_flush(d);
+  return low;
 }
 
 static int show_tokens(const SourceFile *src, DiagCtx *d) {
@@ -108,12 +153,13 @@ static int show_ast(const SourceFile *src, DiagCtx *d) {
   return d->nerr ? 1 : 0;
 }
 
-/* The codegen stages: lower everything, build LLVM IR, print one form. */
+/* The codegen stages: the graph passes, lower everything, build LLVM IR,
+ * print one form. */
 static int show_codegen(const IrModule *m, const char *stage, const CgOptions *cg, DumpAfter *dump,
                         DiagCtx *d) {
   /* --dump-after prints the passes on the way to the code (before it). */
-  dump_start(dump, m);
-  IrModule *low = tir_lower(m, -1, d, dump->name ? dump_after_pass : NULL, dump);
+  IrModule *g = run_graph_passes(m, -1, dump, d);
+  IrModule *low = g ? run_lowering(g, -1, dump, d) : NULL;
   CgResult *r = low ? cg_build(low, cg, d) : NULL;
   char *text = NULL;
   if (r && !strcmp(stage, "asm")) text = cg_emit_asm(r, d);
@@ -123,6 +169,7 @@ static int show_codegen(const IrModule *m, const char *stage, const CgOptions *c
   free(text);
   cg_free(r);
   ir_module_free(low);
+  ir_module_free(g);
   return text ? 0 : 1;
 }
 
@@ -145,7 +192,7 @@ static const char show_opt_help[] = "LLVM optimization level of llvm and asm (de
 /* The options of `tvs show`: the parser and the --help list. */
 static const ToolOption show_options[] = {
     {SHOW_STAGE, "--stage", NULL, "NAME", 0, "the stage to print (default graph)"},
-    {SHOW_DUMP_AFTER, "--dump-after", NULL, "PASS|all", 0, "also print the IR after that lowering pass"},
+    {SHOW_DUMP_AFTER, "--dump-after", NULL, "PASS|all", 0, "also print the IR after that graph or lowering pass"},
     {SHOW_DIFF, "--diff", NULL, NULL, 0, "with --dump-after: print what each pass changed (unified diff)"},
     {SHOW_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
     {SHOW_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's)"},
@@ -161,14 +208,18 @@ static const ToolOption show_options[] = {
     {0, NULL, NULL, NULL, 0, NULL},
 };
 
-/* --dump-after NAME: a lowering pass or all; 0, or 2 (reported). */
+/* --dump-after NAME: a graph pass, a lowering pass or all; 0, or 2 (reported). */
 static int set_dump_after(ShowArgs *sa, const char *val) {
   sa->dump.name = val;
-  if (strcmp(sa->dump.name, "all") && tir_pipeline_index(sa->dump.name) < 0) {
-    tool_usage_error("show", "unknown pass '%s' for --dump-after", sa->dump.name);
+  if (strcmp(val, "all") && tir_pipeline_index(val) < 0 && rx_graph_pipeline_index(val) < 0) {
+    tool_usage_error("show", "unknown pass '%s' for --dump-after", val);
     fputs("available passes: all", stderr);
     for (int j = 0, n = drv_stage_count(); j < n; j++)
       if (drv_stage_at(j).kind == DRV_STAGE_PASS) fprintf(stderr, " %s", drv_stage_at(j).name);
+    int ng;
+    const RxPass *gp = rx_graph_pipeline(&ng);
+    fputs("; graph passes:", stderr);
+    for (int j = 0; j < ng; j++) fprintf(stderr, " %s", gp[j].name);
     fputc('\n', stderr);
     return 2;
   }
@@ -208,10 +259,11 @@ static void print_show_help(void) {
   tool_print_help("usage: tvs show FILE [--stage NAME] [--dump-after PASS|all] [--schedule FILE]\n"
                   "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
                   "       tvs show --list-stages\n"
-                  "Prints FILE at a stage (default graph): tokens, ast, graph, legalize, tir,\n"
-                  "a lowering pass, llvm-unopt, llvm or asm (--list-stages describes each).\n"
-                  "--schedule FILE applies a schedule script first. --dump-after PASS (or all)\n"
-                  "also prints the IR after that lowering pass: alone, over the whole pipeline;\n"
+                  "Prints FILE at a stage (default graph): tokens, ast, graph, a graph pass\n"
+                  "(legalize, ...), tir, a lowering pass, llvm-unopt, llvm or asm (--list-stages\n"
+                  "describes each). --schedule FILE applies a schedule script first.\n"
+                  "--dump-after PASS (or all) also prints the IR after that graph or lowering\n"
+                  "pass (graph passes print the module): alone, over the whole pipeline;\n"
                   "with --stage, on the way to a later pass or to the code; with --diff, as\n"
                   "a unified diff of what the pass changed.\n",
                   show_options);
@@ -252,34 +304,39 @@ static int show_source(const char *file, const char *stage, DiagCtx *d) {
   return rc;
 }
 
-/* The module stages: graph, legalize, tir and the lowering passes (or every
- * pass for a --dump-after without --stage).  Appends the text to sb. */
+/* The module stages: graph, the graph passes, tir and the lowering passes
+ * (or every pass for a --dump-after without --stage); the later stages see
+ * the graph passes' result, as tvsc does.  Appends the text to sb. */
 static int show_module(const IrModule *m, ShowArgs *sa, bool dump_only, StrBuf *sb, DiagCtx *d) {
   PrintOptions opt = print_options_default();
-  int pass_idx = tir_pipeline_index(sa->stage);
-  if (pass_idx >= 0 || sa->dump.name) {
-    /* A lowering stage: run the pipeline up to it (or all of it for a dump). */
-    dump_start(&sa->dump, m);
-    IrModule *low = tir_lower(m, dump_only ? -1 : pass_idx, d, dump_after_pass, &sa->dump);
-    diag_flush(d);
-    if (!low) return 1;
-    if (!dump_only) print_tir_only(sb, low, &opt);
-    ir_module_free(low);
-  } else if (!strcmp(sa->stage, "tir")) {
-    print_tir_only(sb, m, &opt);
-  } else if (rx_graph_pipeline_index(sa->stage) >= 0) {
-    IrModule *g = rx_run_graph_passes(m, rx_graph_pipeline_index(sa->stage), d, NULL, NULL);
-    diag_flush(d);
-    if (!g) return 1;
-    if (sa->dot) print_module_dot(sb, g);
-    else print_module(sb, g, &opt);
-    ir_module_free(g);
-  } else if (sa->dot) {
-    print_module_dot(sb, m);
-  } else {
-    print_module(sb, m, &opt);
+  int gi = rx_graph_pipeline_index(sa->stage), ti = tir_pipeline_index(sa->stage);
+  bool graph_dump = sa->dump.name && rx_graph_pipeline_index(sa->dump.name) >= 0;
+  bool to_tir = ti >= 0 || !strcmp(sa->stage, "tir") || (dump_only && !graph_dump);
+  if (gi < 0 && !to_tir && !dump_only) { /* the stage "graph" */
+    if (sa->dot) print_module_dot(sb, m);
+    else print_module(sb, m, &opt);
+    return 0;
   }
-  return 0;
+  IrModule *g = run_graph_passes(m, dump_only || to_tir ? -1 : gi, &sa->dump, d);
+  if (!g) return 1;
+  int rc = 0;
+  if (!to_tir) {
+    if (dump_only) {
+    } else if (sa->dot) {
+      print_module_dot(sb, g);
+    } else {
+      print_module(sb, g, &opt);
+    }
+  } else if (ti < 0 && !dump_only) {
+    print_tir_only(sb, g, &opt);
+  } else {
+    IrModule *low = run_lowering(g, dump_only ? -1 : ti, &sa->dump, d);
+    if (!low) rc = 1;
+    else if (!dump_only) print_tir_only(sb, low, &opt);
+    ir_module_free(low);
+  }
+  ir_module_free(g);
+  return rc;
 }
 
 /* Loads and schedules the file, then prints sa->stage. */
@@ -310,16 +367,27 @@ static int show_file(ShowArgs *sa, bool dump_only, DiagCtx *d) {
   return rc;
 }
 
-/* --dump-after with --stage: the dumps are of lowering passes, so the stage
- * must be a pass at or after the one dumped, or code (after every pass). */
+/* --dump-after with --stage: the pass dumped must run before the stage is
+ * printed (graph passes come before tir, the lowering passes and the code). */
 static int check_dump_stage(const ShowArgs *sa, const DrvStage *st) {
+  const char *name = sa->dump.name;
+  bool all = !strcmp(name, "all");
+  int dg = rx_graph_pipeline_index(name), sg = rx_graph_pipeline_index(sa->stage);
+  if (st->kind == DRV_STAGE_GRAPH && sg < 0)
+    return tool_usage_error("show", "--dump-after prints passes, and stage '%s' comes before them",
+                            sa->stage);
+  if (st->kind == DRV_STAGE_GRAPH && dg < 0 && !all)
+    return tool_usage_error("show", "--dump-after %s: that lowering pass runs after stage '%s'", name,
+                            sa->stage);
+  if (st->kind == DRV_STAGE_GRAPH && dg > sg)
+    return tool_usage_error("show", "--dump-after %s: that pass runs after stage '%s'", name, sa->stage);
+  if (st->kind == DRV_STAGE_GRAPH || dg >= 0) return 0;
   if (st->kind != DRV_STAGE_PASS && st->kind != DRV_STAGE_CODEGEN)
     return tool_usage_error("show", "--dump-after prints lowering passes, and stage '%s' comes "
                             "before them (give a pass, llvm-unopt, llvm or asm as --stage, or "
                             "leave --stage out)", sa->stage);
-  if (st->kind == DRV_STAGE_PASS && strcmp(sa->dump.name, "all") &&
-      tir_pipeline_index(sa->dump.name) > tir_pipeline_index(sa->stage))
-    return tool_usage_error("show", "--dump-after %s: that pass runs after stage '%s'", sa->dump.name,
+  if (st->kind == DRV_STAGE_PASS && !all && tir_pipeline_index(name) > tir_pipeline_index(sa->stage))
+    return tool_usage_error("show", "--dump-after %s: that pass runs after stage '%s'", name,
                             sa->stage);
   return 0;
 }
