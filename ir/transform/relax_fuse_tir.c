@@ -57,6 +57,12 @@ typedef struct FuseCtx {
   bool failed;
 } FuseCtx;
 
+static void pv_insert(PtrVec *v, int at, void *p) {
+  pv_push(v, p);
+  memmove(&v->items[at + 1], &v->items[at], (size_t)(v->len - 1 - at) * sizeof *v->items);
+  v->items[at] = p;
+}
+
 static bool fail(FuseCtx *c, Span sp, const char *why) {
   if (!c->failed) diag_error(c->diag, sp, "internal error: FuseTIR cannot fuse '%s': %s", c->fname, why);
   c->failed = true;
@@ -257,6 +263,7 @@ static bool fuse_call(FuseCtx *c, const RxExpr *var, const RxExpr *call) {
   ir_ptrmap_init(&cm.sym);
   ir_ptrmap_init(&cm.bufs);
   PtrVec outs = {0};
+  int at = c->allocs.len; /* the callee's own allocations go before its outputs, as in TVM */
   bool ok = bind_callee(c, &cm, call, g, &outs);
   if (ok) {
     TirMutator m;
@@ -267,7 +274,7 @@ static bool fuse_call(FuseCtx *c, const RxExpr *var, const RxExpr *call) {
     m.buffer = cm_buffer;
     m.ctx = &cm;
     const TirBlock *root = tir_realize_block(g->body);
-    for (int i = 0; i < root->nallocs; i++) pv_push(&c->allocs, tir_mutate_buffer(&m, root->allocs[i]));
+    for (int i = 0; i < root->nallocs; i++) pv_insert(&c->allocs, at + i, tir_mutate_buffer(&m, root->allocs[i]));
     pv_push(&c->bodies, tir_mutate_stmt(&m, root->body));
     tir_mutator_free(&m);
     ir_ptrmap_put(&c->expr_bufs, var, buflist(c, (TirBuffer **)outs.items, outs.len));
