@@ -490,14 +490,19 @@ static int eval_call_func(RxCtx *c, const RxExpr *e, RVal **out) {
   const RxFunc *f = g->rx;
   if (f->nparams != e->call.n)
     return rx_err(c, e->span, "'%s' takes %d arguments but %d were given", name, f->nparams, e->call.n);
-  int mark = c->nenv, rc = 0;
+  int mark = c->nenv, vmark = c->tin.nvars, rc = 0;
   RVal **vals = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *vals);
   for (int i = 0; rc == 0 && i < f->nparams; i++) rc = rx_eval(c, e->call.args[i], &vals[i]);
   for (int i = 0; i < f->nparams; i++)
     if (vals[i]) env_bind(c, f->params[i], vals[i]);
+  /* f's own size vars take the arguments' dims (bound first, then checked) */
+  for (int pass = 0; pass < 2 && rc == 0; pass++)
+    for (int i = 0; rc == 0 && i < f->nparams; i++)
+      rc = check_sinfo(c, f->params[i]->sinfo, vals[i], "an argument of the call", pass == 0, e->span);
   free(vals);
   if (rc == 0) rc = rx_eval(c, f->body, out);
   while (c->nenv > mark) rv_release(c->env[--c->nenv].val);
+  c->tin.nvars = vmark; /* the callee's size vars go out of scope */
   return rc;
 }
 
