@@ -5,7 +5,8 @@
  * var.  A call_tir binding has its prim_func's "op_pattern" (opaque when
  * absent), a tuple item is injective, anything else (high-level calls,
  * tuples, match_cast, aliases, constants) is opaque; each argument var gets
- * an edge to the binding carrying the binding's pattern.  A var that is not a
+ * an edge to the binding carrying the binding's pattern (match_cast too,
+ * unlike TVM, whose FuseOps then stops at a cycle).  A var that is not a
  * DataflowVar (a block output) is external: it never fuses into its users.
  *
  * The post-dominator of a node is the least common ancestor of its users in
@@ -158,7 +159,11 @@ static void graph_binding(RxPartition *p, const RxFunc *f, const RxBinding *b) {
   else if (!b->cast_to && v->kind == RX_TUPLE_GET_ITEM)
     pat = is_packed_param(p, f, v->get.tuple) ? RX_PAT_OPAQUE : RX_PAT_INJECTIVE;
   int k = node_add(p, b->var, pat, b->var->kind != RX_DATAFLOW_VAR);
-  if (b->cast_to) return; /* match_cast: a node without edges, as in TVM */
+  if (b->cast_to) { /* TVM gives match_cast no edges and then fails on the cycle a fused
+                     * producer would make through it; an opaque use keeps it unfused */
+    deep_edges(p, v, k);
+    return;
+  }
   if (is_call_tir(v)) leaf_edges(p, v->call.args[1], k, pat);
   else if (v->kind == RX_TUPLE_GET_ITEM) leaf_edges(p, v->get.tuple, k, pat);
   else if (v->kind == RX_CALL && v->call.op)
