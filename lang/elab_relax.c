@@ -877,14 +877,7 @@ static RxExpr *elab_func_call(ElabCtx *c, const Ast *a) {
 static RxExpr *elab_call(ElabCtx *c, const Ast *a) {
   const char *cn = elab_canonical_name(c, a->a);
   if (!cn) {
-    bool is_relax = false;
-    if (a->a->kind == AST_ATTR && names_module(c, a->a->a)) prim_func_arity(c, a->a->name, &is_relax);
-    if (is_relax) return elab_func_call(c, a);
-    if (a->a->kind == AST_ATTR && names_module(c, a->a->a)) {
-      diag_error(c->diag, a->span, "calling module functions directly is not supported; use "
-                                   "R.call_tir for prim_funcs");
-      return NULL;
-    }
+    if (a->a->kind == AST_ATTR && names_module(c, a->a->a)) return elab_func_call(c, a);
     diag_error(c->diag, a->a->span, "expected an R.* operator call");
     return NULL;
   }

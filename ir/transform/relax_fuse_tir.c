@@ -64,7 +64,7 @@ static void pv_insert(PtrVec *v, int at, void *p) {
 }
 
 static bool fail(FuseCtx *c, Span sp, const char *why) {
-  if (!c->failed) diag_error(c->diag, sp, "internal error: FuseTIR cannot fuse '%s': %s", c->fname, why);
+  if (!c->failed) diag_error(c->diag, sp, "FuseTIR cannot make Primitive function '%s' a prim_func: %s", c->fname, why);
   c->failed = true;
   return false;
 }
