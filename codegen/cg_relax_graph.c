@@ -554,6 +554,9 @@ static GVal *ev(Gx *x, const RxExpr *e) {
     }
     case RX_CALL:
       if (is_call_tir(e)) return ev_call_tir(x, e);
+      if (!e->call.op && e->call.callee)
+        return gx_error(x, e->span, "the call of graph function '%s' cannot be compiled: only calls of prim_funcs "
+                                    "(R.call_tir) can", e->call.callee->gvar.name);
       return gx_error(x, e->span, "R.%s cannot be compiled: LegalizeOps did not turn it into a prim_func "
                                   "(the operator has no legalization yet, or the shape of its result is "
                                   "not known at compile time)",

@@ -181,6 +181,7 @@ static void mark_callees(const IrModule *m, const RxExpr *e, bool *keep) {
       return;
     }
     case RX_CALL:
+      mark_callees(m, e->call.callee, keep);
       for (int i = 0; i < e->call.n; i++) mark_callees(m, e->call.args[i], keep);
       return;
     case RX_TUPLE:

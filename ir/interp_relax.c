@@ -480,8 +480,35 @@ int rx_eval_relu(RxCtx *c, const RxExpr *e, RVal **out) {
 }
 
 /* A call: the operator's EVAL column of the registry. */
+/* `cls.f(args)`: f's body with its params bound to the arguments (the size
+ * vars of its signature are the caller's, as FuseOps makes them). */
+static int eval_call_func(RxCtx *c, const RxExpr *e, RVal **out) {
+  const char *name = e->call.callee->gvar.name;
+  const IrGlobal *g = ir_module_lookup(c->tin.mod, name);
+  if (!g || g->kind != IR_FUNC_RELAX)
+    return rx_err(c, e->span, "'%s' is not a Relax function of the module", name);
+  const RxFunc *f = g->rx;
+  if (f->nparams != e->call.n)
+    return rx_err(c, e->span, "'%s' takes %d arguments but %d were given", name, f->nparams, e->call.n);
+  int mark = c->nenv, vmark = c->tin.nvars, rc = 0;
+  RVal **vals = xcalloc((size_t)(f->nparams ? f->nparams : 1), sizeof *vals);
+  for (int i = 0; rc == 0 && i < f->nparams; i++) rc = rx_eval(c, e->call.args[i], &vals[i]);
+  for (int i = 0; i < f->nparams; i++)
+    if (vals[i]) env_bind(c, f->params[i], vals[i]);
+  /* f's own size vars take the arguments' dims (bound first, then checked) */
+  for (int pass = 0; pass < 2 && rc == 0; pass++)
+    for (int i = 0; rc == 0 && i < f->nparams; i++)
+      rc = check_sinfo(c, f->params[i]->sinfo, vals[i], "an argument of the call", pass == 0, e->span);
+  free(vals);
+  if (rc == 0) rc = rx_eval(c, f->body, out);
+  while (c->nenv > mark) rv_release(c->env[--c->nenv].val);
+  c->tin.nvars = vmark; /* the callee's size vars go out of scope */
+  return rc;
+}
+
 static int eval_call(RxCtx *c, const RxExpr *e, RVal **out) {
   const RxOpInfo *op = e->call.op;
+  if (!op && e->call.callee) return eval_call_func(c, e, out);
   if (!op) return rx_err(c, e->span, "call without an operator");
   if (!op->eval)
     return rx_err(c, e->span, "operator R.%s is not supported by the interpreter", op->script_name);

@@ -201,6 +201,13 @@ static void sinfo_args(Printer *p, const char *kw, RxSInfo *const *si, int n) {
 
 static void call(Printer *p, const RxExpr *e) {
   const RxOpInfo *op = e->call.op;
+  if (!op && e->call.callee) { /* a graph function of the module: cls.f(args) */
+    rexpr(p, e->call.callee);
+    pr_puts(p, "(");
+    args_list(p, e->call.args, e->call.n, false);
+    pr_puts(p, ")");
+    return;
+  }
   char name[96];
   snprintf(name, sizeof name, "R.%s", op ? op->script_name : "unknown");
   builtin(p, name);
@@ -304,6 +311,7 @@ static bool uses_global(const RxExpr *e) {
   switch (e->kind) {
     case RX_GLOBAL_VAR: return true;
     case RX_CALL:
+      if (e->call.callee) return true;
       for (int i = 0; i < e->call.n; i++)
         if (uses_global(e->call.args[i])) return true;
       return false;

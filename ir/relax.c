@@ -120,6 +120,12 @@ RxExpr *rx_call(IrHeap *h, const RxOpInfo *op, RxExpr **args, int n, IrValue *at
   return e;
 }
 
+RxExpr *rx_call_func(IrHeap *h, RxExpr *callee, RxExpr **args, int n, RxSInfo *result) {
+  RxExpr *e = rx_call(h, NULL, args, n, NULL, NULL, 0, result);
+  e->call.callee = callee;
+  return e;
+}
+
 RxExpr *rx_tuple(IrHeap *h, RxExpr **fields, int n) {
   RxSInfo **fs = ir_alloc(h, (size_t)(n ? n : 1) * sizeof *fs);
   for (int i = 0; i < n; i++) fs[i] = fields[i]->sinfo;

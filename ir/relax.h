@@ -170,7 +170,8 @@ struct RxExpr {
     struct { const char *name; } var;                         /* VAR, DATAFLOW_VAR (identity = pointer) */
     struct { DType dtype; int64_t *shape; int ndim; void *data; int64_t nbytes; } cnst; /* CONST: row-major data */
     struct {
-      const RxOpInfo *op;   /* the operator */
+      const RxOpInfo *op;   /* the operator; NULL for a call of a graph function */
+      RxExpr *callee;       /* op == NULL: the GLOBAL_VAR called (`cls.fused_add(x)`), else NULL */
       RxExpr **args; int n; /* arguments */
       IrValue *attrs;       /* op attributes (e.g. out_dtype), NULL if none */
       RxSInfo **sinfo_args; int nsinfo_args; /* call_tir out_sinfo etc. */
@@ -208,6 +209,8 @@ RxSInfo *rx_sinfo_prim(IrHeap *h, DType t);
 RxExpr *rx_var(IrHeap *h, const char *name, RxSInfo *sinfo, bool dataflow);
 RxExpr *rx_call(IrHeap *h, const RxOpInfo *op, RxExpr **args, int n, IrValue *attrs,
                 RxSInfo **sinfo_args, int nsinfo, RxSInfo *result);
+/* A call of the module's graph function `callee` (a GLOBAL_VAR): `cls.f(args)`. */
+RxExpr *rx_call_func(IrHeap *h, RxExpr *callee, RxExpr **args, int n, RxSInfo *result);
 RxExpr *rx_tuple(IrHeap *h, RxExpr **fields, int n);
 RxExpr *rx_tuple_get(IrHeap *h, RxExpr *t, int index);
 RxExpr *rx_global_var(IrHeap *h, const char *name);

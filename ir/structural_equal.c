@@ -928,6 +928,10 @@ static bool eq_rx_expr(SEq *q, const RxExpr *a, const RxExpr *b) {
         !(a->call.op && b->call.op && streq0(a->call.op->name, b->call.op->name)))
       return fail(q, "op %s vs %s", a->call.op ? a->call.op->name : "?",
                   b->call.op ? b->call.op->name : "?");
+    if (!a->call.op && !streq0(a->call.callee ? a->call.callee->gvar.name : NULL,
+                               b->call.callee ? b->call.callee->gvar.name : NULL))
+      return fail(q, "callee %s vs %s", a->call.callee ? a->call.callee->gvar.name : "?",
+                  b->call.callee ? b->call.callee->gvar.name : "?");
     if (!eq_rx_list(q, "args", a->call.args, a->call.n, b->call.args, b->call.n)) return false;
     if (!eq_attrs_field(q, "attrs", a->call.attrs, b->call.attrs, NULL)) return false;
     if (a->call.nsinfo_args != b->call.nsinfo_args)

@@ -386,7 +386,7 @@ static uint64_t h_rx(SHash *s, const RxExpr *e) {
     return hc(h, d);
   }
   case RX_CALL:
-    h = hc(h, hstr(e->call.op ? e->call.op->name : ""));
+    h = hc(h, hstr(e->call.op ? e->call.op->name : e->call.callee ? e->call.callee->gvar.name : ""));
     h = hc(h, h_rx_list(s, e->call.args, e->call.n));
     h = hc(h, h_dict(s, e->call.attrs, NULL));
     h = hc(h, (uint64_t)e->call.nsinfo_args);

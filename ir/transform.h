@@ -71,6 +71,27 @@ IrModule *rx_canonicalize_bindings(const IrModule *m, DiagCtx *diag, bool *chang
 IrModule *rx_eliminate_common_subexpr(const IrModule *m, DiagCtx *diag, bool *changed);
 IrModule *rx_fold_constant(const IrModule *m, DiagCtx *diag, bool *changed);
 IrModule *rx_dead_code_elimination(const IrModule *m, DiagCtx *diag, bool *changed);
+/* AnnotateTIROpPattern (relax_annotate_tir_op_pattern.c): every prim_func of a
+ * module that has graph functions gets T.func_attr "op_pattern", TVM's
+ * OpPatternKind computed from its blocks (rx_analyze_op_pattern); a nonzero
+ * op_pattern already there is kept. */
+IrModule *rx_annotate_tir_op_pattern(const IrModule *m, DiagCtx *diag, bool *changed);
+/* The OpPatternKind of a prim_func, as TVM's AnalyzeOpPatternKind decides it. */
+RxOpPattern rx_analyze_op_pattern(const TirFunc *f);
+
+/* FuseOps (relax_fuse_ops.c): the call_tir bindings of each dataflow block are
+ * grouped by TVM's post-dominator fusion rules over their op_pattern; each
+ * group of two or more becomes a private graph function with attribute
+ * {"Primitive": True} named "fused_" + the callees' names joined by "_",
+ * called from where the group was. */
+IrModule *rx_fuse_ops(const IrModule *m, DiagCtx *diag, bool *changed);
+
+/* FuseTIR (relax_fuse_tir.c): every Primitive graph function becomes one
+ * prim_func of the same name whose body is its callees' bodies in order
+ * (intermediates become alloc_buffers of the root block); its calls become
+ * R.call_tir of it, and the Primitive functions and the prim_funcs nothing
+ * calls any more are removed. */
+IrModule *rx_fuse_tir(const IrModule *m, DiagCtx *diag, bool *changed);
 
 /* A graph pass: maps a module to a new one (free it); *changed (may be NULL)
  * tells whether anything changed.  Errors go to diag. */

@@ -33,6 +33,8 @@ typedef struct RxState {
   Frame *frame;        /* the SeqExpr being built */
   bool in_dataflow;    /* inside `with R.dataflow():` */
   int fresh;           /* counter for normalizer-introduced vars */
+  const Ast *binding_value; /* the value of the binding being elaborated */
+  RxSInfo *binding_ann;     /* and its annotation, or NULL */
 } RxState;
 
 #define ST(c) ((RxState *)(c)->rx)
@@ -867,14 +869,39 @@ static RxExpr *elab_call_tir(ElabCtx *c, const Ast *call, bool packed) {
   return set_span(rx_call(c->h, op, cargs, tv ? 3 : 2, NULL, outs, nouts, res), call->span);
 }
 
+/* `cls.f(x, w)`: a call of the module's R.function f (how FuseOps' Primitive
+ * functions are called).  Its struct info is the binding's annotation, which
+ * the printer always writes, else f's declared return struct info. */
+static RxExpr *elab_func_call(ElabCtx *c, const Ast *a) {
+  const char *name = a->a->name;
+  const Ast *def = find_global(c, name);
+  bool is_relax;
+  prim_func_arity(c, name, &is_relax);
+  if (!def || !is_relax) {
+    diag_error(c->diag, a->span, def ? "'%s' is a prim_func: call it through R.call_tir" : "module has no function '%s'",
+               name);
+    return NULL;
+  }
+  static const char *const no_kws[] = {NULL};
+  if (!elab_check_kwargs(c, a, no_kws)) return NULL;
+  RxSInfo *si = ST(c)->binding_value == a ? ST(c)->binding_ann : NULL;
+  if (!si && def->b && !(si = elab_sinfo(c, def->b))) return NULL;
+  if (!si) {
+    diag_error(c->diag, a->span, "annotate the binding of a call of '%s' (it declares no return struct info)", name);
+    return NULL;
+  }
+  int n = elab_num_posargs(a);
+  RxExpr **args = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *args);
+  for (int i = 0; i < n; i++)
+    if (!(args[i] = normalize(c, elab_expr(c, elab_posarg(a, i))))) return NULL;
+  RxExpr *callee = set_span(rx_global_var(c->h, name), a->a->span);
+  return set_span(rx_call_func(c->h, callee, args, n, si), a->span);
+}
+
 static RxExpr *elab_call(ElabCtx *c, const Ast *a) {
   const char *cn = elab_canonical_name(c, a->a);
   if (!cn) {
-    if (a->a->kind == AST_ATTR && names_module(c, a->a->a)) {
-      diag_error(c->diag, a->span, "calling module functions directly is not supported; use "
-                                   "R.call_tir for prim_funcs");
-      return NULL;
-    }
+    if (a->a->kind == AST_ATTR && names_module(c, a->a->a)) return elab_func_call(c, a);
     diag_error(c->diag, a->a->span, "expected an R.* operator call");
     return NULL;
   }
@@ -1032,7 +1059,9 @@ static bool elab_binding(ElabCtx *c, const Ast *st, const Ast *outputs) {
       return false;
     }
   } else {
+    ST(c)->binding_value = v, ST(c)->binding_ann = ann;
     value = elab_expr(c, v);
+    ST(c)->binding_value = NULL, ST(c)->binding_ann = NULL;
     if (!value) return false;
   }
   RxSInfo *si = cast_to ? cast_to : value->sinfo;

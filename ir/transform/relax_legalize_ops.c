@@ -12,7 +12,8 @@
  * of an element-wise op becomes a literal inside the prim_func instead of an
  * argument.  Generated functions follow TVM's names (function `add`, output
  * buffer `T_add`, loops ax0.., block vars v_ax0..; matmul: i0, i1, k; relu:
- * `compute`), get `_1`, `_2` suffixes when the name is taken, and a function
+ * `compute`), get `1`, `2` suffixes when the name is taken (matmul1, as TVM's
+ * BlockBuilder names them), and a function
  * structurally equal to one already generated is reused (TVM's BlockBuilder
  * dedup).  Symbolic dims of the operands become the prim_func's own size vars.
  * Calls it cannot legalize (unknown shape or dtype, other operators) stay as
@@ -43,7 +44,7 @@ static const char *add_func(Lg *g, const char *base, TirFunc *f) {
     if (seq_tir_func(g->gen_funcs.items[i], f, NULL, NULL)) return g->gen_names.items[i];
   char *name = ir_strdup(g->h, base);
   for (int k = 1; name_taken(g, name); k++) {
-    char *t = xasprintf("%s_%d", base, k);
+    char *t = xasprintf("%s%d", base, k); /* matmul1: TVM's BlockBuilder name supply */
     name = ir_strdup(g->h, t);
     free(t);
   }
@@ -200,7 +201,8 @@ void lg_nest_free(Nest *n) {
 }
 
 /* The index of operand buffer b inside an output nest of rank nd (numpy
- * broadcasting: leading dims dropped, extent-1 dims read at 0).  A dim that
+ * broadcasting: leading dims dropped, a dim equal to the output's read at the
+ * output's index, other extent-1 dims read at 0).  A dim that
  * is neither 1 nor the output's own extent may still be 1 at run time (a
  * symbolic n): it reads at `0 if n == 1 else v`. */
 TirExpr **lg_bcast_index(IrHeap *h, const TirBuffer *b, TirExpr **oshape, TirVar **iters, int nd) {
@@ -209,8 +211,9 @@ TirExpr **lg_bcast_index(IrHeap *h, const TirBuffer *b, TirExpr **oshape, TirVar
     int od = d + (nd - b->ndim);
     TirExpr *dim = b->shape[d], *zero = tir_int(h, dim->dtype, 0);
     TirExpr *v = tir_var_ref(h, iters[od]);
-    if (tir_is_one(dim)) idx[d] = zero;
-    else if (tir_is_const_int(dim, NULL) || seq_tir_expr(dim, oshape[od])) idx[d] = v;
+    if (seq_tir_expr(dim, oshape[od])) idx[d] = v; /* as TVM's topi: a dim equal to the output's */
+    else if (tir_is_one(dim)) idx[d] = zero;
+    else if (tir_is_const_int(dim, NULL)) idx[d] = v;
     else idx[d] = tir_select(h, tir_binary(h, TIR_EQ, dim, tir_int(h, dim->dtype, 1)), zero, v);
   }
   return idx;

@@ -17,6 +17,12 @@ static const RxPass graph_pipeline[] = {
      "DeadCodeElimination: unused pure bindings and unreachable private functions are removed"},
     {"legalize", rx_legalize_ops,
      "LegalizeOps: high-level operators become calls of generated prim_funcs (R.call_tir)"},
+    {"annotate-tir-op-pattern", rx_annotate_tir_op_pattern,
+     "AnnotateTIROpPattern: each prim_func gets op_pattern, TVM's OpPatternKind read from its blocks"},
+    {"fuse-ops", rx_fuse_ops,
+     "FuseOps: call_tir chains that fuse (post-dominator rules) become Primitive graph functions"},
+    {"fuse-tir", rx_fuse_tir,
+     "FuseTIR: each Primitive graph function becomes one prim_func called through R.call_tir"},
 };
 
 const RxPass *rx_graph_pipeline(int *n) {
