@@ -293,6 +293,7 @@ static void dnnl_conv_free(DnnlConv *c) {
 typedef struct Problem {
   const Layer *l;
   TvsNDArray *x, *w, *y[NIMPL];
+  TvsNDArray *w_packed; /* --packed-weights V: w as [F/V, C, K, K, V], what TVS is given */
   TVSFunction *tvs_fn;
   DnnlConv dnnl[NIMPL]; /* [IMPL_DNNL], [IMPL_DNNL_BLOCKED] */
 } Problem;
@@ -305,7 +306,7 @@ typedef struct Call {
 static int run_impl(void *ctx) {
   Call *c = ctx;
   Problem *p = c->p;
-  if (c->impl == IMPL_TVS) return gemm_call3(p->tvs_fn, p->x, p->w, p->y[IMPL_TVS]);
+  if (c->impl == IMPL_TVS) return gemm_call3(p->tvs_fn, p->x, p->w_packed ? p->w_packed : p->w, p->y[IMPL_TVS]);
   return dnnl_conv_run(&p->dnnl[c->impl]);
 }
 
@@ -397,6 +398,22 @@ static int time_layer(Problem *p, int threads, int rounds, double round_s, doubl
   return 0;
 }
 
+/* w [F, C, K, K] (OIHW) re-laid out as [F/V, C, K, K, V] (OIHW<V>o, what
+ * a schedule's transform_layout of the weight parameter by
+ * lambda f, c, h, w: (f // V, c, h, w, f % V) asks for). */
+static TvsNDArray *pack_weights(const Layer *l, const float *w, int V) {
+  int64_t shape[5] = {l->F / V, l->C, l->K, l->K, V};
+  DLDataType f32 = {kDLFloat, 32, 1};
+  TvsNDArray *a = tvs_ndarray_empty(5, shape, f32);
+  float *o = a->t.data;
+  size_t chw = (size_t)l->C * l->K * l->K;
+  for (int f = 0; f < l->F; f++)
+    for (size_t i = 0; i < chw; i++) o[((size_t)(f / V) * chw + i) * V + f % V] = w[f * chw + i];
+  return a;
+}
+
+static int packed_v; /* --packed-weights V; 0: TVS gets the OIHW weights */
+
 static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *opt, const int *thr, int nthr,
                        int rounds, double round_s, Result *res) {
   Problem p;
@@ -410,6 +427,7 @@ static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *
   for (int i = 0; i < NIMPL; i++) p.y[i] = tvs_ndarray_empty(4, ys, f32);
   gemm_fill(p.x->t.data, (size_t)l->C * l->H * l->H, 1);
   gemm_fill(p.w->t.data, (size_t)l->F * l->C * l->K * l->K, 2);
+  if (packed_v) p.w_packed = pack_weights(l, p.w->t.data, packed_v);
   char *text = conv_source(l);
   Kernel k;
   int rc = kernel_load(&k, l->name, text, sched_path, opt);
@@ -417,17 +435,22 @@ static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *
   if (rc) return -1;
   p.tvs_fn = k.fn;
   res->compile_ms = k.compile_ms;
-  for (int i = IMPL_DNNL; i < NIMPL; i++) {
-    dnnl_conv_init(&p.dnnl[i], l, p.x->t.data, p.w->t.data, p.y[i]->t.data, i == IMPL_DNNL_BLOCKED);
-    res->impl[i] = strdup(p.dnnl[i].impl);
+  for (int t = 0; t < nthr && !rc; t++) {
+    /* oneDNN fixes a primitive's thread count when it creates it */
+    omp_set_num_threads(thr[t]);
+    for (int i = IMPL_DNNL; i < NIMPL; i++) {
+      dnnl_conv_init(&p.dnnl[i], l, p.x->t.data, p.w->t.data, p.y[i]->t.data, i == IMPL_DNNL_BLOCKED);
+      if (t == 0) res->impl[i] = strdup(p.dnnl[i].impl);
+    }
+    rc = time_layer(&p, thr[t], rounds, round_s, res->gflops[t]);
+    dnnl_conv_fetch(&p.dnnl[IMPL_DNNL_BLOCKED]);
+    for (int i = 0; i < NIMPL && t == nthr - 1; i++) res->err[i] = check_samples(&p, p.y[i]->t.data, 64);
+    for (int i = IMPL_DNNL; i < NIMPL; i++) dnnl_conv_free(&p.dnnl[i]);
   }
-  for (int t = 0; t < nthr && !rc; t++) rc = time_layer(&p, thr[t], rounds, round_s, res->gflops[t]);
-  dnnl_conv_fetch(&p.dnnl[IMPL_DNNL_BLOCKED]);
-  for (int i = 0; i < NIMPL; i++) res->err[i] = check_samples(&p, p.y[i]->t.data, 64);
-  for (int i = IMPL_DNNL; i < NIMPL; i++) dnnl_conv_free(&p.dnnl[i]);
   for (int i = 0; i < NIMPL; i++) tvs_ndarray_free(p.y[i]);
   tvs_ndarray_free(p.x);
   tvs_ndarray_free(p.w);
+  tvs_ndarray_free(p.w_packed);
   kernel_free(&k);
   return rc;
 }
@@ -437,12 +460,14 @@ static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *
 static void usage(void) {
   fprintf(stderr,
           "usage: bench_conv2d [--rounds N] [--round-time S] [--threads LIST] [--layer I] [--schedule F]\n"
-          "                    [--dump I]\n"
+          "                    [--packed-weights V] [--dump I]\n"
           "  --rounds N      interleaved timing rounds per layer and thread count (default 7)\n"
           "  --round-time S  seconds each implementation runs per round (default 0.05)\n"
           "  --threads LIST  comma-separated thread counts (default 1,2)\n"
           "  --layer I       only layer I (0-based, in the printed order)\n"
           "  --schedule F    this schedule script instead of stdlib/schedules/conv2d_nchw_<isa>.sched.tvs\n"
+          "  --packed-weights V  give TVS the weights packed as [F/V, C, K, K, V], outside the timing (for\n"
+          "                  a schedule that re-lays out the weight parameter, e.g. conv2d_nchw_avx512_packed)\n"
           "  --dump I        print layer I's unscheduled prim_func (.tvs) and exit\n");
 }
 
@@ -506,6 +531,8 @@ int main(int argc, char **argv) {
       only = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--dump") && i + 1 < argc) {
       dump = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--packed-weights") && i + 1 < argc) {
+      packed_v = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--schedule") && i + 1 < argc) {
       sched = argv[++i];
     } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -515,7 +542,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (rounds < 1 || rounds > MAX_ROUNDS || nthr < 1 || only >= NLAYERS || dump >= NLAYERS || !(round_s > 0)) {
+  if (rounds < 1 || rounds > MAX_ROUNDS || nthr < 1 || only >= NLAYERS || dump >= NLAYERS || !(round_s > 0) ||
+      packed_v < 0) {
     usage();
     return 2;
   }
