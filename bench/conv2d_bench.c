@@ -4,8 +4,9 @@
  * For each distinct conv2d layer it generates the prim_func that LegalizeOps
  * makes of R.nn.conv2d (TOPI's form and names: a `pad_temp` block, then a
  * `conv2d_nchw` block over nn, ff, yy, xx, rc, ry, rx), applies
- * stdlib/schedules/conv2d_nchw_<isa>.sched.tvs (the ISA from the host's
- * features), JIT-compiles it (O3, host CPU, fast-math), checks it against a
+ * the default schedule that default_schedule() picks from
+ * stdlib/schedules/conv2d_nchw_*.sched.tvs (by the host's vector ISA, the
+ * output channels and the padding), JIT-compiles it (O3, host CPU, fast-math), checks it against a
  * double-precision reference and oneDNN, and times, interleaved in rounds so
  * that the machine's other load hits all of them alike:
  *   - TVS: NCHW input, OIHW weights, NCHW output; the kernel pads the input and
@@ -357,6 +358,7 @@ typedef struct Result {
   double err[NIMPL];
   double compile_ms;
   const char *impl[NIMPL];
+  char sched[64]; /* the schedule file's name */
 } Result;
 
 static double thread_cpu_now(void) {
@@ -412,6 +414,23 @@ static TvsNDArray *pack_weights(const Layer *l, const float *w, int V) {
   return a;
 }
 
+/* The default schedule for a layer: stdlib/schedules/conv2d_nchw_<isa>.sched.tvs
+ * for the host's vector ISA (avx512: 16 lanes, avx2: 8) when the output
+ * channels are a multiple of two vectors, its _nopad form without padding,
+ * else conv2d_nchw_generic.sched.tvs.  The selection the graph pipeline is to
+ * make (see the scripts' headers). */
+static const char *default_schedule(const Layer *l, char *buf, size_t cap) {
+  __builtin_cpu_init();
+  bool avx512 = __builtin_cpu_supports("avx512f");
+  int lanes = avx512 ? 16 : 8;
+  if (l->F % (2 * lanes))
+    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_generic.sched.tvs", TVS_SOURCE_DIR);
+  else
+    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_%s%s.sched.tvs", TVS_SOURCE_DIR,
+             avx512 ? "avx512" : "avx2", l->P ? "" : "_nopad");
+  return buf;
+}
+
 static int packed_v; /* --packed-weights V; 0: TVS gets the OIHW weights */
 
 static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *opt, const int *thr, int nthr,
@@ -465,7 +484,7 @@ static void usage(void) {
           "  --round-time S  seconds each implementation runs per round (default 0.05)\n"
           "  --threads LIST  comma-separated thread counts (default 1,2)\n"
           "  --layer I       only layer I (0-based, in the printed order)\n"
-          "  --schedule F    this schedule script instead of stdlib/schedules/conv2d_nchw_<isa>.sched.tvs\n"
+          "  --schedule F    this schedule script for every layer instead of the default one\n"
           "  --packed-weights V  give TVS the weights packed as [F/V, C, K, K, V], outside the timing (for\n"
           "                  a schedule that re-lays out the weight parameter, e.g. conv2d_nchw_avx512_packed)\n"
           "  --dump I        print layer I's unscheduled prim_func (.tvs) and exit\n");
@@ -553,17 +572,11 @@ int main(int argc, char **argv) {
     free(text);
     return 0;
   }
-  char spath[1024];
-  if (!sched) {
-    __builtin_cpu_init();
-    const char *isa = __builtin_cpu_supports("avx512f") ? "avx512" : "avx2";
-    snprintf(spath, sizeof spath, "%s/stdlib/schedules/conv2d_nchw_%s.sched.tvs", TVS_SOURCE_DIR, isa);
-    sched = spath;
-  }
   const dnnl_version_t *dv = dnnl_version();
   printf("oneDNN %d.%d.%d; CPUs %ld; schedule %s\n%d rounds per layer and thread count, %.3f s per "
          "implementation per round\n",
-         dv->major, dv->minor, dv->patch, sysconf(_SC_NPROCESSORS_ONLN), sched, rounds, round_s);
+         dv->major, dv->minor, dv->patch, sysconf(_SC_NPROCESSORS_ONLN),
+         sched ? sched : "the default per layer (listed at the end)", rounds, round_s);
   DNNL_OK(dnnl_engine_create(&engine, dnnl_cpu, 0));
   DNNL_OK(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags));
   CgOptions opt = cg_options_default();
@@ -573,16 +586,21 @@ int main(int argc, char **argv) {
   print_header(thr, nthr);
   for (int li = 0; li < NLAYERS; li++) {
     if (only >= 0 && li != only) continue;
-    if (bench_layer(&layers[li], sched, &opt, thr, nthr, rounds, round_s, &res[li])) return 1;
+    char spath[1024];
+    const char *lsched = sched ? sched : default_schedule(&layers[li], spath, sizeof spath);
+    snprintf(res[li].sched, sizeof res[li].sched, "%s", lsched == sched ? "(--schedule)" : strrchr(lsched, '/') + 1);
+    if (bench_layer(&layers[li], lsched, &opt, thr, nthr, rounds, round_s, &res[li])) return 1;
     print_layer(li, &res[li], thr, nthr);
     for (int i = 0; i < NIMPL; i++) ok &= res[li].err[i] < 1e-5;
   }
   print_summary(res, thr, nthr, only);
-  printf("\nlayer: oneDNN implementation (nchw / blocked); TVS compile ms; max error TVS, nchw, blocked\n");
+  printf("\nlayer: TVS schedule; oneDNN implementation (nchw / blocked); TVS compile ms; max error TVS, nchw, "
+         "blocked\n");
   for (int li = 0; li < NLAYERS; li++) {
     if (only >= 0 && li != only) continue;
     const Result *r = &res[li];
-    printf("%2d %-16s %-20s %-24s %6.0f ms  %.1e %.1e %.1e\n", li, layers[li].name, r->impl[IMPL_DNNL],
+    printf("%2d %-16s %-34s %-12s %-24s %6.0f ms  %.1e %.1e %.1e\n", li, layers[li].name, r->sched,
+           r->impl[IMPL_DNNL],
            r->impl[IMPL_DNNL_BLOCKED], r->compile_ms, r->err[IMPL_TVS], r->err[IMPL_DNNL],
            r->err[IMPL_DNNL_BLOCKED]);
     free((char *)r->impl[IMPL_DNNL]);
