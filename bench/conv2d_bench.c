@@ -400,25 +400,33 @@ static int time_layer(Problem *p, int threads, int rounds, double round_s, doubl
   return 0;
 }
 
-/* w [F, C, K, K] (OIHW) re-laid out as [F/V, C, K, K, V] (OIHW<V>o, what
- * a schedule's transform_layout of the weight parameter by
- * lambda f, c, h, w: (f // V, c, h, w, f % V) asks for). */
+/* w [F, C, K, K] (OIHW) re-laid out as [F/V, K, K, C, V], what a schedule's
+ * transform_layout of the weight parameter by
+ * lambda f, c, h, w: (f // V, h, w, c, f % V) asks for (the layout the default
+ * schedules pack into on every call). */
 static TvsNDArray *pack_weights(const Layer *l, const float *w, int V) {
-  int64_t shape[5] = {l->F / V, l->C, l->K, l->K, V};
+  int64_t shape[5] = {l->F / V, l->K, l->K, l->C, V};
   DLDataType f32 = {kDLFloat, 32, 1};
   TvsNDArray *a = tvs_ndarray_empty(5, shape, f32);
   float *o = a->t.data;
-  size_t chw = (size_t)l->C * l->K * l->K;
   for (int f = 0; f < l->F; f++)
-    for (size_t i = 0; i < chw; i++) o[((size_t)(f / V) * chw + i) * V + f % V] = w[f * chw + i];
+    for (int c = 0; c < l->C; c++)
+      for (int h = 0; h < l->K; h++)
+        for (int x = 0; x < l->K; x++)
+          o[((((size_t)(f / V) * l->K + h) * l->K + x) * l->C + c) * V + f % V] =
+              w[(((size_t)f * l->C + c) * l->K + h) * l->K + x];
   return a;
 }
+
+static int packed_v; /* --packed-weights V; 0: TVS gets the OIHW weights */
 
 /* The default schedule for a layer: stdlib/schedules/conv2d_nchw_<isa>.sched.tvs
  * for the host's vector ISA (avx512: 16 lanes, avx2: 8) when the output
  * channels are a multiple of two vectors, its _nopad form without padding,
- * else conv2d_nchw_generic.sched.tvs.  The selection the graph pipeline is to
- * make (see the scripts' headers). */
+ * else conv2d_nchw_generic.sched.tvs: the selection the graph pipeline is to
+ * make (see the scripts' headers).  With --packed-weights, the _prepacked
+ * forms (AVX-512 only). */
+
 static const char *default_schedule(const Layer *l, char *buf, size_t cap) {
   __builtin_cpu_init();
   bool avx512 = __builtin_cpu_supports("avx512f");
@@ -426,12 +434,12 @@ static const char *default_schedule(const Layer *l, char *buf, size_t cap) {
   if (l->F % (2 * lanes))
     snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_generic.sched.tvs", TVS_SOURCE_DIR);
   else
-    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_%s%s.sched.tvs", TVS_SOURCE_DIR,
-             avx512 ? "avx512" : "avx2", l->P ? "" : "_nopad");
+    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_%s%s%s.sched.tvs", TVS_SOURCE_DIR,
+             avx512 ? "avx512" : "avx2", packed_v ? "_prepacked" : "", l->P ? "" : "_nopad");
   return buf;
 }
 
-static int packed_v; /* --packed-weights V; 0: TVS gets the OIHW weights */
+ /* --packed-weights V; 0: TVS gets the OIHW weights */
 
 static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *opt, const int *thr, int nthr,
                        int rounds, double round_s, Result *res) {
@@ -446,6 +454,10 @@ static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *
   for (int i = 0; i < NIMPL; i++) p.y[i] = tvs_ndarray_empty(4, ys, f32);
   gemm_fill(p.x->t.data, (size_t)l->C * l->H * l->H, 1);
   gemm_fill(p.w->t.data, (size_t)l->F * l->C * l->K * l->K, 2);
+  if (packed_v && l->F % packed_v) {
+    fprintf(stderr, "bench_conv2d: --packed-weights %d: %s has %d output channels\n", packed_v, l->name, l->F);
+    return -1;
+  }
   if (packed_v) p.w_packed = pack_weights(l, p.w->t.data, packed_v);
   char *text = conv_source(l);
   Kernel k;
@@ -485,7 +497,7 @@ static void usage(void) {
           "  --threads LIST  comma-separated thread counts (default 1,2)\n"
           "  --layer I       only layer I (0-based, in the printed order)\n"
           "  --schedule F    this schedule script for every layer instead of the default one\n"
-          "  --packed-weights V  give TVS the weights packed as [F/V, C, K, K, V], outside the timing (for\n"
+          "  --packed-weights V  give TVS the weights packed as [F/V, K, K, C, V], outside the timing (for\n"
           "                  a schedule that re-lays out the weight parameter, e.g. conv2d_nchw_avx512_packed)\n"
           "  --dump I        print layer I's unscheduled prim_func (.tvs) and exit\n");
 }
