@@ -422,8 +422,9 @@ static int packed_v; /* --packed-weights V; 0: TVS gets the OIHW weights */
 
 /* The default schedule for a layer: stdlib/schedules/conv2d_nchw_<isa>.sched.tvs
  * for the host's vector ISA (avx512: 16 lanes, avx2: 8) when the output
- * channels are a multiple of two vectors, its _nopad form without padding,
- * else conv2d_nchw_generic.sched.tvs: the selection the graph pipeline is to
+ * channels are a multiple of two vectors, its _nopad form without padding;
+ * conv2d_nchw_avx512_f16 for a multiple of one AVX-512 vector; else
+ * conv2d_nchw_generic.sched.tvs: the selection the graph pipeline is to
  * make (see the scripts' headers).  With --packed-weights, the _prepacked
  * forms (AVX-512 only). */
 
@@ -431,7 +432,9 @@ static const char *default_schedule(const Layer *l, char *buf, size_t cap) {
   __builtin_cpu_init();
   bool avx512 = __builtin_cpu_supports("avx512f");
   int lanes = avx512 ? 16 : 8;
-  if (l->F % (2 * lanes))
+  if (l->F % (2 * lanes) && avx512 && !packed_v && l->F % lanes == 0)
+    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_avx512_f16.sched.tvs", TVS_SOURCE_DIR);
+  else if (l->F % (2 * lanes))
     snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_generic.sched.tvs", TVS_SOURCE_DIR);
   else
     snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_%s%s%s.sched.tvs", TVS_SOURCE_DIR,
