@@ -1,0 +1,27 @@
+/* specialize.h - PrimFunc specialization (TVM's PrimFunc.specialize): bind a
+ * template prim_func's size and attribute vars to values and simplify.
+ *
+ * The operator library (stdlib/) writes each fixed-rank computation once,
+ * over symbolic size vars (N, C, H, W...) and attribute vars (stride_h,
+ * pad_top...); legalization binds them to a call's constants or its graph's
+ * symbolic dims and gets the prim_func TVM's TOPI would have produced. */
+#ifndef TVS_IR_SPECIALIZE_H
+#define TVS_IR_SPECIALIZE_H
+
+#include "ir/tir.h"
+
+/* f with vars[i] replaced by values[i] everywhere (buffer shapes, loops, block
+ * iters, bodies), then simplified with the loop and block-iter ranges known:
+ * integer expressions take the analyzer's canonical form, conditions that
+ * always hold fold away (T.if_then_else(True, a, b) -> a, also inside `and`
+ * chains), and each block's T.reads/T.writes are inferred again.  New nodes
+ * go into h; f is not changed.  Vars not listed stay symbolic. */
+TirFunc *tir_specialize(IrHeap *h, const TirFunc *f, TirVar *const *vars, TirExpr *const *values, int n);
+
+/* Removes block `name` when it is a plain copy of a parameter buffer
+ * (X[v0, v1, ...] = A[v0, v1, ...] over X's whole shape): its uses read A and
+ * its allocation goes (TOPI skips a pad stage that pads nothing).  Returns f
+ * itself when there is no such block. */
+TirFunc *tir_inline_copy_block(IrHeap *h, const TirFunc *f, const char *name);
+
+#endif
