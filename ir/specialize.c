@@ -46,6 +46,19 @@ static TirExpr *fold_and(IrHeap *h, TirExpr *e) {
   return e;
 }
 
+/* Nodes in e (the simplifier's canonical sum-of-products form can be much
+ * larger than a product of sums: TOPI's window counts). */
+static int expr_size(const TirExpr *e) {
+  if (!e) return 0;
+  switch (e->kind) {
+  case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: return 1;
+  case TIR_NOT: case TIR_CAST: return 1 + expr_size(e->un.a);
+  case TIR_SELECT: return 1 + expr_size(e->sel.cond) + expr_size(e->sel.t) + expr_size(e->sel.f);
+  case TIR_LOAD: case TIR_CALL: case TIR_RAMP: case TIR_BROADCAST: case TIR_LET: return 8;
+  default: return 1 + expr_size(e->bin.a) + expr_size(e->bin.b);
+  }
+}
+
 static TirExpr *sp_expr(TirMutator *m, TirExpr *e) {
   ArithCtx *a = m->ctx;
   TirExpr *r = tir_mutate_expr_children(m, e);
@@ -58,6 +71,7 @@ static TirExpr *sp_expr(TirMutator *m, TirExpr *e) {
   TirExpr *s = arith_simplify(a, r);
   /* a condition keeps its written form (`1 <= v`, as TOPI writes it) unless it folds */
   if (s && dt_is_bool(r->dtype) && !const_cond(s, &c)) s = NULL;
+  if (s && expr_size(s) > expr_size(r)) s = NULL;
   if (s) r = s;
   return fold_and(m->heap, r);
 }
