@@ -4,6 +4,7 @@
  * re-mapped by the mutator's default), one simplifies bottom-up. */
 #include "ir/specialize.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,5 +200,57 @@ TirFunc *tir_inline_copy_block(IrHeap *h, const TirFunc *f, const char *name) {
   tir_mutator_free(&m);
   TirFunc *g = ir_memdup(h, f, sizeof *f);
   g->body = nbody;
+  return g;
+}
+
+/* ------------------------------------------------------------ retype */
+
+typedef struct Retype {
+  DType to;
+  IrPtrMap bufs; /* float32 buffer -> its retyped copy */
+} Retype;
+
+static TirBuffer *rt_buffer(TirMutator *m, TirBuffer *b) {
+  Retype *r = m->ctx;
+  if (!dt_eq(b->dtype, dt_float32)) return NULL;
+  if (ir_ptrmap_has(&r->bufs, b)) return ir_ptrmap_get(&r->bufs, b);
+  TirBuffer *nb = tir_buffer_copy(m->heap, b);
+  nb->dtype = r->to;
+  ir_ptrmap_put(&r->bufs, b, nb);
+  return nb;
+}
+
+static double dtype_max(DType t) {
+  if (t.bits == 64) return DBL_MAX;
+  if (t.bits == 16) return t.code == DT_BFLOAT ? 3.3895313892515355e+38 : 65504.0;
+  return FLT_MAX;
+}
+
+static TirExpr *rt_expr(TirMutator *m, TirExpr *e) {
+  Retype *r = m->ctx;
+  TirExpr *c = tir_mutate_expr_children(m, e);
+  if (!dt_eq(c->dtype, dt_float32)) return c;
+  if (c->kind == TIR_FLOAT) {
+    double v = c->fval;
+    if (v >= FLT_MAX || v <= -FLT_MAX) v = v > 0 ? dtype_max(r->to) : -dtype_max(r->to);
+    return tir_float(m->heap, r->to, v);
+  }
+  TirExpr *n = ir_memdup(m->heap, c, sizeof *c);
+  n->dtype = r->to;
+  return n;
+}
+
+TirFunc *tir_retype_float(IrHeap *h, const TirFunc *f, DType to) {
+  if (dt_eq(to, dt_float32)) return (TirFunc *)f;
+  Retype r = {to, {0}};
+  ir_ptrmap_init(&r.bufs);
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  for (int k = 0; k < TIR_NUM_EXPR_KINDS; k++) m.expr[k] = rt_expr;
+  m.buffer = rt_buffer;
+  m.ctx = &r;
+  TirFunc *g = tir_mutate_func(&m, (TirFunc *)f);
+  tir_mutator_free(&m);
+  ir_ptrmap_free(&r.bufs);
   return g;
 }

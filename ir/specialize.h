@@ -24,4 +24,10 @@ TirFunc *tir_specialize(IrHeap *h, const TirFunc *f, TirVar *const *vars, TirExp
  * itself when there is no such block. */
 TirFunc *tir_inline_copy_block(IrHeap *h, const TirFunc *f, const char *name);
 
+/* f with every float32 buffer, value and literal made float dtype `to`
+ * (float16, bfloat16, float64): the templates are written once in float32.
+ * A literal at float32's limits (a max pool's padding value) becomes the
+ * limit of `to`.  Returns f itself when `to` is float32. */
+TirFunc *tir_retype_float(IrHeap *h, const TirFunc *f, DType to);
+
 #endif

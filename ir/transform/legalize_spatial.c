@@ -7,7 +7,8 @@
  *
  * Like TVM, a call stays as it is when no template covers it: out_layout
  * other than the data layout, layouts without a template, conv2d_transpose
- * with dilation; here also dtypes other than the templates' float32. */
+ * with dilation; here also integer dtypes and mixed ones (an out_dtype other
+ * than the operands'): the float32 templates are retyped to one float dtype. */
 #include "ir/transform/legalize_template.h"
 
 #include <stdio.h>

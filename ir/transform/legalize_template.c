@@ -75,12 +75,15 @@ TirFunc *lg_from_template(Lg *g, const char *tmpl, const RxExpr *call, int nin, 
   IrHeap *th = NULL;
   const TirFunc *t = rx_stdlib_template(tmpl, &th);
   if (!t || t->nparams != nin + 1 || !t->buffer_map) return NULL;
-  /* the templates are written for one dtype (float32) */
+  ir_heap_depend(g->h, th);
+  /* the templates are written in float32; a call on one other float dtype
+   * (operands and result alike) gets the template retyped */
+  DType dt = call->sinfo->dtype;
+  if (dt_is_float(dt) && !dt_eq(dt, dt_float32)) t = tir_retype_float(g->h, t, dt);
   for (int i = 0; i <= nin; i++) {
     const RxSInfo *si = i < nin ? call->call.args[i]->sinfo : call->sinfo;
     if (!t->buffer_map[i] || !dt_eq(t->buffer_map[i]->dtype, si->dtype)) return NULL;
   }
-  ir_heap_depend(g->h, th);
   VarIndex vi = {{0}};
   TirMutator m;
   tir_mutator_init(&m, g->h);

@@ -179,6 +179,13 @@ CASES = [
          name="resize symbolic batch"),
     Case("R.image.resize2d(x, (6, 6), method=\"bicubic\")", x4(1, 1, 3, 3), error="unknown method",
          name="resize bad method"),
+    # --- other float dtypes: the float32 templates retyped
+    Case("R.nn.conv2d(x, w, padding=[1, 1])", {"x": ((1, 2, 5, 5), "float64"), "w": ((3, 2, 3, 3), "float64")},
+         ref=conv(padding=1), name="conv2d float64"),
+    Case("R.nn.avg_pool2d(x, pool_size=[3, 3], padding=[1, 1])", {"x": ((1, 2, 5, 5), "float64")},
+         ref=avgp(3, 1, 1), name="avg_pool2d float64"),
+    Case("R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], padding=[1, 1])", {"x": ((1, 2, 5, 5), "float16")},
+         ref=lambda x: maxp(2, 2, 1)(x.astype(np.float32)).astype(np.float16), name="max_pool2d float16"),
 ]
 
 if __name__ == "__main__":
