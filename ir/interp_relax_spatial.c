@@ -349,6 +349,11 @@ int rx_eval_resize2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal 
   layout(e, "layout", "NCHW", dp);
   const DLTensor *x = t[0];
   int64_t dims[4] = {x->shape[dp[0]], x->shape[dp[1]], size[0], size[ns - 1]};
+  if ((x->shape[dp[2]] == 0 || x->shape[dp[3]] == 0) && dims[0] * dims[1] * dims[2] * dims[3] > 0) {
+    rx_val_release(v[0]);
+    rx_val_release(v[1]);
+    return rx_eval_error(c, e->span, "R.image.resize2d: cannot resize an empty image to a non-empty one");
+  }
   TvsNDArray *r = result(e, dp, dims);
   for (int64_t b = 0; r && b < dims[0]; b++)
     for (int64_t ch = 0; ch < dims[1]; ch++)

@@ -378,6 +378,13 @@ RxSInfo *rx_infer_resize2d(const RxInferCall *q) {
                sz->ndim);
     return NULL;
   }
+  for (int i = 0; sz->shape && i < sz->ndim; i++) {
+    int64_t v;
+    if (const_dim(sz->shape[i], &v) && v < 1) {
+      diag_error(q->diag, q->arg_spans[1], "R.%s: size must be positive, got %lld", op_name(q), (long long)v);
+      return NULL;
+    }
+  }
   DType od = rx_attr_dtype(q->attrs, "out_dtype");
   DType t = !dt_is_void(od) ? od : x ? x->dtype : dt_void;
   if (!x) return rx_sinfo_tensor(q->h, NULL, 4, t);

@@ -179,6 +179,7 @@ CASES = [
          name="resize symbolic batch"),
     Case("R.image.resize2d(x, (6, 6), method=\"bicubic\")", x4(1, 1, 3, 3), error="unknown method",
          name="resize bad method"),
+    Case("R.image.resize2d(x, (0, 4))", x4(1, 1, 3, 3), error="size must be positive", name="resize bad size"),
     # --- other float dtypes: the float32 templates retyped
     Case("R.nn.conv2d(x, w, padding=[1, 1])", {"x": ((1, 2, 5, 5), "float64"), "w": ((3, 2, 3, 3), "float64")},
          ref=conv(padding=1), name="conv2d float64"),
