@@ -60,6 +60,23 @@ static int expr_size(const TirExpr *e) {
   }
 }
 
+/* A value read from memory (data, not an index: kept as written). */
+static bool reads_memory(const TirExpr *e) {
+  if (!e) return false;
+  switch (e->kind) {
+  case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: return false;
+  case TIR_LOAD: return true;
+  case TIR_NOT: case TIR_CAST: return reads_memory(e->un.a);
+  case TIR_SELECT: return reads_memory(e->sel.cond) || reads_memory(e->sel.t) || reads_memory(e->sel.f);
+  case TIR_CALL:
+    for (int i = 0; i < e->call.n; i++)
+      if (reads_memory(e->call.args[i])) return true;
+    return false;
+  case TIR_RAMP: case TIR_BROADCAST: case TIR_LET: return true;
+  default: return reads_memory(e->bin.a) || reads_memory(e->bin.b);
+  }
+}
+
 static TirExpr *sp_expr(TirMutator *m, TirExpr *e) {
   ArithCtx *a = m->ctx;
   TirExpr *r = tir_mutate_expr_children(m, e);
@@ -68,7 +85,7 @@ static TirExpr *sp_expr(TirMutator *m, TirExpr *e) {
   if (r->kind == TIR_CALL && r->call.op && r->call.op->id == TIR_OP_IF_THEN_ELSE && r->call.n == 3 &&
       const_cond(r->call.args[0], &c))
     return c ? r->call.args[1] : r->call.args[2];
-  if (r->dtype.lanes != 1 || r->kind == TIR_CALL || r->kind == TIR_LOAD) return r;
+  if (r->dtype.lanes != 1 || r->kind == TIR_CALL || reads_memory(r)) return r;
   TirExpr *s = arith_simplify(a, r);
   /* a condition keeps its written form (`1 <= v`, as TOPI writes it) unless it folds */
   if (s && dt_is_bool(r->dtype) && !const_cond(s, &c)) s = NULL;
@@ -207,12 +224,13 @@ TirFunc *tir_inline_copy_block(IrHeap *h, const TirFunc *f, const char *name) {
 
 typedef struct Retype {
   DType to;
-  IrPtrMap bufs; /* float32 buffer -> its retyped copy */
+  const TirBuffer *only; /* retype this buffer only (the output), or NULL: every float32 one */
+  IrPtrMap bufs;         /* retyped buffer -> its copy */
 } Retype;
 
 static TirBuffer *rt_buffer(TirMutator *m, TirBuffer *b) {
   Retype *r = m->ctx;
-  if (!dt_eq(b->dtype, dt_float32)) return NULL;
+  if (r->only ? b != r->only : !dt_eq(b->dtype, dt_float32)) return NULL;
   if (ir_ptrmap_has(&r->bufs, b)) return ir_ptrmap_get(&r->bufs, b);
   TirBuffer *nb = tir_buffer_copy(m->heap, b);
   nb->dtype = r->to;
@@ -220,33 +238,94 @@ static TirBuffer *rt_buffer(TirMutator *m, TirBuffer *b) {
   return nb;
 }
 
-static double dtype_max(DType t) {
-  if (t.bits == 64) return DBL_MAX;
-  if (t.bits == 16) return t.code == DT_BFLOAT ? 3.3895313892515355e+38 : 65504.0;
-  return FLT_MAX;
+/* A float32 literal in dtype t; float32's limits (a max pool's padding and
+ * init) become t's. */
+static TirExpr *rt_literal(IrHeap *h, double v, DType t) {
+  bool lim = v >= FLT_MAX || v <= -FLT_MAX;
+  if (dt_is_float(t)) {
+    double mx = t.bits == 64 ? DBL_MAX : t.bits == 16 ? (t.code == DT_BFLOAT ? 3.3895313892515355e+38 : 65504.0) : FLT_MAX;
+    return tir_float(h, t, lim ? (v > 0 ? mx : -mx) : v);
+  }
+  int64_t hi = dt_is_uint(t) ? (t.bits >= 63 ? INT64_MAX : (int64_t)((1ULL << t.bits) - 1))
+                             : (t.bits >= 64 ? INT64_MAX : (int64_t)((1ULL << (t.bits - 1)) - 1));
+  int64_t lo = dt_is_uint(t) ? 0 : -hi - 1;
+  return tir_int(h, t, lim ? (v > 0 ? hi : lo) : (int64_t)v);
+}
+
+/* A float32 value in dtype to: literals converted, other nodes retyped (their
+ * children already are). */
+static TirExpr *rt_node(IrHeap *h, TirExpr *c, DType to) {
+  if (c->kind == TIR_FLOAT) return rt_literal(h, c->fval, to);
+  TirExpr *n = ir_memdup(h, c, sizeof *c);
+  n->dtype = to;
+  return n;
 }
 
 static TirExpr *rt_expr(TirMutator *m, TirExpr *e) {
   Retype *r = m->ctx;
   TirExpr *c = tir_mutate_expr_children(m, e);
-  if (!dt_eq(c->dtype, dt_float32)) return c;
-  if (c->kind == TIR_FLOAT) {
-    double v = c->fval;
-    if (v >= FLT_MAX || v <= -FLT_MAX) v = v > 0 ? dtype_max(r->to) : -dtype_max(r->to);
-    return tir_float(m->heap, r->to, v);
-  }
-  TirExpr *n = ir_memdup(m->heap, c, sizeof *c);
-  n->dtype = r->to;
-  return n;
+  return dt_eq(c->dtype, dt_float32) && !r->only ? rt_node(m->heap, c, r->to) : c;
 }
 
-TirFunc *tir_retype_float(IrHeap *h, const TirFunc *f, DType to) {
+TirFunc *tir_retype(IrHeap *h, const TirFunc *f, DType to) {
   if (dt_eq(to, dt_float32)) return (TirFunc *)f;
-  Retype r = {to, {0}};
+  Retype r = {to, NULL, {0}};
   ir_ptrmap_init(&r.bufs);
   TirMutator m;
   tir_mutator_init(&m, h);
   for (int k = 0; k < TIR_NUM_EXPR_KINDS; k++) m.expr[k] = rt_expr;
+  m.buffer = rt_buffer;
+  m.ctx = &r;
+  TirFunc *g = tir_mutate_func(&m, (TirFunc *)f);
+  tir_mutator_free(&m);
+  ir_ptrmap_free(&r.bufs);
+  return g;
+}
+
+/* The value stored into the output, computed in dtype `to`: loads of other
+ * buffers cast (TOPI's T.Cast(out_dtype, x) * T.Cast(out_dtype, w)). */
+static TirExpr *out_value(IrHeap *h, TirExpr *e, DType to) {
+  if (e->dtype.lanes != 1) return e;
+  switch (e->kind) {
+  case TIR_INT: return dt_is_float(to) ? e : tir_int(h, to, e->ival);
+  case TIR_FLOAT: return rt_literal(h, e->fval, to);
+  case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_DIV: case TIR_MIN: case TIR_MAX: {
+    TirExpr *n = ir_memdup(h, e, sizeof *e);
+    n->bin.a = out_value(h, e->bin.a, to);
+    n->bin.b = out_value(h, e->bin.b, to);
+    n->dtype = to;
+    return n;
+  }
+  default: return dt_eq(e->dtype, to) ? e : tir_cast(h, to, e);
+  }
+}
+
+static TirStmt *ro_store(TirMutator *m, TirStmt *s) {
+  Retype *r = m->ctx;
+  if (s->store.buf != r->only) return tir_mutate_stmt_children(m, s);
+  TirStmt *c = tir_stmt_with_span(m->heap, s, s->span);
+  c->store.buf = tir_mutate_buffer(m, s->store.buf);
+  TirExpr *v = s->store.value;
+  /* the accumulation reads the output itself: that load is already in `to` */
+  c->store.value = out_value(m->heap, tir_mutate_expr(m, v), r->to);
+  return c;
+}
+
+static TirExpr *ro_load(TirMutator *m, TirExpr *e) {
+  Retype *r = m->ctx;
+  if (e->load.buf != r->only) return tir_mutate_expr_children(m, e);
+  return tir_load(m->heap, tir_mutate_buffer(m, e->load.buf), e->load.idx, e->load.n);
+}
+
+TirFunc *tir_retype_output(IrHeap *h, const TirFunc *f, DType to) {
+  const TirBuffer *ob = f->nparams ? f->buffer_map[f->nparams - 1] : NULL;
+  if (!ob || dt_eq(ob->dtype, to)) return (TirFunc *)f;
+  Retype r = {to, ob, {0}};
+  ir_ptrmap_init(&r.bufs);
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.expr[TIR_LOAD] = ro_load;
+  m.stmt[TIR_S_STORE] = ro_store;
   m.buffer = rt_buffer;
   m.ctx = &r;
   TirFunc *g = tir_mutate_func(&m, (TirFunc *)f);

@@ -24,10 +24,15 @@ TirFunc *tir_specialize(IrHeap *h, const TirFunc *f, TirVar *const *vars, TirExp
  * itself when there is no such block. */
 TirFunc *tir_inline_copy_block(IrHeap *h, const TirFunc *f, const char *name);
 
-/* f with every float32 buffer, value and literal made float dtype `to`
- * (float16, bfloat16, float64): the templates are written once in float32.
- * A literal at float32's limits (a max pool's padding value) becomes the
- * limit of `to`.  Returns f itself when `to` is float32. */
-TirFunc *tir_retype_float(IrHeap *h, const TirFunc *f, DType to);
+/* f with every float32 buffer, value and literal made dtype `to` (float16,
+ * bfloat16, float64, or an integer type): the templates are written once in
+ * float32.  A literal at float32's limits (a max pool's padding value) becomes
+ * the limit of `to`.  Returns f itself when `to` is float32. */
+TirFunc *tir_retype(IrHeap *h, const TirFunc *f, DType to);
+
+/* f with its output (last param) buffer made dtype `to` and every value
+ * stored into it computed in `to`, its operands cast (TOPI's out_dtype:
+ * T.Cast("int32", a) * T.Cast("int32", w)).  f itself when already `to`. */
+TirFunc *tir_retype_output(IrHeap *h, const TirFunc *f, DType to);
 
 #endif

@@ -7,8 +7,9 @@
  *
  * Like TVM, a call stays as it is when no template covers it: out_layout
  * other than the data layout, layouts without a template, conv2d_transpose
- * with dilation; here also integer dtypes and mixed ones (an out_dtype other
- * than the operands'): the float32 templates are retyped to one float dtype. */
+ * with dilation; here also resize2d on integers and calls mixing float and
+ * integer dtypes.  The float32 templates are retyped to the operands' dtype
+ * and the output to out_dtype (tir_retype, tir_retype_output). */
 #include "ir/transform/legalize_template.h"
 
 #include <stdio.h>
@@ -125,7 +126,7 @@ TirFunc *rx_legalize_resize2d(Lg *g, const RxExpr *call, RxExpr **args, int *nar
                                       "tf_half_pixel_for_nn", NULL};
   static const char *const roundings[] = {"round", "floor", "ceil", "round_prefer_floor", "round_prefer_ceil", NULL};
   const char *l = attr_s(call, "layout", "NCHW"), *m = attr_s(call, "method", "linear");
-  if ((strcmp(l, "NCHW") && strcmp(l, "NHWC")) || !strcmp(m, "cubic")) return NULL;
+  if ((strcmp(l, "NCHW") && strcmp(l, "NHWC")) || !strcmp(m, "cubic") || !dt_is_float(call->sinfo->dtype)) return NULL;
   const char *cm = attr_s(call, "coordinate_transformation_mode", "half_pixel"), *rm = attr_s(call, "rounding_method", "round");
   int mode = 0, rounding = 0;
   for (int i = 0; modes[i]; i++)

@@ -76,10 +76,11 @@ TirFunc *lg_from_template(Lg *g, const char *tmpl, const RxExpr *call, int nin, 
   const TirFunc *t = rx_stdlib_template(tmpl, &th);
   if (!t || t->nparams != nin + 1 || !t->buffer_map) return NULL;
   ir_heap_depend(g->h, th);
-  /* the templates are written in float32; a call on one other float dtype
-   * (operands and result alike) gets the template retyped */
-  DType dt = call->sinfo->dtype;
-  if (dt_is_float(dt) && !dt_eq(dt, dt_float32)) t = tir_retype_float(g->h, t, dt);
+  /* the templates are written in float32: retyped to the operands' dtype,
+   * the output to the result's (out_dtype) */
+  DType in = call->call.args[0]->sinfo->dtype, out = call->sinfo->dtype;
+  if (dt_is_float(in) != dt_is_float(out) || dt_is_bool(in) || dt_is_bool(out)) return NULL;
+  t = tir_retype_output(g->h, tir_retype(g->h, t, in), out);
   for (int i = 0; i <= nin; i++) {
     const RxSInfo *si = i < nin ? call->call.args[i]->sinfo : call->sinfo;
     if (!t->buffer_map[i] || !dt_eq(t->buffer_map[i]->dtype, si->dtype)) return NULL;

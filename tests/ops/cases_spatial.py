@@ -187,6 +187,14 @@ CASES = [
          ref=avgp(3, 1, 1), name="avg_pool2d float64"),
     Case("R.nn.max_pool2d(x, pool_size=[2, 2], strides=[2, 2], padding=[1, 1])", {"x": ((1, 2, 5, 5), "float16")},
          ref=lambda x: maxp(2, 2, 1)(x.astype(np.float32)).astype(np.float16), name="max_pool2d float16"),
+    Case("R.nn.conv2d(x, w, padding=[1, 1], out_dtype=\"int32\")", {"x": ((1, 2, 5, 5), "int8"), "w": ((3, 2, 3, 3), "int8")},
+         ref=lambda x, w: conv(padding=1)(x.astype(np.float64), w.astype(np.float64)).astype(np.int32),
+         out=((1, 3, 5, 5), "int32"), name="conv2d int8 out_dtype int32"),
+    Case("R.nn.conv2d(x, w, out_dtype=\"float16\")", xw((1, 2, 5, 5), (2, 2, 3, 3)),
+         ref=lambda x, w: conv()(x, w).astype(np.float16), out=((1, 2, 3, 3), "float16"), rtol=2e-2, atol=2e-2,
+         name="conv2d out_dtype float16"),
+    Case("R.nn.max_pool2d(x, pool_size=[2, 2], strides=[1, 1], padding=[1, 1])", {"x": ((1, 2, 4, 4), "int32")},
+         ref=lambda x: maxp(2, 1, 1)(x.astype(np.float64)).astype(np.int32), name="max_pool2d int32"),
 ]
 
 if __name__ == "__main__":
