@@ -131,4 +131,17 @@ int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, Inter
 DLDataType interp_dl_dtype(DType t);
 bool interp_dl_matches(DType t, DLDataType d);
 
+/* ---- interp_relax.c, for the operator families' EVAL files (interp_relax_<family>.c) */
+struct RxInterpCtx;
+struct RxInterpVal;
+/* Evaluates the call's operands (op->min_args of them) into v[]; -1 after an error. */
+int rx_eval_operand_vals(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **v);
+const DLTensor *rx_val_tensor(const struct RxInterpVal *v);                /* NULL: not a tensor */
+int rx_val_shape(const struct RxInterpVal *v, const int64_t **shape);      /* -1: not a shape */
+void rx_val_release(struct RxInterpVal *v);
+struct RxInterpVal *rx_val_from_ndarray(TvsNDArray *a);                    /* takes a */
+int rx_eval_error(struct RxInterpCtx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+DType rx_dtype_of_dl(DLDataType d);
+int64_t rx_tensor_offset(const DLTensor *t, const int64_t *idx);          /* in elements */
+
 #endif

@@ -769,3 +769,33 @@ int interp_run_relax_with(const IrModule *m, const char *name, InterpArg *args, 
   interp_cleanup(&c.tin);
   return rc;
 }
+
+/* ------------------------------------------------------------ for the families
+ * (interp_internal.h): operands, results and errors of an operator's EVAL. */
+
+int rx_eval_operand_vals(RxCtx *c, const RxExpr *e, RVal **v) { return eval_operands(c, e, v); }
+
+const DLTensor *rx_val_tensor(const RVal *v) { return v && v->kind == RV_TENSOR ? v->t : NULL; }
+
+int rx_val_shape(const RVal *v, const int64_t **shape) {
+  if (!v || v->kind != RV_SHAPE) return -1;
+  *shape = v->shape;
+  return v->n;
+}
+
+void rx_val_release(RVal *v) { rv_release(v); }
+
+RVal *rx_val_from_ndarray(TvsNDArray *a) { return rv_tensor(a); }
+
+int rx_eval_error(RxCtx *c, Span sp, const char *fmt, ...) {
+  if (!sp.file) sp = c->tin.span.file ? c->tin.span : c->tin.fspan;
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(c->tin.diag, DIAG_ERROR, sp, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+DType rx_dtype_of_dl(DLDataType d) { return dtype_of_dl(d); }
+
+int64_t rx_tensor_offset(const DLTensor *t, const int64_t *idx) { return tensor_offset(t, idx); }

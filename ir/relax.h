@@ -83,6 +83,7 @@ typedef enum RxAttrKind {
   RX_ATTR_STR,   /* a string (IRV_STR) */
   RX_ATTR_INTS,  /* a list of integers (IRV_ARRAY); an int or a shorter list is expanded to `len` */
   RX_ATTR_AXES,  /* None (IRV_NONE), an int or a list of ints (stored as a list) */
+  RX_ATTR_FLOATS, /* a list of numbers (IRV_ARRAY of IRV_FLOAT), expanded to `len` like INTS */
 } RxAttrKind;
 
 /* One attribute: stored in the call's attrs dict under `name`, normalized by
@@ -91,7 +92,8 @@ typedef struct RxAttrSpec {
   const char *name;         /* "out_dtype" */
   RxAttrKind kind;          /* how the value is read and stored */
   const char *default_text; /* value when not written, as source text ("void", "[1, 1]",
-                               "None", "NCHW", "1e-05"); NULL = required */
+                               "None", "NCHW", "1e-05"); NULL = required; "=other" = the
+                               value of the earlier attribute `other` (TVM's out_layout) */
   int pos;                  /* may also be written as positional argument `pos`, -1 = keyword only */
   int len;                  /* RX_ATTR_INTS: the stored length (0 = as written); an int is
                                repeated; for len 4, [a, b] becomes [a, b, a, b] (TVM's padding) */

@@ -26,7 +26,7 @@ static IrValue *parse_default(IrHeap *h, const char *t) {
     const char *p = t + 1;
     while (*p && *p != ']' && n < 16) {
       char *end;
-      items[n++] = irv_int(h, strtoll(p, &end, 10));
+      items[n++] = strpbrk(t, ".e") ? irv_float(h, strtod(p, &end)) : irv_int(h, strtoll(p, &end, 10));
       p = end;
       while (*p == ',' || *p == ' ') p++;
     }
@@ -71,6 +71,29 @@ static IrValue *norm_ints(IrHeap *h, const RxAttrSpec *sp, const IrValue *v, Str
   return irv_array(h, items, len);
 }
 
+static bool is_num(const IrValue *v) { return v && (v->kind == IRV_INT || v->kind == IRV_FLOAT); }
+
+/* A number list attribute (resize2d's roi) expanded to sp->len like norm_ints. */
+static IrValue *norm_floats(IrHeap *h, const RxAttrSpec *sp, const IrValue *v, StrBuf *err) {
+  bool list = v->kind == IRV_ARRAY;
+  for (int i = 0; list && i < v->n; i++) list = is_num(v->items[i]);
+  if (!is_num(v) && !list) {
+    sb_printf(err, "attribute '%s' must be a number or a list of numbers", sp->name);
+    return NULL;
+  }
+  int n = list ? v->n : 1, len = sp->len ? sp->len : n;
+  if (len > 16 || (sp->len && n != 1 && n != len)) {
+    sb_printf(err, "attribute '%s' takes 1 or %d numbers, not %d", sp->name, len, n);
+    return NULL;
+  }
+  IrValue *items[16];
+  for (int i = 0; i < len; i++) {
+    const IrValue *x = list ? v->items[n == 1 ? 0 : i] : v;
+    items[i] = irv_float(h, x->kind == IRV_FLOAT ? x->f : (double)x->i);
+  }
+  return irv_array(h, items, len);
+}
+
 IrValue *rx_attr_normalize(IrHeap *h, const RxAttrSpec *sp, const IrValue *v, StrBuf *err) {
   if (!v) {
     if (!sp->default_text) {
@@ -102,6 +125,7 @@ IrValue *rx_attr_normalize(IrHeap *h, const RxAttrSpec *sp, const IrValue *v, St
     sb_printf(err, "attribute '%s' must be True or False", sp->name);
     return NULL;
   case RX_ATTR_INTS: return norm_ints(h, sp, v, err);
+  case RX_ATTR_FLOATS: return norm_floats(h, sp, v, err);
   case RX_ATTR_AXES:
     if (v->kind == IRV_NONE) return (IrValue *)v;
     if (is_int(v)) {

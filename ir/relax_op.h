@@ -81,6 +81,29 @@ struct TirFunc *rx_legalize_relu(struct RxLegalizer *g, const RxExpr *call, RxEx
 
 /* tensor family */
 
-/* spatial family */
+/* spatial family (ir/relax_op_spatial.c, ir/interp_relax_spatial.c,
+ * ir/transform/legalize_spatial.c; computations in stdlib/nn, stdlib/image) */
+extern const RxAttrSchema rx_attrs_conv2d[1];
+extern const RxAttrSchema rx_attrs_conv2d_transpose[1];
+extern const RxAttrSchema rx_attrs_pool2d[1];
+extern const RxAttrSchema rx_attrs_adaptive_pool2d[1];
+extern const RxAttrSchema rx_attrs_resize2d[1];
+/* pos[i] = where canon[i] sits in layout ("NHWC", "NCHW" -> 0, 3, 1, 2); false
+ * when layout is not a permutation of canon. */
+bool rx_layout_axes(const char *layout, const char *canon, int *pos);
+RxSInfo *rx_infer_conv2d(const RxInferCall *q);        /* conv2d and conv2d_transpose */
+RxSInfo *rx_infer_pool2d(const RxInferCall *q);        /* max_pool2d, avg_pool2d */
+RxSInfo *rx_infer_adaptive_pool2d(const RxInferCall *q);
+RxSInfo *rx_infer_resize2d(const RxInferCall *q);
+int rx_eval_conv2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_conv2d_transpose(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_pool2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_adaptive_pool2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_resize2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+struct TirFunc *rx_legalize_conv2d(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_conv2d_transpose(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_pool2d(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_adaptive_pool2d(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_resize2d(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
 
 #endif

@@ -92,6 +92,14 @@ IrModule *rx_fuse_ops(const IrModule *m, DiagCtx *diag, bool *changed);
  * R.call_tir of it, and the Primitive functions and the prim_funcs nothing
  * calls any more are removed. */
 IrModule *rx_fuse_tir(const IrModule *m, DiagCtx *diag, bool *changed);
+/* The operator library (stdlib/, elaborated by lang/stdlib.c): LegalizeOps
+ * finds its template prim_funcs through this provider (a function returning
+ * the template called name and the heap it lives in, or NULL).  ir/ cannot
+ * include lang/, so lang's tvs_stdlib_install sets it when a module is
+ * elaborated; without it, template-based operators stay unlegalized. */
+typedef const TirFunc *(*RxStdlibProvider)(const char *name, IrHeap **heap);
+void rx_set_stdlib_provider(RxStdlibProvider fn);
+const TirFunc *rx_stdlib_template(const char *name, IrHeap **heap);
 
 /* A graph pass: maps a module to a new one (free it); *changed (may be NULL)
  * tells whether anything changed.  Errors go to diag. */

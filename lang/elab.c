@@ -3,6 +3,7 @@
  * function to its dialect (TIR, Relax, TE).  Also the name scopes and the
  * small argument helpers every elaboration file shares. */
 #include "lang/elab_internal.h"
+#include "lang/stdlib.h"
 #include "base/util.h"
 #include "parser/parser.h"
 
@@ -547,6 +548,7 @@ static void predefine_namespaces(ElabCtx *c) {
 }
 
 IrModule *elab_module(const AstFile *file, DiagCtx *diag) {
+  tvs_stdlib_install(); /* legalizing what we elaborate needs the operator library */
   ElabCtx c;
   memset(&c, 0, sizeof c);
   c.diag = diag;

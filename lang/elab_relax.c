@@ -601,6 +601,11 @@ static bool schema_attrs(ElabCtx *c, const Ast *call, const RxOpInfo *op, IrValu
       return false;
     }
     if (kw && !(v = written_attr(c, sp, kw))) return false;
+    if (sp->default_text && sp->default_text[0] == '=' && (!v || v->kind == IRV_NONE)) {
+      /* defaults to another attribute's value (out_layout = data_layout) */
+      *attrs = irv_dict_set(c->h, *attrs, sp->name, (IrValue *)irv_dict_get(*attrs, sp->default_text + 1));
+      continue;
+    }
     StrBuf err;
     sb_init(&err);
     IrValue *nv = rx_attr_normalize(c->h, sp, v, &err);

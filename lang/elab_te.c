@@ -28,7 +28,9 @@
  *    and the update Y[v] = Y[v] + value (T.max(Y[v], value), T.min(...)).
  *  - the formula is a TIR expression (elab_tir_expr) in which the lambda
  *    params are the block iters and tensors are buffers: A[i, k] loads A.
- *  - buffer dtype = the formula's dtype unless dtype= overrides it. */
+ *  - buffer dtype = the formula's dtype unless dtype= overrides it.
+ *  - attrs={"schedule_rule": "meta_schedule.pool_max"} becomes the block's
+ *    annotations (T.block_attr), as TE's compute(..., attrs=) does. */
 #include "lang/elab_internal.h"
 #include "ir/access_region.h"
 #include "base/util.h"
@@ -248,6 +250,7 @@ typedef struct ComputeSpec {
   TeAxis **axes;         /* the reduction's axes */
   int nred;
   const Ast *value_ast;  /* the formula (inside the reduction) */
+  IrValue *attrs;        /* attrs= dict: the block's annotations (T.block_attr), or NULL */
   int n;                 /* ndim + nred loops and iters */
   TirVar **loops;
   TirIterVar *iters;
@@ -298,6 +301,11 @@ static bool check_compute_args(ElabCtx *c, TeCtx *t, const Ast *call, ComputeSpe
   }
   cs->fn = fn;
   cs->force = dt_void;
+  const Ast *at = elab_kwarg(call, "attrs");
+  if (at && (at->kind != AST_DICT || !(cs->attrs = elab_tir_attr_value(c, at)))) {
+    if (at->kind != AST_DICT) diag_error(c->diag, at->span, "attrs= expects a dict: attrs={\"schedule_rule\": \"...\"}");
+    return false;
+  }
   const Ast *dta = elab_kwarg(call, "dtype");
   if (dta && !elab_dtype_arg(c, dta, &cs->force)) return false;
   cs->ext = elab_shape(c, shape, &cs->ndim, dt_int32);
@@ -383,6 +391,7 @@ static void build_compute_nest(ElabCtx *c, TeCtx *t, const ComputeSpec *cs, TirB
   blk.name = block_name;
   blk.iters = cs->iters;
   blk.niters = n;
+  blk.annotations = cs->attrs;
   if (red) {
     blk.init = tir_store(h, buf, reduce_identity(h, red, dt), idx, ndim);
     TirExpr *cur = tir_load(h, buf, idx, ndim);
