@@ -46,6 +46,7 @@ static void reach_expr(Reach *r, const RxExpr *e) {
   switch (e->kind) {
     case RX_GLOBAL_VAR: reach(r, e->gvar.name); return;
     case RX_CALL:
+      if (e->call.callee) reach_expr(r, e->call.callee);
       for (int i = 0; i < e->call.n; i++) reach_expr(r, e->call.args[i]);
       return;
     case RX_TUPLE:

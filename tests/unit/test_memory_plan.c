@@ -59,7 +59,7 @@ static int plan_module(SourceFile *src, const char *what, bool print) {
   DiagCtx d;
   diag_init(&d, NULL);
   IrModule *m = tvs_load_module(src, &d);
-  IrModule *leg = m && !d.nerr ? rx_run_graph_passes(m, -1, &d, NULL, NULL) : NULL;
+  IrModule *leg = m && !d.nerr ? rx_run_graph_passes(m, rx_graph_pipeline_index("legalize"), &d, NULL, NULL) : NULL;
   CHECK(leg != NULL);
   int planned = 0;
   for (int i = 0; leg && i < leg->nfuncs; i++) {
@@ -112,7 +112,7 @@ static bool plan_text(const char *text, CgMemPlan *p, SourceFile **src, IrModule
   diag_init(&d, NULL);
   *src = src_from_string("test.tvs", text, strlen(text));
   IrModule *m = tvs_load_module(*src, &d);
-  *leg = m && !d.nerr ? rx_run_graph_passes(m, -1, &d, NULL, NULL) : NULL;
+  *leg = m && !d.nerr ? rx_run_graph_passes(m, rx_graph_pipeline_index("legalize"), &d, NULL, NULL) : NULL;
   ir_module_free(m);
   diag_free(&d);
   const IrGlobal *g = *leg ? ir_module_lookup(*leg, "main") : NULL;
