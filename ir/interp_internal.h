@@ -131,4 +131,17 @@ int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, Inter
 DLDataType interp_dl_dtype(DType t);
 bool interp_dl_matches(DType t, DLDataType d);
 
+/* ---- interp_relax.c, for the operator families' eval files (interp_relax_<family>.c) */
+struct RxInterpCtx;
+struct RxInterpVal;
+struct RxExpr;
+Interp *rxi_tir(struct RxInterpCtx *c); /* size-var bindings and error reporting */
+int rxi_eval(struct RxInterpCtx *c, const struct RxExpr *e, struct RxInterpVal **out);
+void rxi_release(struct RxInterpVal *v);
+const DLTensor *rxi_tensor(const struct RxInterpVal *v); /* NULL unless a tensor */
+int rxi_tuple_size(const struct RxInterpVal *v);         /* -1 unless a tuple */
+struct RxInterpVal *rxi_tuple_field(const struct RxInterpVal *v, int i);
+struct RxInterpVal *rxi_new_tensor(TvsNDArray *a);          /* takes a */
+struct RxInterpVal *rxi_new_tuple(TvsNDArray **a, int n);   /* takes a[0..n) */
+
 #endif

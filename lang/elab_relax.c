@@ -658,8 +658,9 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
       if (i < nops) nops = i;
       continue;
     }
-    if (i > 0 && (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 &&
-        ai->list.items[0]->kind == AST_INT) {
+    const Ast *first = (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 ? ai->list.items[0] : NULL;
+    if (first && first->kind == AST_UNARY && first->op == OP_NEG) first = first->a; /* R.reshape(x, (-1, 4)) */
+    if (i > 0 && first && first->kind == AST_INT) {
       /* a literal shape/axes argument (R.reshape(x, (2, 3))) becomes a shape value */
       TirExpr **dims;
       int nd;
