@@ -520,7 +520,7 @@ int rx_split_pieces(const IrValue *attrs, int64_t dim, int64_t *beg, int64_t *le
     int64_t b = p < dim ? p : dim;
     beg[i] = b;
     len[i] = e > b ? e - b : 0;
-    if (e > p) p = e;
+    p = e; /* numpy: piece i is x[idx[i-1]:idx[i]] */
     (void)prev;
   }
   return n;

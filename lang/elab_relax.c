@@ -660,7 +660,11 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
     }
     const Ast *first = (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 ? ai->list.items[0] : NULL;
     if (first && first->kind == AST_UNARY && first->op == OP_NEG) first = first->a; /* R.reshape(x, (-1, 4)) */
-    if (i > 0 && first && first->kind == AST_INT) {
+    if (first && first->kind == AST_NAME) { /* R.reshape(x, (n, 4)) with n a size var */
+      Sym *fs = elab_lookup(c, first->name);
+      if (!fs || fs->kind != SYM_TIR_VAR) first = NULL;
+    }
+    if (i > 0 && first && (first->kind == AST_INT || first->kind == AST_NAME)) {
       /* a literal shape/axes argument (R.reshape(x, (2, 3))) becomes a shape value */
       TirExpr **dims;
       int nd;

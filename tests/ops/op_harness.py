@@ -205,7 +205,7 @@ def _check_tuple(case, tool, d, src, args, expects):
         if msg:
             return msg
         for i, expect in enumerate(expects):
-            got = np.load(os.path.join(od, "output_%d.npy" % i))
+            got = np.load(os.path.join(od, "output_%d.npy" % i if len(expects) > 1 else "output.npy"))
             if got.shape != expect.shape or not np.allclose(got, expect, rtol=case.rtol, atol=case.atol):
                 return "[%s] field %d: got %s %s, want %s %s" % (mode, i, got.shape, got.ravel()[:8],
                                                                 expect.shape, expect.ravel()[:8])
