@@ -610,17 +610,23 @@ TirFunc *rx_legalize_take(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) 
 
 /* ------------------------------------------------------------ concat, split */
 
-/* The fields of a tuple operand (an RX_TUPLE, or a var of tuple sinfo: NULL). */
-static int tuple_fields(const RxExpr *t, const RxExpr **out, int cap) {
-  if (t->kind != RX_TUPLE || t->tuple.n > cap) return -1;
-  for (int i = 0; i < t->tuple.n; i++) out[i] = t->tuple.fields[i];
-  return t->tuple.n;
+/* The fields of a tuple operand: an RX_TUPLE's, or t[i] of a tuple-valued var. */
+static int tuple_fields(Lg *g, const RxExpr *t, const RxExpr **out, int cap) {
+  if (t->kind == RX_TUPLE) {
+    if (t->tuple.n > cap) return -1;
+    for (int i = 0; i < t->tuple.n; i++) out[i] = t->tuple.fields[i];
+    return t->tuple.n;
+  }
+  const RxSInfo *si = t->sinfo;
+  if (!si || si->kind != RX_SI_TUPLE || si->nfields > cap) return -1;
+  for (int i = 0; i < si->nfields; i++) out[i] = rx_tuple_get(g->h, (RxExpr *)t, i);
+  return si->nfields;
 }
 
 TirFunc *rx_legalize_concat(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   IrHeap *h = g->h;
   const RxExpr *fs[LG_MAX_ARGS - 1];
-  int n = tuple_fields(call->call.args[0], fs, LG_MAX_ARGS - 1);
+  int n = tuple_fields(g, call->call.args[0], fs, LG_MAX_ARGS - 1);
   if (n <= 0) return NULL;
   VarMap vm;
   ir_ptrmap_init(&vm.map);

@@ -329,8 +329,11 @@ static RxExpr *lg_call(Lg *g, RxExpr *e) {
   /* the prim_func is named after the op: "relax.nn.relu" -> relu */
   const char *name = add_func(g, strrchr(op->name, '.') + 1, f);
   RxExpr *ca[2] = {rx_global_var(g->h, name), rx_tuple(g->h, cargs, nargs)};
-  RxSInfo *osi = e->sinfo;
-  RxExpr *ct = rx_call(g->h, rx_op_info(RX_OP_CALL_TIR), ca, 2, NULL, &osi, 1, e->sinfo);
+  RxSInfo *osi = e->sinfo, **outs = &osi;
+  int nouts = 1;
+  if (osi->kind == RX_SI_TUPLE && osi->nfields > 1) /* several outputs: out_sinfo=[...] as TVM writes it */
+    outs = osi->fields, nouts = osi->nfields;
+  RxExpr *ct = rx_call(g->h, rx_op_info(RX_OP_CALL_TIR), ca, 2, NULL, outs, nouts, e->sinfo);
   ct->span = e->span;
   return ct;
 }
