@@ -682,6 +682,9 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
   RxSInfo *res = op->infer(&q);
   if (!res) return NULL;
   res->span = call->span;
+  /* as TVM's relax.op.reshape, a -1 in the new shape is stored resolved */
+  if (op->id == RX_OP_RESHAPE && nops == 2 && args[1]->kind == RX_SHAPE_EXPR && res->shape)
+    args[1] = set_span(rx_shape_expr(c->h, res->shape, res->ndim), args[1]->span);
   return set_span(rx_call(c->h, op, args, nops, attrs, NULL, 0, res), call->span);
 }
 
