@@ -95,6 +95,7 @@ RxSInfo *rx_infer_flatten(const RxInferCall *q);
 /* split's pieces of an axis of size dim (starts, sizes; count or -1); a numpy slice's start and count */
 int rx_split_pieces(const IrValue *attrs, int64_t dim, int64_t *beg, int64_t *len, int cap);
 void rx_slice_range(int64_t dim, int64_t b, int64_t e, int64_t s, int64_t *start, int64_t *count);
+TirExpr *rx_slice_expr(IrHeap *h, TirExpr *dim, int64_t b, int64_t e, int64_t s, TirExpr **start);
 
 /* spatial family */
 

@@ -228,7 +228,7 @@ RxSInfo *rx_infer_linear(const RxInferCall *q) {
 
 /* ------------------------------------------------------------ reductions */
 
-static RxSInfo *reduce_sinfo(const RxInferCall *q, DType t, bool arg) {
+static RxSInfo *reduce_sinfo(const RxInferCall *q, DType t) {
   const RxSInfo *a = targ(q, 0);
   if (a == BAD) return NULL;
   bool keep = rx_attr_bool(q->attrs, "keepdims", false);
@@ -236,7 +236,6 @@ static RxSInfo *reduce_sinfo(const RxInferCall *q, DType t, bool arg) {
   if (dt_is_void(t)) t = a->dtype;
   bool red[MAXD];
   if (a->ndim > MAXD || !axes_mask(q, "axis", a->ndim, red, true)) return a->ndim > MAXD ? unknown(q, t, -1) : NULL;
-  (void)arg;
   TirExpr *out[MAXD];
   int n = 0;
   for (int d = 0; d < a->ndim; d++) {
@@ -246,9 +245,9 @@ static RxSInfo *reduce_sinfo(const RxInferCall *q, DType t, bool arg) {
   return rx_sinfo_tensor(q->h, a->shape ? out : NULL, n, t);
 }
 
-RxSInfo *rx_infer_reduce(const RxInferCall *q) { return reduce_sinfo(q, dt_void, false); }
+RxSInfo *rx_infer_reduce(const RxInferCall *q) { return reduce_sinfo(q, dt_void); }
 
-RxSInfo *rx_infer_argreduce(const RxInferCall *q) { return reduce_sinfo(q, dt_int64, true); }
+RxSInfo *rx_infer_argreduce(const RxInferCall *q) { return reduce_sinfo(q, dt_int64); }
 
 /* ------------------------------------------------------------ shapes */
 
@@ -509,7 +508,7 @@ int rx_split_pieces(const IrValue *attrs, int64_t dim, int64_t *beg, int64_t *le
     for (int i = 0; i < k; i++) beg[i] = i * (dim / k), len[i] = dim / k;
     return (int)k;
   }
-  int n = v->n + 1, prev = 0;
+  int n = v->n + 1;
   if (n > cap) return -1;
   int64_t p = 0;
   for (int i = 0; i < n; i++) {
@@ -521,7 +520,6 @@ int rx_split_pieces(const IrValue *attrs, int64_t dim, int64_t *beg, int64_t *le
     beg[i] = b;
     len[i] = e > b ? e - b : 0;
     p = e; /* numpy: piece i is x[idx[i-1]:idx[i]] */
-    (void)prev;
   }
   return n;
 }
@@ -587,6 +585,33 @@ void rx_slice_range(int64_t dim, int64_t b, int64_t e, int64_t s, int64_t *start
   }
 }
 
+/* The slice of an axis of (possibly symbolic) size dim as expressions: the
+ * start in *start and the count; NULL for a negative stride over a symbolic
+ * size (not modelled). */
+TirExpr *rx_slice_expr(IrHeap *h, TirExpr *dim, int64_t b, int64_t e, int64_t s, TirExpr **start) {
+  int64_t d, st, cnt;
+  if (tir_is_const_int(dim, &d)) {
+    rx_slice_range(d, b, e, s, &st, &cnt);
+    *start = tir_int(h, dt_int64, st);
+    return tir_int(h, dt_int64, cnt);
+  }
+  if (s <= 0) return NULL;
+  TirExpr *zero = tir_int(h, dt_int64, 0), *lo, *hi;
+  /* clamp like numpy: b, e < 0 count from the end; both into [0, dim] */
+  lo = b >= 0 ? tir_binary(h, TIR_MIN, tir_int(h, dt_int64, b), dim)
+              : tir_binary(h, TIR_MAX, tir_binary(h, TIR_ADD, dim, tir_int(h, dt_int64, b)), zero);
+  hi = e >= 0 ? tir_binary(h, TIR_MIN, tir_int(h, dt_int64, e), dim)
+              : tir_binary(h, TIR_MAX, tir_binary(h, TIR_ADD, dim, tir_int(h, dt_int64, e)), zero);
+  TirExpr *len = tir_binary(h, TIR_MAX, tir_binary(h, TIR_SUB, hi, lo), zero);
+  TirExpr *count = tir_binary(h, TIR_FLOORDIV, tir_binary(h, TIR_ADD, len, tir_int(h, dt_int64, s - 1)),
+                              tir_int(h, dt_int64, s));
+  ArithCtx *a = arith_new(h);
+  *start = arith_simplify(a, lo);
+  count = arith_simplify(a, count);
+  arith_free(a);
+  return count;
+}
+
 RxSInfo *rx_infer_strided_slice(const RxInferCall *q) {
   const RxSInfo *a = targ(q, 0);
   if (a == BAD) return NULL;
@@ -616,14 +641,10 @@ RxSInfo *rx_infer_strided_slice(const RxInferCall *q) {
       return NULL;
     }
     seen[d] = true;
-    int64_t dim, start, cnt;
+    TirExpr *start;
     if (!known) continue;
-    if (!tir_is_const_int(a->shape[d], &dim)) {
-      known = false; /* a sliced symbolic axis: its size is not modelled */
-      continue;
-    }
-    rx_slice_range(dim, b[i], e[i], st, &start, &cnt);
-    out[d] = i64(q, cnt);
+    out[d] = rx_slice_expr(q->h, a->shape[d], b[i], e[i], st, &start);
+    known = out[d] != NULL; /* a negative stride over a symbolic size: not modelled */
   }
   return rx_sinfo_tensor(q->h, known ? out : NULL, a->ndim, a->dtype);
 }

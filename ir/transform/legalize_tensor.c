@@ -420,8 +420,6 @@ TirFunc *rx_legalize_argreduce(Lg *g, const RxExpr *call, RxExpr **args, int *na
                        tir_store(h, v1, extreme_of(g, r.in->dtype, better == TIR_GT), oi, ob->ndim)};
   TirStmt *s[2];
   s[0] = lg_build_block(g, "A_red_temp", &nest, tir_seq(h, in_st, 2), body);
-  Div copy = {v0, NULL};
-  (void)copy;
   Nest n2;
   lg_iter_nest(g, &n2, ob->shape, ob->ndim, "ax");
   TirExpr **o2 = iter_refs(g, &n2, 0, ob->ndim);
@@ -575,10 +573,10 @@ static TirExpr *f_slice(Lg *g, Inj *s, TirExpr **oi) {
   for (int d = 0; d < x->ndim; d++) idx[d] = oi[d];
   for (int i = 0; i < na; i++) {
     int d = (int)(ax[i] < 0 ? ax[i] + x->ndim : ax[i]);
-    int64_t dim, start, cnt, sd = strided ? st[i] : 1;
-    if (!tir_is_const_int(x->shape[d], &dim)) return NULL;
-    rx_slice_range(dim, b[i], e[i], sd, &start, &cnt);
-    idx[d] = bin(g, TIR_ADD, i64(g, start), bin(g, TIR_MUL, oi[d], i64(g, sd)));
+    int64_t sd = strided ? st[i] : 1;
+    TirExpr *start;
+    if (!rx_slice_expr(g->h, x->shape[d], b[i], e[i], sd, &start)) return NULL;
+    idx[d] = bin(g, TIR_ADD, start, bin(g, TIR_MUL, oi[d], i64(g, sd)));
   }
   simplify_all(g, s->nest, idx, x->ndim);
   return lg_load(g->h, x, idx);

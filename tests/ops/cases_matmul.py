@@ -57,6 +57,11 @@ CASES = [
          name="linear bias"),
     Case("R.linear(x, w, b)", {"x": (("n", 5), F), "w": ((4, 5), F), "b": ((4,), F)}, dims={"n": 7}, ref=linear,
          name="linear symbolic"),
+    Case("R.linear(x, w)", {"x": ((3, 5), F), "w": ((5,), F)}, ref=lambda x, w: np.matmul(x, w),
+         name="linear 1-d weight"),
+    Case("R.linear(x, w, b, \"int32\")", {"x": ((2, 6), "int8"), "w": ((3, 6), "int8"), "b": ((3,), "int32")},
+         ref=lambda x, w, b: np.matmul(x.astype(np.int32), w.T.astype(np.int32)) + b, out=((2, 3), "int32"),
+         name="linear int8 -> int32"),
     Case("R.linear(x, w, b)", {"x": ((3, 5), F), "w": ((4, 6), F), "b": ((4,), F)}, error="columns",
          name="linear bad k"),
 ]
