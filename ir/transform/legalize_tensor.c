@@ -501,11 +501,37 @@ static TirExpr *out_flat(Lg *g, Inj *s, TirExpr **oi) {
 
 static TirExpr *f_reshape(Lg *g, Inj *s, TirExpr **oi) { return load_flat(g, s, s->in[0], out_flat(g, s, oi)); }
 
+/* squeeze: the input read at 0 on its squeezed dims, the output iters elsewhere. */
+static TirExpr *f_squeeze(Lg *g, Inj *s, TirExpr **oi) {
+  TirBuffer *x = s->in[0];
+  int64_t ax[MAXD];
+  int n = rx_attr_ints(s->call->call.attrs, "axis", ax, MAXD);
+  bool sq[MAXD];
+  for (int d = 0; d < x->ndim; d++) sq[d] = n < 0 && tir_is_one(x->shape[d]);
+  for (int i = 0; i < n; i++) sq[ax[i] < 0 ? ax[i] + x->ndim : ax[i]] = true;
+  TirExpr *idx[MAXD];
+  for (int d = 0, o = 0; d < x->ndim; d++) idx[d] = sq[d] ? i64(g, 0) : oi[o++];
+  return lg_load(g->h, x, idx);
+}
+
+/* expand_dims: the output iters of the dims that are not inserted. */
+static TirExpr *f_expand(Lg *g, Inj *s, TirExpr **oi) {
+  int64_t ax[MAXD];
+  int nd = s->out->ndim, n = rx_attr_ints(s->call->call.attrs, "axis", ax, MAXD);
+  bool ins[MAXD] = {false};
+  for (int i = 0; i < n; i++) ins[ax[i] < 0 ? ax[i] + nd : ax[i]] = true;
+  TirExpr *idx[MAXD];
+  for (int d = 0, j = 0; d < nd; d++)
+    if (!ins[d]) idx[j++] = oi[d];
+  return lg_load(g->h, s->in[0], idx);
+}
+
 TirFunc *rx_legalize_reshape(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   RxOpId id = call->call.op->id;
-  const char *o = id == RX_OP_SQUEEZE ? "T_squeeze" : id == RX_OP_EXPAND_DIMS ? "T_expand_dims" : "T_reshape";
-  if (call->call.args[0]->sinfo->ndim > MAXD) return NULL;
-  return injective(g, call, args, nargs, o, f_reshape, 1);
+  if (call->call.args[0]->sinfo->ndim > MAXD || call->sinfo->ndim > MAXD) return NULL;
+  if (id == RX_OP_SQUEEZE) return injective(g, call, args, nargs, "T_squeeze", f_squeeze, 1);
+  if (id == RX_OP_EXPAND_DIMS) return injective(g, call, args, nargs, "T_expand_dims", f_expand, 1);
+  return injective(g, call, args, nargs, "T_reshape", f_reshape, 1);
 }
 
 static TirExpr *f_transpose(Lg *g, Inj *s, TirExpr **oi) {
@@ -599,6 +625,7 @@ static TirExpr *f_take(Lg *g, Inj *s, TirExpr **oi) {
   for (int d = 0; d < ax; d++) idx[d] = oi[d];
   idx[ax] = i;
   for (int d = ax + 1; d < x->ndim; d++) idx[d] = oi[d - 1 + ix->ndim];
+  simplify_all(g, s->nest, idx + ax, 1);
   return lg_load(g->h, x, idx);
 }
 
