@@ -528,8 +528,12 @@ RxSInfo *rx_infer_split(const RxInferCall *q) {
   const RxSInfo *a = targ(q, 0);
   if (a == BAD) return NULL;
   const IrValue *ios = irv_dict_get(q->attrs, "indices_or_sections");
-  int k = !ios ? 1 : ios->kind == IRV_INT ? (int)ios->i : ios->n + 1;
-  if (ios && ios->kind == IRV_INT && ios->i <= 0) {
+  if (!ios || (ios->kind != IRV_INT && ios->kind != IRV_ARRAY)) {
+    diag_error(q->diag, q->span, "R.split needs indices_or_sections (an integer or a list of integers)");
+    return NULL;
+  }
+  int k = ios->kind == IRV_INT ? (int)ios->i : ios->n + 1;
+  if (ios->kind == IRV_INT && ios->i <= 0) {
     diag_error(q->diag, q->span, "R.split: indices_or_sections must be positive, got %lld", (long long)ios->i);
     return NULL;
   }
