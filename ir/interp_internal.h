@@ -143,5 +143,17 @@ struct RxInterpVal *rx_val_from_ndarray(TvsNDArray *a);                    /* ta
 int rx_eval_error(struct RxInterpCtx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 DType rx_dtype_of_dl(DLDataType d);
 int64_t rx_tensor_offset(const DLTensor *t, const int64_t *idx);          /* in elements */
+/* ---- the same for the tensor family (interp_relax_tensor.c): values by accessor */
+struct RxInterpCtx;
+struct RxInterpVal;
+struct RxExpr;
+Interp *rxi_tir(struct RxInterpCtx *c); /* size-var bindings and error reporting */
+int rxi_eval(struct RxInterpCtx *c, const struct RxExpr *e, struct RxInterpVal **out);
+void rxi_release(struct RxInterpVal *v);
+const DLTensor *rxi_tensor(const struct RxInterpVal *v); /* NULL unless a tensor */
+int rxi_tuple_size(const struct RxInterpVal *v);         /* -1 unless a tuple */
+struct RxInterpVal *rxi_tuple_field(const struct RxInterpVal *v, int i);
+struct RxInterpVal *rxi_new_tensor(TvsNDArray *a);          /* takes a */
+struct RxInterpVal *rxi_new_tuple(TvsNDArray **a, int n);   /* takes a[0..n) */
 
 #endif

@@ -3,8 +3,8 @@
  * Runs a function's bindings in order: call_tir allocates the outputs from
  * out_sinfo (symbolic dims evaluated with the size vars bound from the params)
  * and runs the prim_func in destination-passing style; R.add/subtract/
- * multiply/divide (numpy broadcasting), R.matmul (2-D) and R.nn.relu have
- * built-in reference implementations so graphs run before legalization.  A
+ * multiply/divide (numpy broadcasting) and R.nn.relu have built-in reference
+ * implementations here (the families' in interp_relax_<family>.c) so graphs run before legalization.  A
  * call runs its operator's EVAL column (ir/relax_ops.def); NULL there means the
  * interpreter does not support it. */
 #include "ir/interp_internal.h"
@@ -375,44 +375,6 @@ static int eval_elementwise2(RxCtx *c, const RxExpr *e, TirExprKind op, RVal *a,
   return 0;
 }
 
-static int eval_matmul(RxCtx *c, const RxExpr *e, RVal *a, RVal *b, RVal **out) {
-  if (a->kind != RV_TENSOR || b->kind != RV_TENSOR)
-    return rx_err(c, e->span, "R.matmul expects tensor operands");
-  const DLTensor *x = a->t, *y = b->t;
-  if (x->ndim != 2 || y->ndim != 2)
-    return rx_err(c, e->span, "R.matmul in the interpreter supports 2-D operands only (got %d-D "
-                              "and %d-D)",
-                  x->ndim, y->ndim);
-  if (x->dtype.code != y->dtype.code || x->dtype.bits != y->dtype.bits)
-    return rx_err(c, e->span, "R.matmul: operand dtypes differ");
-  int64_t M = x->shape[0], K = x->shape[1], N = y->shape[1];
-  if (y->shape[0] != K)
-    return rx_err(c, e->span, "R.matmul: inner dimensions differ (%lld vs %lld)", (long long)K,
-                  (long long)y->shape[0]);
-  int64_t shape[2] = {M, N};
-  TvsNDArray *r = tvs_ndarray_empty(2, shape, x->dtype);
-  if (!r) return rx_err(c, e->span, "R.matmul: cannot allocate the result");
-  DType t = dtype_of_dl(x->dtype);
-  size_t esz = tvs_dtype_bytes(x->dtype);
-  for (int64_t i = 0; i < M; i++)
-    for (int64_t j = 0; j < N; j++) {
-      IScalar acc = interp_cast_scalar(dt_int32, (IScalar){.i = 0}, t);
-      for (int64_t k = 0; k < K; k++) {
-        int64_t ia[2] = {i, k}, ib[2] = {k, j};
-        IScalar p, va = interp_read_elem(t, tensor_elem(x, tensor_offset(x, ia)));
-        IScalar vb = interp_read_elem(t, tensor_elem(y, tensor_offset(y, ib)));
-        if (interp_binop(&c->tin, TIR_MUL, t, va, vb, &p, e->span) ||
-            interp_binop(&c->tin, TIR_ADD, t, acc, p, &acc, e->span)) {
-          tvs_ndarray_free(r);
-          return -1;
-        }
-      }
-      interp_write_elem(t, (unsigned char *)r->t.data + (size_t)(i * N + j) * esz, acc);
-    }
-  *out = rv_tensor(r);
-  return 0;
-}
-
 static int eval_relu(RxCtx *c, const RxExpr *e, RVal *a, RVal **out) {
   if (a->kind != RV_TENSOR) return rx_err(c, e->span, "R.nn.relu expects a tensor");
   const DLTensor *x = a->t;
@@ -462,21 +424,30 @@ int rx_eval_binary(RxCtx *c, const RxExpr *e, RVal **out) {
   return rc;
 }
 
-int rx_eval_matmul(RxCtx *c, const RxExpr *e, RVal **out) {
-  RVal *v[2];
-  if (eval_operands(c, e, v)) return -1;
-  int rc = eval_matmul(c, e, v[0], v[1], out);
-  rv_release(v[0]);
-  rv_release(v[1]);
-  return rc;
-}
-
 int rx_eval_relu(RxCtx *c, const RxExpr *e, RVal **out) {
   RVal *v[1];
   if (eval_operands(c, e, v)) return -1;
   int rc = eval_relu(c, e, v[0], out);
   rv_release(v[0]);
   return rc;
+}
+
+/* ---- for the operator families' eval files (interp_internal.h) */
+
+Interp *rxi_tir(RxCtx *c) { return &c->tin; }
+int rxi_eval(RxCtx *c, const RxExpr *e, RVal **out) { return rx_eval(c, e, out); }
+void rxi_release(RVal *v) { rv_release(v); }
+const DLTensor *rxi_tensor(const RVal *v) { return v && v->kind == RV_TENSOR ? v->t : NULL; }
+int rxi_tuple_size(const RVal *v) { return v && v->kind == RV_TUPLE ? v->n : -1; }
+RVal *rxi_tuple_field(const RVal *v, int i) { return v->fields[i]; }
+RVal *rxi_new_tensor(TvsNDArray *a) { return rv_tensor(a); }
+
+RVal *rxi_new_tuple(TvsNDArray **a, int n) {
+  RVal *t = rv_new(RV_TUPLE);
+  t->fields = xcalloc((size_t)(n ? n : 1), sizeof *t->fields);
+  t->n = n;
+  for (int i = 0; i < n; i++) t->fields[i] = rv_tensor(a[i]);
+  return t;
 }
 
 /* A call: the operator's EVAL column of the registry. */

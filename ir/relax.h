@@ -84,6 +84,8 @@ typedef enum RxAttrKind {
   RX_ATTR_INTS,  /* a list of integers (IRV_ARRAY); an int or a shorter list is expanded to `len` */
   RX_ATTR_AXES,  /* None (IRV_NONE), an int or a list of ints (stored as a list) */
   RX_ATTR_FLOATS, /* a list of numbers (IRV_ARRAY of IRV_FLOAT), expanded to `len` like INTS */
+  RX_ATTR_OPT_INT,     /* None or an integer (argmax's axis, concat's axis) */
+  RX_ATTR_INT_OR_INTS, /* an integer or a list of integers, kept as written (split's indices_or_sections) */
 } RxAttrKind;
 
 /* One attribute: stored in the call's attrs dict under `name`, normalized by

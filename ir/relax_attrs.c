@@ -135,6 +135,14 @@ IrValue *rx_attr_normalize(IrHeap *h, const RxAttrSpec *sp, const IrValue *v, St
     if (all_ints(v)) return (IrValue *)v;
     sb_printf(err, "attribute '%s' must be None, an integer or a list of integers", sp->name);
     return NULL;
+  case RX_ATTR_OPT_INT:
+    if (v->kind == IRV_NONE || is_int(v)) return (IrValue *)v;
+    sb_printf(err, "attribute '%s' must be None or an integer", sp->name);
+    return NULL;
+  case RX_ATTR_INT_OR_INTS:
+    if (is_int(v) || all_ints(v)) return (IrValue *)v;
+    sb_printf(err, "attribute '%s' must be an integer or a list of integers", sp->name);
+    return NULL;
   }
   sb_printf(err, "attribute '%s': unknown kind", sp->name);
   return NULL;

@@ -42,7 +42,6 @@ RxSInfo *rx_infer_packed(const RxInferCall *q);         /* call_packed: sinfo_ar
 RxSInfo *rx_infer_object(const RxInferCall *q);         /* print: R.Object */
 RxSInfo *rx_infer_binary_bcast(const RxInferCall *q);   /* add ...: numpy broadcasting */
 RxSInfo *rx_infer_compare_bcast(const RxInferCall *q);  /* equal ...: broadcasting, bool result */
-RxSInfo *rx_infer_matmul(const RxInferCall *q);         /* matmul, out_dtype attribute */
 RxSInfo *rx_infer_astype(const RxInferCall *q);         /* astype: operand shape, dtype attribute */
 RxSInfo *rx_infer_unary_same(const RxInferCall *q);     /* exp ...: the operand's struct info */
 RxSInfo *rx_infer_first_dtype(const RxInferCall *q);    /* not yet shaped: a tensor of the first operand's dtype, unknown rank */
@@ -60,7 +59,6 @@ bool rx_dim_may_eq(const TirExpr *a, const TirExpr *b); /* false only for two di
  * after reporting an error. */
 int rx_eval_call_tir(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
 int rx_eval_binary(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out); /* op->tir_binop */
-int rx_eval_matmul(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
 int rx_eval_relu(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
 
 /* --- legalization (ir/transform/relax_legalize_ops.c) */
@@ -70,7 +68,6 @@ int rx_eval_relu(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **ou
  * the call cannot be legalized (it then stays as it is).  The prim_func is
  * named after the TVM op name's last component ("relax.nn.relu" -> "relu"). */
 struct TirFunc *rx_legalize_binary(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
-struct TirFunc *rx_legalize_matmul(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
 struct TirFunc *rx_legalize_relu(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
 
 /* --- per-family declarations: attribute schemas (RxAttrSchema objects named by
@@ -79,7 +76,26 @@ struct TirFunc *rx_legalize_relu(struct RxLegalizer *g, const RxExpr *call, RxEx
 
 /* element-wise family */
 
-/* tensor family */
+/* tensor family (ir/relax_op_tensor.c, ir/interp_relax_tensor.c, ir/transform/legalize_tensor.c) */
+extern const RxAttrSchema rx_attrs_matmul[1], rx_attrs_linear[1], rx_attrs_reduce[1], rx_attrs_argreduce[1],
+    rx_attrs_permute_dims[1], rx_attrs_squeeze[1], rx_attrs_expand_dims[1], rx_attrs_concat[1], rx_attrs_split[1],
+    rx_attrs_strided_slice[1], rx_attrs_take[1], rx_attrs_tile[1], rx_attrs_repeat[1], rx_attrs_shape_arg[1];
+#define RX_TENSOR_FAMILY(X) X(matmul) X(linear) X(reduce) X(argreduce) X(reshape) X(permute_dims) \
+  X(concat) X(split) X(strided_slice) X(take) X(broadcast_to) X(tile) X(repeat)
+#define RX_TENSOR_INFER(N) RxSInfo *rx_infer_##N(const RxInferCall *q);
+#define RX_TENSOR_EVAL(N) int rx_eval_##N(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+#define RX_TENSOR_LEGAL(N) \
+  struct TirFunc *rx_legalize_##N(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+RX_TENSOR_FAMILY(RX_TENSOR_INFER)
+RX_TENSOR_FAMILY(RX_TENSOR_EVAL)
+RX_TENSOR_FAMILY(RX_TENSOR_LEGAL)
+RxSInfo *rx_infer_squeeze(const RxInferCall *q);
+RxSInfo *rx_infer_expand_dims(const RxInferCall *q);
+RxSInfo *rx_infer_flatten(const RxInferCall *q);
+/* split's pieces of an axis of size dim (starts, sizes; count or -1); a numpy slice's start and count */
+int rx_split_pieces(const IrValue *attrs, int64_t dim, int64_t *beg, int64_t *len, int cap);
+void rx_slice_range(int64_t dim, int64_t b, int64_t e, int64_t s, int64_t *start, int64_t *count);
+TirExpr *rx_slice_expr(IrHeap *h, TirExpr *dim, int64_t b, int64_t e, int64_t s, TirExpr **start);
 
 /* spatial family (ir/relax_op_spatial.c, ir/interp_relax_spatial.c,
  * ir/transform/legalize_spatial.c; computations in stdlib/nn, stdlib/image) */

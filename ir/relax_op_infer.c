@@ -1,8 +1,7 @@
 /* relax_op_infer.c - struct-info inference rules of the Relax operator registry.
  *
  * One function per family of operators (the INFER column of ir/relax_ops.def):
- * numpy broadcasting for the binary operators, matmul's batch broadcasting and
- * out_dtype, astype, the shape-preserving unary operators, the DPS calls whose
+ * numpy broadcasting for the binary operators, astype, the shape-preserving unary operators, the DPS calls whose
  * result is their out_sinfo.  The messages are the elaborator's: they name the
  * operator as written ("R.add") and print struct info in TVMScript form. */
 #include "ir/relax_op.h"
@@ -195,56 +194,6 @@ static RxSInfo *infer_broadcast(const RxInferCall *c, const char *op, const RxSI
   return rx_sinfo_tensor(c->h, known ? out : NULL, n, t);
 }
 
-static RxSInfo *infer_matmul(const RxInferCall *c, const RxSInfo *a, const RxSInfo *b, DType out_dtype, Span span) {
-  DType t = a->dtype;
-  if (dt_is_void(out_dtype) && !dt_is_void(a->dtype) && !dt_is_void(b->dtype) && !dt_eq(a->dtype, b->dtype)) {
-    diag_error(c->diag, span, "R.matmul: dtype mismatch '%s' vs '%s'", dtype_text(c, a->dtype),
-               dtype_text(c, b->dtype));
-    return NULL;
-  }
-  if (dt_is_void(t)) t = b->dtype;
-  if (!dt_is_void(out_dtype)) t = out_dtype;
-  if (a->ndim == 0 || b->ndim == 0) {
-    diag_error(c->diag, span, "R.matmul does not accept 0-d tensors");
-    return NULL;
-  }
-  if (a->ndim < 0 || b->ndim < 0) return unknown_tensor(c, t, -1);
-  int ba = a->ndim >= 2 ? a->ndim - 2 : 0, bb = b->ndim >= 2 ? b->ndim - 2 : 0;
-  int nb = ba > bb ? ba : bb;
-  int n = nb + (a->ndim >= 2) + (b->ndim >= 2);
-  if (!a->shape || !b->shape) return unknown_tensor(c, t, n);
-  TirExpr *ka = a->shape[a->ndim - 1], *kb = b->shape[b->ndim >= 2 ? b->ndim - 2 : 0];
-  if (!rx_dim_may_eq(ka, kb)) {
-    diag_error(c->diag, span, "R.matmul: inner dimensions %lld and %lld differ", (long long)ka->ival,
-               (long long)kb->ival);
-    return NULL;
-  }
-  TirExpr **out = arena_alloc(c->scratch, (size_t)(n + 1) * sizeof *out);
-  bool known = true;
-  for (int i = 0; i < nb; i++) {
-    int ia = ba - nb + i, ib = bb - nb + i;
-    TirExpr *da = ia >= 0 ? a->shape[ia] : NULL, *db = ib >= 0 ? b->shape[ib] : NULL;
-    int64_t x, y;
-    if (!da) out[i] = db;
-    else if (!db) out[i] = da;
-    else if (tir_is_const_int(da, &x) && tir_is_const_int(db, &y)) {
-      if (x != y && x != 1 && y != 1) {
-        diag_error(c->diag, span, "R.matmul: batch dimensions %s and %s cannot be broadcast",
-                   shape_text(c, a->shape, a->ndim), shape_text(c, b->shape, b->ndim));
-        return NULL;
-      }
-      out[i] = x == 1 ? db : da;
-    } else if (rx_dim_eq(da, db)) out[i] = da;
-    else if (tir_is_const_int(da, &x) && x == 1) out[i] = db;
-    else if (tir_is_const_int(db, &y) && y == 1) out[i] = da;
-    else known = false;
-  }
-  int k = nb;
-  if (a->ndim >= 2) out[k++] = a->shape[a->ndim - 2];
-  if (b->ndim >= 2) out[k++] = b->shape[b->ndim - 1];
-  return rx_sinfo_tensor(c->h, known ? out : NULL, n, t);
-}
-
 static RxSInfo *binary(const RxInferCall *q, bool to_bool) {
   const RxSInfo *a = tensor_arg(q, 0), *b = tensor_arg(q, 1);
   if (a == BAD_SINFO || b == BAD_SINFO) return NULL;
@@ -255,14 +204,6 @@ static RxSInfo *binary(const RxInferCall *q, bool to_bool) {
 RxSInfo *rx_infer_binary_bcast(const RxInferCall *q) { return binary(q, false); }
 
 RxSInfo *rx_infer_compare_bcast(const RxInferCall *q) { return binary(q, true); }
-
-RxSInfo *rx_infer_matmul(const RxInferCall *q) {
-  DType od = dtype_attr(q, "out_dtype");
-  const RxSInfo *a = tensor_arg(q, 0), *b = tensor_arg(q, 1);
-  if (a == BAD_SINFO || b == BAD_SINFO) return NULL;
-  if (!a || !b) return unknown_tensor(q, od, -1);
-  return infer_matmul(q, a, b, od, q->span);
-}
 
 RxSInfo *rx_infer_astype(const RxInferCall *q) {
   DType t = dtype_attr(q, "dtype");

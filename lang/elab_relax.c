@@ -665,8 +665,13 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
       if (i < nops) nops = i;
       continue;
     }
-    if (i > 0 && (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 &&
-        ai->list.items[0]->kind == AST_INT) {
+    const Ast *first = (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 ? ai->list.items[0] : NULL;
+    if (first && first->kind == AST_UNARY && first->op == OP_NEG) first = first->a; /* R.reshape(x, (-1, 4)) */
+    if (first && first->kind == AST_NAME) { /* R.reshape(x, (n, 4)) with n a size var */
+      Sym *fs = elab_lookup(c, first->name);
+      if (!fs || fs->kind != SYM_TIR_VAR) first = NULL;
+    }
+    if (i > 0 && first && (first->kind == AST_INT || first->kind == AST_NAME)) {
       /* a literal shape/axes argument (R.reshape(x, (2, 3))) becomes a shape value */
       TirExpr **dims;
       int nd;
@@ -684,6 +689,9 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
   RxSInfo *res = op->infer(&q);
   if (!res) return NULL;
   res->span = call->span;
+  /* as TVM's relax.op.reshape, a -1 in the new shape is stored resolved */
+  if (op->id == RX_OP_RESHAPE && nops == 2 && args[1]->kind == RX_SHAPE_EXPR && res->shape)
+    args[1] = set_span(rx_shape_expr(c->h, res->shape, res->ndim), args[1]->span);
   return set_span(rx_call(c->h, op, args, nops, attrs, NULL, 0, res), call->span);
 }
 

@@ -7,8 +7,8 @@
  *                                  def add(A, B, T_add): ... one block "T_add" ...
  *
  * Covered (the rows of ir/relax_ops.def with a LEGALIZE column): add, subtract, multiply,
- * divide, floor_divide, maximum, minimum with numpy broadcasting; 2-D matmul
- * (out_dtype casts the operands); nn.relu.  As in TVM, a 0-d R.const operand
+ * divide, floor_divide, maximum, minimum with numpy broadcasting; nn.relu; the
+ * families' builders in legalize_<family>.c (matmul, reductions, shapes: legalize_tensor.c).  As in TVM, a 0-d R.const operand
  * of an element-wise op becomes a literal inside the prim_func instead of an
  * argument.  Generated functions follow TVM's names (function `add`, output
  * buffer `T_add`, loops ax0.., block vars v_ax0..; matmul: i0, i1, k; relu:
@@ -295,49 +295,6 @@ TirFunc *rx_legalize_relu(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) 
   return f;
 }
 
-/* 2-D matmul: matmul[i, j] += A[i, k] * B[k, j], operands cast to the output dtype. */
-TirFunc *rx_legalize_matmul(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
-  IrHeap *h = g->h;
-  const RxSInfo *out = call->sinfo;
-  const RxExpr *a = call->call.args[0], *b = call->call.args[1];
-  if (a->sinfo->ndim != 2 || b->sinfo->ndim != 2 || out->ndim != 2) return NULL;
-  VarMap vm;
-  ir_ptrmap_init(&vm.map);
-  TirBuffer *bufs[3];
-  bufs[0] = lg_param_buffer(g, &vm, "A", a->sinfo);
-  /* B's rows are A's columns: a symbolic one becomes A's, so that a
-   * mismatch is caught where the call binds the prim_func's dims */
-  TirExpr *kb = b->sinfo->shape[0];
-  if (kb->kind == TIR_VAR && !ir_ptrmap_has(&vm.map, kb->var)) ir_ptrmap_put(&vm.map, kb->var, bufs[0]->shape[1]);
-  bufs[1] = lg_param_buffer(g, &vm, "B", b->sinfo);
-  args[0] = (RxExpr *)a;
-  args[1] = (RxExpr *)b;
-  *nargs = 2;
-  TirExpr *oshape[2] = {bufs[0]->shape[0], bufs[1]->shape[1]};
-  TirBuffer *ob = tir_buffer(h, "matmul", out->dtype, oshape, 2, "global");
-  bufs[2] = ob;
-  TirExpr *ext[3] = {oshape[0], oshape[1], bufs[0]->shape[1]};
-  Nest nest;
-  lg_iter_nest(g, &nest, ext, 3, "i");
-  nest.types[2] = TIR_ITER_REDUCE;
-  nest.names[2] = "k";
-  nest.iters[2] = tir_var(h, "v_k", ext[2]->dtype);
-  TirExpr *vi = tir_var_ref(h, nest.iters[0]), *vj = tir_var_ref(h, nest.iters[1]),
-          *vk = tir_var_ref(h, nest.iters[2]);
-  TirExpr *ia[2] = {vi, vk}, *ib[2] = {vk, vj}, *io[2] = {vi, vj};
-  TirExpr *xa = lg_load(h, bufs[0], ia), *xb = lg_load(h, bufs[1], ib);
-  if (!dt_eq(xa->dtype, out->dtype)) xa = tir_cast(h, out->dtype, xa);
-  if (!dt_eq(xb->dtype, out->dtype)) xb = tir_cast(h, out->dtype, xb);
-  TirExpr *zero = dt_is_float(out->dtype) ? tir_float(h, out->dtype, 0.0) : tir_int(h, out->dtype, 0);
-  TirStmt *init = tir_store(h, ob, zero, io, 2);
-  TirExpr *acc = tir_binary(h, TIR_ADD, lg_load(h, ob, io), tir_binary(h, TIR_MUL, xa, xb));
-  TirStmt *st = tir_store(h, ob, acc, io, 2);
-  TirFunc *f = lg_wrap_func(g, bufs, 3, lg_build_block(g, "matmul", &nest, init, st));
-  lg_nest_free(&nest);
-  ir_ptrmap_free(&vm.map);
-  return f;
-}
-
 /* ------------------------------------------------------------ the graph */
 
 static RxExpr *lg_expr(Lg *g, RxExpr *e);
@@ -375,8 +332,11 @@ static RxExpr *lg_call(Lg *g, RxExpr *e) {
   /* the prim_func is named after the op: "relax.nn.relu" -> relu */
   const char *name = add_func(g, strrchr(op->name, '.') + 1, f);
   RxExpr *ca[2] = {rx_global_var(g->h, name), rx_tuple(g->h, cargs, nargs)};
-  RxSInfo *osi = e->sinfo;
-  RxExpr *ct = rx_call(g->h, rx_op_info(RX_OP_CALL_TIR), ca, 2, NULL, &osi, 1, e->sinfo);
+  RxSInfo *osi = e->sinfo, **outs = &osi;
+  int nouts = 1;
+  if (osi->kind == RX_SI_TUPLE && osi->nfields > 1) /* several outputs: out_sinfo=[...] as TVM writes it */
+    outs = osi->fields, nouts = osi->nfields;
+  RxExpr *ct = rx_call(g->h, rx_op_info(RX_OP_CALL_TIR), ca, 2, NULL, outs, nouts, e->sinfo);
   ct->span = e->span;
   return ct;
 }

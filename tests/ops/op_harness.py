@@ -142,7 +142,10 @@ def run_case(case, tool, work, idx, verbose=False):
         p = os.path.join(d, name + ".npy")
         np.save(p, a)
         args += ["--input", "%s=%s" % (name, p)]
-    expect = np.asarray(case.ref(*arrays.values()))
+    ref = case.ref(*arrays.values())
+    if isinstance(ref, (tuple, list)):  # a tuple result (split): output_0.npy ...
+        return _check_tuple(case, tool, d, src, args, [np.asarray(r) for r in ref])
+    expect = np.asarray(ref)
     if case.out:
         oshape, odt = case.out
         oshape = _concrete(oshape, case.dims)
@@ -177,6 +180,35 @@ def run_case(case, tool, work, idx, verbose=False):
             return "[%s] wrong values: max abs diff %g\n got %s\n want %s" % (
                 mode, np.nanmax(diff), got.ravel()[:8], expect.ravel()[:8])
         results[mode] = got
+    return None
+
+
+def _run_mode(case, tool, d, src, args, mode):
+    """Runs one path; returns (output dir, None) or (None, message)."""
+    od = os.path.join(d, "out_" + mode)
+    if mode == "so":
+        so = os.path.join(d, "case.so")
+        rc, out = _run([tool.tvsc, src, "-o", so])
+        if rc != 0:
+            return None, "[so] tvsc failed:\n" + out
+        rc, out = _run([tool.tvs, "run", so] + args + ["--output", od])
+    else:
+        rc, out = _run([tool.tvs, "run", src, "--target", mode] + args + ["--output", od])
+    if rc != 0:
+        return None, "[%s] tvs run failed:\n%s" % (mode, out)
+    return od, None
+
+
+def _check_tuple(case, tool, d, src, args, expects):
+    for mode in case.modes:
+        od, msg = _run_mode(case, tool, d, src, args, mode)
+        if msg:
+            return msg
+        for i, expect in enumerate(expects):
+            got = np.load(os.path.join(od, "output_%d.npy" % i if len(expects) > 1 else "output.npy"))
+            if got.shape != expect.shape or not np.allclose(got, expect, rtol=case.rtol, atol=case.atol):
+                return "[%s] field %d: got %s %s, want %s %s" % (mode, i, got.shape, got.ravel()[:8],
+                                                                expect.shape, expect.ravel()[:8])
     return None
 
 

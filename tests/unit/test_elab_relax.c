@@ -303,7 +303,7 @@ static void test_errors(void) {
       5, 9, "R.add: shapes (16,) and (8,) cannot be broadcast");
   ERR("@R.function\ndef f(x: R.Tensor((1, 784), \"float32\"), y: R.Tensor((128, 10), \"float32\")):\n"
       "    z = R.matmul(x, y)\n    return z\n",
-      5, 9, "R.matmul: inner dimensions 784 and 128 differ");
+      5, 9, "R.matmul: x1 has 784 columns but x2 has 128 rows (shapes (1, 784) and (128, 10))");
   ERR("@R.function\ndef f(x: R.Tensor((4,), \"float32\"), y: R.Tensor((4,), \"int32\")):\n"
       "    z = R.add(x, y)\n    return z\n",
       5, 9, "R.add: dtype mismatch 'float32' vs 'int32'");
