@@ -658,9 +658,17 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
       if (i < nops) nops = i;
       continue;
     }
-    if (i > 0 && (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 &&
+    const Ast *num = ai->kind == AST_UNARY && ai->op == OP_NEG ? ai->a : ai;
+    if (i > 0 && (num->kind == AST_INT || num->kind == AST_FLOAT)) {
+      /* a number operand (R.clip(x, 0, 6)) is a PrimValue, as TVM's convert_to_expr */
+      bool neg = num != ai;
+      TirExpr *v = num->kind == AST_INT ? i64(c, neg ? -num->ival : num->ival)
+                                        : tir_float(c->h, dt_float32, neg ? -num->fval : num->fval);
+      args[i] = set_span(rx_prim_value(c->h, v), ai->span);
+    } else if ((ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 &&
         ai->list.items[0]->kind == AST_INT) {
-      /* a literal shape/axes argument (R.reshape(x, (2, 3))) becomes a shape value */
+      /* a literal shape/axes argument (R.reshape(x, (2, 3)), R.zeros((2, 3), "float32"))
+       * becomes a shape value */
       TirExpr **dims;
       int nd;
       if (!elab_dims(c, ai, &dims, &nd)) return NULL;
