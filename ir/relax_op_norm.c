@@ -128,8 +128,15 @@ RxSInfo *rx_infer_layer_norm(const RxInferCall *q) {
     bool ok = g->ndim == na;
     for (int k = 0; ok && k < na && g->shape && d->shape; k++) ok = rx_dim_may_eq(g->shape[k], d->shape[axes[k]]);
     if (!ok) {
-      diag_error(q->diag, q->arg_spans[i], "R.nn.layer_norm: %s has shape %s but data %s is normalized over %d "
-                 "axes whose sizes it must match", names[i], dims_text(q, g), dims_text(q, d), na);
+      TirExpr *want[MAXD];
+      for (int k = 0; k < na; k++) want[k] = d->shape ? d->shape[axes[k]] : NULL;
+      StrBuf sb;
+      sb_init(&sb);
+      if (d->shape) rx_shape_str(&sb, want, na);
+      else sb_printf(&sb, "%d dims", na);
+      diag_error(q->diag, q->arg_spans[i], "R.nn.layer_norm: %s must have shape %s (the normalized axes of data %s), "
+                 "got %s", names[i], sb.data, dims_text(q, d), dims_text(q, g));
+      sb_free(&sb);
       return NULL;
     }
   }
