@@ -120,6 +120,7 @@ static IScalar unary_elem(const RxExpr *e, DType t, DType rt, IScalar x, const d
     return from_f64(rt, v > bounds[1] ? bounds[1] : v);
   }
   /* integer operands of negative/abs/square keep wrap-around integer semantics */
+  if (dt_is_integer(t) && (id == RX_OP_ROUND || id == RX_OP_FLOOR || id == RX_OP_CEIL)) return x;
   if (dt_is_integer(t) && (id == RX_OP_NEGATIVE || id == RX_OP_SQUARE || id == RX_OP_ABS)) {
     uint64_t u = id == RX_OP_SQUARE ? x.u * x.u : (id == RX_OP_ABS && x.i >= 0) ? x.u : 0 - x.u;
     return interp_normalize_int(t, u);
