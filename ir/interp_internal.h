@@ -155,5 +155,25 @@ int rxi_tuple_size(const struct RxInterpVal *v);         /* -1 unless a tuple */
 struct RxInterpVal *rxi_tuple_field(const struct RxInterpVal *v, int i);
 struct RxInterpVal *rxi_new_tensor(TvsNDArray *a);          /* takes a */
 struct RxInterpVal *rxi_new_tuple(TvsNDArray **a, int n);   /* takes a[0..n) */
+/* ---- interp_relax.c: what the operator families' eval files
+ *      (interp_relax_<family>.c) use to read operands and make results */
+struct RxExpr;
+struct RxInterpCtx;
+struct RxInterpVal;
+int rx_interp_error(struct RxInterpCtx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+Interp *rx_interp_tin(struct RxInterpCtx *c);
+/* Evaluates all e->call.n operands into v[]; releases what it made on failure. */
+int rx_interp_operands(struct RxInterpCtx *c, const struct RxExpr *e, struct RxInterpVal **v);
+void rx_interp_release(struct RxInterpVal *v);
+/* The value as a tensor / shape / scalar; NULL or false when it is not one. */
+const DLTensor *rx_interp_as_tensor(const struct RxInterpVal *v);
+bool rx_interp_as_shape(const struct RxInterpVal *v, const int64_t **shape, int *n);
+bool rx_interp_as_prim(const struct RxInterpVal *v, DType *t, IScalar *s);
+/* New values: a tensor owning a; a tuple taking one reference of each field. */
+struct RxInterpVal *rx_interp_tensor(TvsNDArray *a);
+struct RxInterpVal *rx_interp_tuple(struct RxInterpVal **fields, int n);
+DType rx_interp_dtype(DLDataType d);
+/* The element at multi-index idx of a (possibly strided) tensor. */
+IScalar rx_interp_read(const DLTensor *t, const int64_t *idx);
 
 #endif

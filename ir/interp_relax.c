@@ -450,6 +450,64 @@ RVal *rxi_new_tuple(TvsNDArray **a, int n) {
   return t;
 }
 
+/* ----------------------------------------------------------- for the families */
+
+int rx_interp_error(RxCtx *c, Span sp, const char *fmt, ...) {
+  if (!sp.file) sp = c->tin.span.file ? c->tin.span : c->tin.fspan;
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(c->tin.diag, DIAG_ERROR, sp, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+Interp *rx_interp_tin(RxCtx *c) { return &c->tin; }
+
+int rx_interp_operands(RxCtx *c, const RxExpr *e, RVal **v) {
+  for (int i = 0; i < e->call.n; i++) {
+    v[i] = NULL;
+    if (rx_eval(c, e->call.args[i], &v[i])) {
+      for (int k = 0; k < i; k++) rv_release(v[k]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void rx_interp_release(RVal *v) { rv_release(v); }
+
+const DLTensor *rx_interp_as_tensor(const RVal *v) { return v && v->kind == RV_TENSOR ? v->t : NULL; }
+
+bool rx_interp_as_shape(const RVal *v, const int64_t **shape, int *n) {
+  if (!v || v->kind != RV_SHAPE) return false;
+  *shape = v->shape;
+  *n = v->n;
+  return true;
+}
+
+bool rx_interp_as_prim(const RVal *v, DType *t, IScalar *s) {
+  if (!v || v->kind != RV_PRIM) return false;
+  *t = v->pt;
+  *s = v->pv;
+  return true;
+}
+
+RVal *rx_interp_tensor(TvsNDArray *a) { return rv_tensor(a); }
+
+RVal *rx_interp_tuple(RVal **fields, int n) {
+  RVal *t = rv_new(RV_TUPLE);
+  t->fields = xcalloc((size_t)(n ? n : 1), sizeof *t->fields);
+  for (int i = 0; i < n; i++) t->fields[i] = fields[i];
+  t->n = n;
+  return t;
+}
+
+DType rx_interp_dtype(DLDataType d) { return dtype_of_dl(d); }
+
+IScalar rx_interp_read(const DLTensor *t, const int64_t *idx) {
+  return interp_read_elem(dtype_of_dl(t->dtype), tensor_elem(t, tensor_offset(t, idx)));
+}
+
 /* A call: the operator's EVAL column of the registry. */
 /* `cls.f(args)`: f's body with its params bound to the arguments (the size
  * vars of its signature are the caller's, as FuseOps makes them). */

@@ -8,7 +8,6 @@
 /* Attribute schemas named by the ATTRS column of relax_ops.def. */
 static const RxAttrSpec astype_attrs[] = {{"dtype", RX_ATTR_DTYPE, NULL, 1, 0}};
 static const RxAttrSchema rx_attrs_none[1] = {{false, true, NULL, 0}};
-static const RxAttrSchema rx_attrs_open[1] = {{true, false, NULL, 0}};
 /* astype ignores keywords (as TVS always has); its dtype is the second positional argument */
 static const RxAttrSchema rx_attrs_astype[1] = {{false, false, astype_attrs, 1}};
 

@@ -76,6 +76,45 @@ struct TirFunc *rx_legalize_relu(struct RxLegalizer *g, const RxExpr *call, RxEx
 
 /* element-wise family */
 
+/* attribute schemas (ir/relax_op_elemwise.c, ir/relax_op_norm.c) */
+extern const RxAttrSchema rx_attrs_leakyrelu[1], rx_attrs_dropout[1], rx_attrs_softmax[1];
+extern const RxAttrSchema rx_attrs_zeros[1], rx_attrs_full[1], rx_attrs_like[1];
+extern const RxAttrSchema rx_attrs_layer_norm[1], rx_attrs_group_norm[1], rx_attrs_batch_norm[1];
+
+/* inference (ir/relax_op_elemwise.c, ir/relax_op_norm.c) */
+RxSInfo *rx_infer_ew_unary(const RxInferCall *q);      /* exp, gelu ...: float-only ones checked */
+RxSInfo *rx_infer_clip(const RxInferCall *q);          /* clip(x, min, max): PrimValue bounds */
+RxSInfo *rx_infer_logical_bcast(const RxInferCall *q); /* logical_and/or: bool operands */
+RxSInfo *rx_infer_where(const RxInferCall *q);         /* where(cond, a, b): 3-way broadcasting */
+RxSInfo *rx_infer_dropout(const RxInferCall *q);       /* (out, mask) */
+RxSInfo *rx_infer_softmax(const RxInferCall *q);       /* softmax, log_softmax: axis */
+RxSInfo *rx_infer_create(const RxInferCall *q);        /* zeros, ones, full and their _like */
+RxSInfo *rx_infer_layer_norm(const RxInferCall *q);
+RxSInfo *rx_infer_group_norm(const RxInferCall *q);
+RxSInfo *rx_infer_batch_norm(const RxInferCall *q);   /* (out, moving_mean, moving_var) */
+
+/* interpreter (ir/interp_relax_elemwise.c, ir/interp_relax_norm.c) */
+int rx_eval_ew_unary(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_ew_binary(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_where(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_dropout(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_create(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_softmax(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_layer_norm(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_group_norm(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+int rx_eval_batch_norm(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+
+/* legalization (ir/transform/legalize_elemwise.c, ir/transform/legalize_norm.c) */
+struct TirFunc *rx_legalize_ew_unary(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_ew_binary(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_where(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_dropout(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_create(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_softmax(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_layer_norm(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_group_norm(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+struct TirFunc *rx_legalize_batch_norm(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
+
 /* tensor family (ir/relax_op_tensor.c, ir/interp_relax_tensor.c, ir/transform/legalize_tensor.c) */
 extern const RxAttrSchema rx_attrs_matmul[1], rx_attrs_linear[1], rx_attrs_reduce[1], rx_attrs_argreduce[1],
     rx_attrs_permute_dims[1], rx_attrs_squeeze[1], rx_attrs_expand_dims[1], rx_attrs_concat[1], rx_attrs_split[1],

@@ -665,14 +665,22 @@ static RxExpr *elab_op_call(ElabCtx *c, const Ast *call, const RxOpInfo *op) {
       if (i < nops) nops = i;
       continue;
     }
+    const Ast *num = ai->kind == AST_UNARY && ai->op == OP_NEG ? ai->a : ai;
     const Ast *first = (ai->kind == AST_TUPLE || ai->kind == AST_LIST) && ai->list.len > 0 ? ai->list.items[0] : NULL;
     if (first && first->kind == AST_UNARY && first->op == OP_NEG) first = first->a; /* R.reshape(x, (-1, 4)) */
     if (first && first->kind == AST_NAME) { /* R.reshape(x, (n, 4)) with n a size var */
       Sym *fs = elab_lookup(c, first->name);
       if (!fs || fs->kind != SYM_TIR_VAR) first = NULL;
     }
-    if (i > 0 && first && (first->kind == AST_INT || first->kind == AST_NAME)) {
-      /* a literal shape/axes argument (R.reshape(x, (2, 3))) becomes a shape value */
+    if (i > 0 && (num->kind == AST_INT || num->kind == AST_FLOAT)) {
+      /* a number operand (R.clip(x, 0, 6)) is a PrimValue, as TVM's convert_to_expr */
+      bool neg = num != ai;
+      TirExpr *v = num->kind == AST_INT ? i64(c, neg ? -num->ival : num->ival)
+                                        : tir_float(c->h, dt_float32, neg ? -num->fval : num->fval);
+      args[i] = set_span(rx_prim_value(c->h, v), ai->span);
+    } else if (first && (first->kind == AST_INT || first->kind == AST_NAME)) {
+      /* a literal shape/axes argument (R.reshape(x, (2, 3)), R.zeros((2, 3), "float32"))
+       * becomes a shape value */
       TirExpr **dims;
       int nd;
       if (!elab_dims(c, ai, &dims, &nd)) return NULL;

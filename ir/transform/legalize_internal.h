@@ -24,6 +24,8 @@ typedef struct RxLegalizer {
   PtrVec gen_funcs;     /* and their TirFuncs, for reuse */
   PtrVec pending_names; /* generated for the graph function being rewritten */
   PtrVec pending_funcs;
+  const char *name_hint; /* set by a builder: the prim_func's name when not the op's
+                            last name component (TVM's primfunc_name_hint: tir_exp) */
 } Lg;
 
 /* Graph size vars -> the prim_func's own vars (same names, int64). */

@@ -323,14 +323,16 @@ static RxExpr *lg_call(Lg *g, RxExpr *e) {
   const RxOpInfo *op = e->call.op;
   if (!op || !op->legalize || !known_value(e->sinfo)) return e;
   for (int i = 0; i < e->call.n; i++)
-    if (e->call.args[i] && e->call.args[i]->kind != RX_SHAPE_EXPR && !known_value(e->call.args[i]->sinfo))
+    if (e->call.args[i] && e->call.args[i]->kind != RX_SHAPE_EXPR && e->call.args[i]->kind != RX_PRIM_VALUE &&
+        !known_value(e->call.args[i]->sinfo))
       return e;
   RxExpr *cargs[LG_MAX_ARGS];
   int nargs = 0;
+  g->name_hint = NULL;
   TirFunc *f = op->legalize(g, e, cargs, &nargs);
   if (!f) return e;
-  /* the prim_func is named after the op: "relax.nn.relu" -> relu */
-  const char *name = add_func(g, strrchr(op->name, '.') + 1, f);
+  /* the prim_func is named after the op ("relax.nn.relu" -> relu) unless the builder says */
+  const char *name = add_func(g, g->name_hint ? g->name_hint : strrchr(op->name, '.') + 1, f);
   RxExpr *ca[2] = {rx_global_var(g->h, name), rx_tuple(g->h, cargs, nargs)};
   RxSInfo *osi = e->sinfo, **outs = &osi;
   int nouts = 1;

@@ -101,7 +101,7 @@ def make_inputs(case, rng):
         if case.gen:
             a = case.gen(name, shp, dtype, rng)
             if a is not None:
-                arrays[name] = np.ascontiguousarray(a.astype(NP_DTYPES[dtype]))
+                arrays[name] = np.array(a.astype(NP_DTYPES[dtype]), order="C")
                 continue
         if dtype == "bool":
             a = rng.random(shp) < 0.5
@@ -109,7 +109,7 @@ def make_inputs(case, rng):
             a = rng.integers(-5 if dtype.startswith("int") else 0, 6, size=shp)
         else:
             a = rng.standard_normal(shp)
-        arrays[name] = np.ascontiguousarray(np.asarray(a).astype(NP_DTYPES[dtype]))
+        arrays[name] = np.array(np.asarray(a).astype(NP_DTYPES[dtype]), order="C")  # (ascontiguousarray makes 0-d 1-d)
     return arrays
 
 
