@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "ir/relax_op.h"
 #include "ir/transform.h"
+#include "ir/visit.h"
 
 /* ------------------------------------------------------------ preparing */
 
@@ -111,6 +112,39 @@ void drv_graph_free(DrvGraph *g) {
 
 /* ------------------------------------------------------------ calling */
 
+/* The k-th output's struct info of the graph function (its body's, else the
+ * declared one), or NULL. */
+static const RxSInfo *output_sinfo(const RxFunc *f, int k, int nouts) {
+  const RxSInfo *s = f && f->body ? f->body->sinfo : NULL;
+  if (!s || (s->kind != RX_SI_TENSOR && s->kind != RX_SI_TUPLE)) s = f ? f->ret_sinfo : NULL;
+  if (!s) return NULL;
+  if (s->kind == RX_SI_TUPLE) return k < s->nfields && s->nfields == nouts ? s->fields[k] : NULL;
+  return nouts == 1 && s->kind == RX_SI_TENSOR && s->shape ? s : NULL;
+}
+
+/* An output dim that is an expression of the inputs' size vars (n * 3,
+ * n - 2): evaluated with b's values, matched to its vars by name (the
+ * metadata only names plain size vars). */
+static bool eval_output_dim(const RxSInfo *si, int d, const DrvBindings *b, int64_t *out) {
+  if (!si || !si->shape || d >= si->ndim) return false;
+  const TirExpr *e = si->shape[d];
+  PtrVec fv = {0};
+  tir_expr_free_vars(e, &fv);
+  DrvBindings nb = {NULL, 0, 0};
+  for (int i = 0; i < fv.len; i++) {
+    const TirVar *v = fv.items[i];
+    for (int j = 0; j < b->n; j++)
+      if (!strcmp(b->v[j].var->name, v->name)) {
+        drv_bind(&nb, v, b->v[j].value);
+        break;
+      }
+  }
+  bool ok = drv_eval_shape(e, &nb, out);
+  drv_bindings_free(&nb);
+  pv_free(&fv);
+  return ok;
+}
+
 int drv_graph_alloc_outputs(const DrvGraph *g, const DrvBindings *b, TvsNDArray **outs, int nouts, char *err,
                             size_t errlen) {
   const TVSFuncInfo *info = g->info;
@@ -123,6 +157,7 @@ int drv_graph_alloc_outputs(const DrvGraph *g, const DrvBindings *b, TvsNDArray 
       shape[dd] = p->shape[dd];
       for (int i = 0; shape[dd] < 0 && p->sym_dims && p->sym_dims[dd] && i < b->n; i++)
         if (!strcmp(b->v[i].var->name, p->sym_dims[dd])) shape[dd] = b->v[i].value;
+      if (shape[dd] < 0 && !eval_output_dim(output_sinfo(g->f, k, nouts), dd, b, &shape[dd])) shape[dd] = -1;
       if (shape[dd] < 0)
         return snprintf(err, errlen, "cannot allocate '%s': dimension %d is not bound by the inputs", p->name, dd), -1;
     }

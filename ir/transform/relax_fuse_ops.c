@@ -209,10 +209,16 @@ static void use_value(Fuser *z, FuncCreator *fc, RxExpr *e) {
   if (pv_has(&fc->args, e)) return;
   bool is_var = e->kind == RX_VAR || e->kind == RX_DATAFLOW_VAR;
   if (is_var && pv_has(&fc->defined, e)) return;
-  if (!is_var && e->kind != RX_CONST) return; /* shapes and prim values stay inline */
-  char buf[32];
+  /* an item of a tuple made outside the group (t[0] written inline) is one
+   * tensor param; an item of a tuple the group makes stays as it is */
+  bool outside_item = e->kind == RX_TUPLE_GET_ITEM && !pv_has(&fc->defined, e->get.tuple);
+  if (!is_var && e->kind != RX_CONST && !outside_item) return; /* shapes and prim values stay inline */
+  char buf[64];
   const char *name = is_var ? e->var.name : buf;
-  if (!is_var) snprintf(buf, sizeof buf, "param_%d", fc->nconst++);
+  if (outside_item && (e->get.tuple->kind == RX_VAR || e->get.tuple->kind == RX_DATAFLOW_VAR))
+    snprintf(buf, sizeof buf, "%s_%d", e->get.tuple->var.name, e->get.index);
+  else if (!is_var)
+    snprintf(buf, sizeof buf, "param_%d", fc->nconst++);
   pv_push(&fc->params, rx_var(z->h, name, e->sinfo, false));
   pv_push(&fc->args, e);
 }
