@@ -1021,7 +1021,29 @@ static void attr_stmt(Printer *p, const TirStmt *s) {
   nested_body(p, s->attr.body);
 }
 
+/* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared. */
+static void undecl_line(Printer *p, const TirBuffer *b) {
+  StrBuf args;
+  sb_init(&args);
+  StrBuf *saved = p->out;
+  p->out = &args;
+  shape_tuple(p, b->shape, b->ndim);
+  opt_dtype(p, b->dtype);
+  if (b->data) pr_printf(p, ", data=%s", pr_tir_var_name(p, b->data));
+  buffer_kwargs(p, b, false);
+  p->out = saved;
+  line_start(p);
+  pr_printf(p, "%s = ", define_buffer(p, b));
+  builtin(p, "T.Buffer");
+  pr_printf(p, "(%s)\n", args.data);
+  sb_free(&args);
+}
+
 static void stmt(Printer *p, const TirStmt *s) {
+  if (s && s->kind != TIR_S_SEQ) {
+    const TirBuffer *b;
+    while ((b = pr_undecl_next(p->undecl, s))) undecl_line(p, b);
+  }
   if (!s) {
     line_start(p);
     builtin(p, "T.evaluate");
@@ -1110,6 +1132,8 @@ static bool buffer_is_static(const TirBuffer *b) {
 void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   int base_level = p->level;
   int mark = pr_mark(p);
+  PrUndecl *saved_undecl = p->undecl;
+  p->undecl = pr_undecl_scan(f);
   /* Decorator and the attrs left for T.func_attr. */
   const IrValue *gs = irv_dict_get(f->attrs, "global_symbol");
   bool drop_gs = gs && gs->kind == IRV_STR && !strcmp(gs->s, name);
@@ -1202,6 +1226,8 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   } else {
     stmt(p, f->body);
   }
+  pr_undecl_free(p->undecl);
+  p->undecl = saved_undecl;
   p->level = base_level;
   pr_pop(p, mark);
 }

@@ -1,0 +1,131 @@
+"""Every lowering stage of every corpus and example prim_func program prints
+as .tvs text that parses back: print(parse(print(x))) == print(x), and the
+reparsed program run on the interpreter gives the original's results.
+
+usage: stage_roundtrip.py TVS WORKDIR [NAME ...]   (env: TVS_SOURCE_DIR)
+Prints one FAIL line per failing (program, stage) pair and a summary; exit 1
+on any failure.
+"""
+import glob
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+TVS, WORK = sys.argv[1], os.path.abspath(sys.argv[2])
+SRC = os.environ.get("TVS_SOURCE_DIR", ".")
+ONLY = set(sys.argv[3:])
+
+
+def sh(*args):
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def stages():
+    rc, out, _ = sh(TVS, "show", "--list-stages")
+    names = [l.split()[0] for l in out.splitlines() if l.strip()]
+    lo = names.index("canonicalize-loop")
+    hi = names.index("make-packed-api")
+    return names[lo:hi + 1]
+
+
+def programs():
+    progs = []
+    for f in sorted(glob.glob(os.path.join(SRC, "tests/corpus/*.tvs"))):
+        name = os.path.basename(f)[:-4]
+        func = None
+        py = f[:-4] + ".py"
+        if os.path.exists(py):
+            for line in open(py):
+                if line.startswith("FUNC"):
+                    func = line.split("=", 1)[1].strip().strip("\"'")
+        progs.append((name, f, func))
+    for f in sorted(glob.glob(os.path.join(SRC, "examples/*.tvs"))):
+        progs.append(("examples_" + os.path.basename(f)[:-4], f, None))
+    return [p for p in progs if not ONLY or p[0] in ONLY]
+
+
+def run(path, func, outdir):
+    args = [TVS, "run", path, "--target", "interp", "--seed", "0", "--output", outdir]
+    if func:
+        args += ["--func", func]
+    return sh(*args)
+
+
+def same_outputs(a, b):
+    fa = sorted(os.listdir(a))
+    if fa != sorted(os.listdir(b)) or not fa:
+        return "different output files: %s vs %s" % (fa, sorted(os.listdir(b)))
+    for f in fa:
+        x, y = np.load(os.path.join(a, f)), np.load(os.path.join(b, f))
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return "%s: %s %s vs %s %s" % (f, x.shape, x.dtype, y.shape, y.dtype)
+        if x.dtype.kind == "f":
+            ok = np.allclose(x, y, rtol=1e-5, atol=1e-6, equal_nan=True)
+        else:
+            ok = np.array_equal(x, y)
+        if not ok:
+            return "%s: values differ (max |d| %s)" % (f, np.max(np.abs(x.astype(np.float64) - y)))
+    return None
+
+
+def check(prog, stage_list):
+    name, path, func = prog
+    d = os.path.join(WORK, name)
+    os.makedirs(d, exist_ok=True)
+    ref = os.path.join(d, "ref")
+    rc, _, err = run(path, func, ref)
+    can_run = rc == 0 and os.path.isdir(ref) and os.listdir(ref)
+    results = []
+    for st in stage_list:
+        printed = os.path.join(d, st + ".tvs")
+        rc, out, err = sh(TVS, "show", path, "--stage", st)
+        if rc != 0:
+            results.append((name, st, "show failed: " + err.strip()[:300]))
+            continue
+        if "@T.prim_func" not in out:
+            continue  # a graph-only program: no prim_funcs to lower
+        open(printed, "w").write(out)
+        rc, again, err = sh(TVS, "show", printed, "--stage", "tir")
+        if rc != 0:
+            results.append((name, st, "reparse failed: " + err.strip()[:400]))
+            continue
+        if again != out:
+            a, b = out.splitlines(), again.splitlines()
+            i = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+            results.append((name, st, "print(parse(print(x))) differs at line %d:\n      %r\n   vs %r"
+                            % (i + 1, a[i] if i < len(a) else "<end>", b[i] if i < len(b) else "<end>")))
+            continue
+        if can_run:
+            od = os.path.join(d, "out-" + st)
+            rc, _, err = run(printed, func, od)
+            if rc != 0:
+                results.append((name, st, "run failed: " + err.strip()[:300]))
+                continue
+            diff = same_outputs(ref, od)
+            if diff:
+                results.append((name, st, "results differ: " + diff))
+                continue
+        results.append((name, st, None))
+    return results
+
+
+def main():
+    st = stages()
+    progs = programs()
+    jobs = min(8, os.cpu_count() or 2)
+    with ThreadPoolExecutor(jobs) as ex:
+        allres = [r for rs in ex.map(lambda p: check(p, st), progs) for r in rs]
+    fails = [r for r in allres if r[2]]
+    for name, s, why in fails:
+        print("FAIL: %s @ %s: %s" % (name, s, why))
+    print("%d of %d (program, stage) pairs round-trip (%d programs, %d stages)"
+          % (len(allres) - len(fails), len(allres), len(progs), len(st)))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
