@@ -10,6 +10,7 @@
 
 #include "ir/printer_internal.h"
 #include "ir/structural_equal.h"
+#include "ir/visit.h"
 
 /* Python operator precedence, lowest first. */
 enum {
@@ -1129,6 +1130,22 @@ static bool buffer_is_static(const TirBuffer *b) {
          !expr_has_var(b->elem_offset);
 }
 
+static bool note_var(TirVisitor *v, const TirExpr *e) {
+  if (e->kind == TIR_VAR) *(bool *)v->ctx = true;
+  return true;
+}
+
+/* Whether a function attribute holds a variable. */
+static bool attrs_use_vars(const IrValue *attrs) {
+  bool found = false;
+  TirVisitor v;
+  memset(&v, 0, sizeof v);
+  v.pre_expr = note_var;
+  v.ctx = &found;
+  if (attrs) tir_visit_value(&v, attrs);
+  return found;
+}
+
 void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   int base_level = p->level;
   int mark = pr_mark(p);
@@ -1176,9 +1193,11 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   pr_puts(p, ":\n");
   p->level++;
 
-  pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
-
-  /* Size vars of the matched buffers, declared once in order of appearance. */
+  /* Size vars of the matched buffers, declared once in order of appearance;
+   * before T.func_attr when an attribute names them (make-packed-api's
+   * "tvs.bind_vars"), since the parser reads top to bottom. */
+  bool vars_first = attrs_use_vars(f->attrs);
+  if (!vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
   PtrVec vars = {0};
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = f->buffer_map[i];
@@ -1196,6 +1215,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     pr_puts(p, "()\n");
   }
   pv_free(&vars);
+  if (vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = f->buffer_map[i];
     if (!b || sugar[i]) continue;

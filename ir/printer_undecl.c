@@ -20,6 +20,7 @@ typedef struct UndeclBuf {
   const TirStmt **prefix; /* common ancestor path of all uses (outermost first) */
   int nprefix;
   IrPtrMap holders;       /* every statement that contains a use */
+  IrPtrMap headers;       /* statements whose own expressions use it (a let's value) */
   bool done;              /* declared already */
 } UndeclBuf;
 
@@ -75,6 +76,7 @@ static void scan_use(TirVisitor *v, const TirBuffer *b) {
     u->nprefix = n;
   }
   for (int i = 0; i < c->nstack; i++) ir_ptrmap_put(&u->holders, c->stack[i], (void *)1);
+  if (c->nstack) ir_ptrmap_put(&u->headers, c->stack[c->nstack - 1], (void *)1);
 }
 
 PrUndecl *pr_undecl_scan(const TirFunc *f) {
@@ -94,6 +96,7 @@ PrUndecl *pr_undecl_scan(const TirFunc *f) {
     if (ir_ptrmap_has(&c.defined, e->buf)) {
       free(e->prefix);
       ir_ptrmap_free(&e->holders);
+      ir_ptrmap_free(&e->headers);
       continue;
     }
     if (!u) u = xcalloc(1, sizeof *u);
@@ -111,6 +114,7 @@ void pr_undecl_free(PrUndecl *u) {
   for (int i = 0; i < u->n; i++) {
     free(u->v[i].prefix);
     ir_ptrmap_free(&u->v[i].holders);
+    ir_ptrmap_free(&u->v[i].headers);
   }
   free(u->v);
   free(u);
@@ -123,9 +127,10 @@ static bool in_prefix(const UndeclBuf *e, const TirStmt *s) {
 }
 
 /* Whether printing s opens a frame that holds every use of e (then the
- * declaration goes inside it, not before s). */
+ * declaration goes inside it, not before s).  A use in s's own expressions
+ * (a let's value, a loop's extent) is printed before s's frame opens. */
 static bool frame_holds_all(const UndeclBuf *e, const TirStmt *s) {
-  if (!in_prefix(e, s)) return false;
+  if (!in_prefix(e, s) || ir_ptrmap_has(&e->headers, s)) return false;
   switch (s->kind) {
     case TIR_S_STORE:
     case TIR_S_EVAL:

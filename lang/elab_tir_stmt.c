@@ -396,13 +396,14 @@ static TirStmt *store(ElabCtx *c, const Ast *target, TirVal v, const Ast *value_
   TVS_ASSERT(lv.e->kind == TIR_LOAD);
   TirBuffer *buf = lv.e->load.buf;
   int nerr = c->diag->nerr;
-  TirExpr *x = elab_tir_adopt(c, v, buf->dtype);
+  /* a vector index (T.Ramp) stores a vector of the buffer's element type */
+  TirExpr *x = elab_tir_adopt(c, v, lv.e->dtype);
   if (!x) {
     if (c->diag->nerr == nerr) {
       char b1[DT_STR_MAX], b2[DT_STR_MAX];
       diag_error(c->diag, value_ast->span,
                  "cannot store a value of type '%s' into buffer '%s' of type '%s'",
-                 dts(v.e->dtype, b1), buf->name, dts(buf->dtype, b2));
+                 dts(v.e->dtype, b1), buf->name, dts(lv.e->dtype, b2));
     }
     return NULL;
   }
