@@ -740,10 +740,12 @@ static TirVal vector_builtin(ElabCtx *c, const Ast *call, const char *cn, bool r
   if (!ramp) return typed(at(tir_broadcast(c->h, realize(a), lanes), call->span));
   TirVal b = arg_val(c, call, 1);
   if (!b.e) return bad();
+  int nerr = c->diag->nerr;
   if (a.lit && !b.lit) a.e = elab_tir_adopt(c, a, b.e->dtype);
   else if (b.lit) b.e = elab_tir_adopt(c, b, a.e->dtype);
   if (!a.e || !b.e || !dt_is_integer(a.e->dtype) || !dt_eq(a.e->dtype, b.e->dtype)) {
-    if (a.e && b.e) diag_error(c->diag, call->span, "%s: base and stride must be integers of one type", cn);
+    if (c->diag->nerr == nerr)
+      diag_error(c->diag, call->span, "%s: base and stride must be integers of one type", cn);
     return bad();
   }
   return typed(at(tir_ramp(c->h, a.e, b.e, lanes), call->span));
