@@ -956,8 +956,29 @@ static void let_stmt(Printer *p, const TirStmt *s) {
   pr_pop(p, mark);
 }
 
+/* TVM's sugar: an Allocate whose body declares the buffer over exactly that
+ * memory prints as one `B = T.decl_buffer(shape, dtype)` line. */
+static bool allocate_decl_pattern(const TirStmt *s) {
+  const TirStmt *d = s->alloc.body;
+  if (!d || d->kind != TIR_S_DECL_BUFFER) return false;
+  const TirBuffer *b = d->decl.buf;
+  if (b->data != s->alloc.var || !dt_eq(b->dtype, s->alloc.dtype) || b->ndim != s->alloc.n)
+    return false;
+  const char *sa = s->alloc.scope ? s->alloc.scope : "global";
+  if (strcmp(sa, b->scope ? b->scope : "global") != 0) return false;
+  for (int i = 0; i < b->ndim; i++)
+    if (!seq_tir_expr(b->shape[i], s->alloc.extents[i])) return false;
+  return true;
+}
+
+static void decl_buffer_stmt(Printer *p, const TirStmt *s);
+
 /* `x = T.allocate([extents], dtype, scope)` then the body. */
 static void allocate_stmt(Printer *p, const TirStmt *s) {
+  if (allocate_decl_pattern(s)) {
+    decl_buffer_stmt(p, s->alloc.body);
+    return;
+  }
   line_start(p);
   StrBuf ext;
   sb_init(&ext);

@@ -721,7 +721,12 @@ static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const As
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
   TirStmt *body = stmts(c, l, i + 1, hdr);
   elab_pop_scope(c);
-  return st_at(tir_decl_buffer(c->h, b, body ? body : eval0(c, st->span)), st->span);
+  TirStmt *decl = st_at(tir_decl_buffer(c->h, b, body ? body : eval0(c, st->span)), st->span);
+  /* without data= the buffer owns new memory: Allocate + DeclBuffer, as in
+   * TVMScript (and as LowerOpaqueBlock lowers an alloc_buffer) */
+  if (elab_kwarg(call, "data") || elab_posarg(call, BA_DATA)) return decl;
+  TirStmt *a = tir_allocate(c->h, b->data, b->dtype, b->shape, b->ndim, b->scope, decl);
+  return st_at(a, st->span);
 }
 
 /* `Y = T.allocate([16384], "float32", "global")`: an Allocate binding the
