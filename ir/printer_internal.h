@@ -18,6 +18,9 @@ typedef struct PrName {
   bool alias;      /* a derived spelling ("A.data") that does not reserve the name */
 } PrName;
 
+/* Buffers a function accesses but never declares (printer_undecl.c). */
+typedef struct PrUndecl PrUndecl;
+
 typedef struct Printer {
   StrBuf *out;             /* where text goes */
   PrintOptions opt;        /* colour, header, indent width */
@@ -28,6 +31,7 @@ typedef struct Printer {
   int nloops, caploops;
   bool int64_plain;        /* Relax shape context: int64 literals print plain */
   const char *module_name; /* class name used by `cls = Module` */
+  PrUndecl *undecl;        /* the current prim_func's undeclared buffers, or NULL */
 } Printer;
 
 /* Colour classes for PrintOptions.color. */
@@ -50,6 +54,13 @@ void pr_pop(Printer *p, int mark);
 const char *pr_define(Printer *p, const void *key, const char *hint);
 void pr_define_alias(Printer *p, const void *key, const char *name);
 const char *pr_lookup(const Printer *p, const void *key);
+
+/* Undeclared buffers (flat views of params after FlattenBuffer): found once
+ * per function; pr_undecl_next returns, one at a time, those to declare just
+ * before statement s (NULL when none is left). */
+PrUndecl *pr_undecl_scan(const TirFunc *f);
+void pr_undecl_free(PrUndecl *u);
+const TirBuffer *pr_undecl_next(PrUndecl *u, const TirStmt *s);
 
 /* TIR pieces used by the Relax printer. */
 void pr_tir_expr(Printer *p, const TirExpr *e);

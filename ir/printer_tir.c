@@ -10,6 +10,7 @@
 
 #include "ir/printer_internal.h"
 #include "ir/structural_equal.h"
+#include "ir/visit.h"
 
 /* Python operator precedence, lowest first. */
 enum {
@@ -955,8 +956,29 @@ static void let_stmt(Printer *p, const TirStmt *s) {
   pr_pop(p, mark);
 }
 
+/* TVM's sugar: an Allocate whose body declares the buffer over exactly that
+ * memory prints as one `B = T.decl_buffer(shape, dtype)` line. */
+static bool allocate_decl_pattern(const TirStmt *s) {
+  const TirStmt *d = s->alloc.body;
+  if (!d || d->kind != TIR_S_DECL_BUFFER) return false;
+  const TirBuffer *b = d->decl.buf;
+  if (b->data != s->alloc.var || !dt_eq(b->dtype, s->alloc.dtype) || b->ndim != s->alloc.n)
+    return false;
+  const char *sa = s->alloc.scope ? s->alloc.scope : "global";
+  if (strcmp(sa, b->scope ? b->scope : "global") != 0) return false;
+  for (int i = 0; i < b->ndim; i++)
+    if (!seq_tir_expr(b->shape[i], s->alloc.extents[i])) return false;
+  return true;
+}
+
+static void decl_buffer_stmt(Printer *p, const TirStmt *s);
+
 /* `x = T.allocate([extents], dtype, scope)` then the body. */
 static void allocate_stmt(Printer *p, const TirStmt *s) {
+  if (allocate_decl_pattern(s)) {
+    decl_buffer_stmt(p, s->alloc.body);
+    return;
+  }
   line_start(p);
   StrBuf ext;
   sb_init(&ext);
@@ -1021,7 +1043,29 @@ static void attr_stmt(Printer *p, const TirStmt *s) {
   nested_body(p, s->attr.body);
 }
 
+/* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared. */
+static void undecl_line(Printer *p, const TirBuffer *b) {
+  StrBuf args;
+  sb_init(&args);
+  StrBuf *saved = p->out;
+  p->out = &args;
+  shape_tuple(p, b->shape, b->ndim);
+  opt_dtype(p, b->dtype);
+  if (b->data) pr_printf(p, ", data=%s", pr_tir_var_name(p, b->data));
+  buffer_kwargs(p, b, false);
+  p->out = saved;
+  line_start(p);
+  pr_printf(p, "%s = ", define_buffer(p, b));
+  builtin(p, "T.Buffer");
+  pr_printf(p, "(%s)\n", args.data);
+  sb_free(&args);
+}
+
 static void stmt(Printer *p, const TirStmt *s) {
+  if (s && s->kind != TIR_S_SEQ) {
+    const TirBuffer *b;
+    while ((b = pr_undecl_next(p->undecl, s))) undecl_line(p, b);
+  }
   if (!s) {
     line_start(p);
     builtin(p, "T.evaluate");
@@ -1107,9 +1151,27 @@ static bool buffer_is_static(const TirBuffer *b) {
          !expr_has_var(b->elem_offset);
 }
 
+static bool note_var(TirVisitor *v, const TirExpr *e) {
+  if (e->kind == TIR_VAR) *(bool *)v->ctx = true;
+  return true;
+}
+
+/* Whether a function attribute holds a variable. */
+static bool attrs_use_vars(const IrValue *attrs) {
+  bool found = false;
+  TirVisitor v;
+  memset(&v, 0, sizeof v);
+  v.pre_expr = note_var;
+  v.ctx = &found;
+  if (attrs) tir_visit_value(&v, attrs);
+  return found;
+}
+
 void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   int base_level = p->level;
   int mark = pr_mark(p);
+  PrUndecl *saved_undecl = p->undecl;
+  p->undecl = pr_undecl_scan(f);
   /* Decorator and the attrs left for T.func_attr. */
   const IrValue *gs = irv_dict_get(f->attrs, "global_symbol");
   bool drop_gs = gs && gs->kind == IRV_STR && !strcmp(gs->s, name);
@@ -1152,9 +1214,11 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   pr_puts(p, ":\n");
   p->level++;
 
-  pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
-
-  /* Size vars of the matched buffers, declared once in order of appearance. */
+  /* Size vars of the matched buffers, declared once in order of appearance;
+   * before T.func_attr when an attribute names them (make-packed-api's
+   * "tvs.bind_vars"), since the parser reads top to bottom. */
+  bool vars_first = attrs_use_vars(f->attrs);
+  if (!vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
   PtrVec vars = {0};
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = f->buffer_map[i];
@@ -1172,6 +1236,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     pr_puts(p, "()\n");
   }
   pv_free(&vars);
+  if (vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = f->buffer_map[i];
     if (!b || sugar[i]) continue;
@@ -1202,6 +1267,8 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   } else {
     stmt(p, f->body);
   }
+  pr_undecl_free(p->undecl);
+  p->undecl = saved_undecl;
   p->level = base_level;
   pr_pop(p, mark);
 }

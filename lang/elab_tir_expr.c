@@ -717,6 +717,40 @@ static TirVal bool_call1(ElabCtx *c, const Ast *call, const char *cn, TirOpId id
   return typed(at(tir_call(c->h, dt_bool, op_info(id), args, 1), call->span));
 }
 
+/* Lane count of T.Ramp / T.Broadcast: an integer literal >= 1. */
+static int lanes_arg(ElabCtx *c, const Ast *e, const char *cn) {
+  if (e && e->kind == AST_INT && e->ival >= 1 && e->ival <= 65536) return (int)e->ival;
+  diag_error(c->diag, e ? e->span : span_none, "%s: lanes must be a positive integer literal", cn);
+  return 0;
+}
+
+/* `T.Ramp(base, stride, lanes)` / `T.Broadcast(value, lanes)`: the vector
+ * expressions VectorizeLoop produces. */
+static TirVal vector_builtin(ElabCtx *c, const Ast *call, const char *cn, bool ramp) {
+  if (!elab_check_kwargs(c, call, NULL)) return bad();
+  if (!want_args(c, call, cn, ramp ? 3 : 2, ramp ? 3 : 2)) return bad();
+  int lanes = lanes_arg(c, elab_posarg(call, ramp ? 2 : 1), cn);
+  if (!lanes) return bad();
+  TirVal a = arg_val(c, call, 0);
+  if (!a.e) return bad();
+  if (a.e->dtype.lanes != 1) {
+    diag_error(c->diag, elab_posarg(call, 0)->span, "%s takes scalar operands", cn);
+    return bad();
+  }
+  if (!ramp) return typed(at(tir_broadcast(c->h, realize(a), lanes), call->span));
+  TirVal b = arg_val(c, call, 1);
+  if (!b.e) return bad();
+  int nerr = c->diag->nerr;
+  if (a.lit && !b.lit) a.e = elab_tir_adopt(c, a, b.e->dtype);
+  else if (b.lit) b.e = elab_tir_adopt(c, b, a.e->dtype);
+  if (!a.e || !b.e || !dt_is_integer(a.e->dtype) || !dt_eq(a.e->dtype, b.e->dtype)) {
+    if (c->diag->nerr == nerr)
+      diag_error(c->diag, call->span, "%s: base and stride must be integers of one type", cn);
+    return bad();
+  }
+  return typed(at(tir_ramp(c->h, a.e, b.e, lanes), call->span));
+}
+
 static TirVal call_expr(ElabCtx *c, const Ast *e) {
   const char *cn = elab_canonical_name(c, e->a);
   if (!cn) {
@@ -778,6 +812,8 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
   if (!strcmp(nm, "if_then_else")) return select_builtin(c, e, cn, true);
   if (!strcmp(nm, "Select")) return select_builtin(c, e, cn, false);
   if (!strcmp(nm, "likely")) return bool_call1(c, e, cn, TIR_OP_LIKELY);
+  if (!strcmp(nm, "Ramp") || !strcmp(nm, "ramp")) return vector_builtin(c, e, cn, true);
+  if (!strcmp(nm, "Broadcast") || !strcmp(nm, "broadcast")) return vector_builtin(c, e, cn, false);
   if (!strcmp(nm, "assume")) return bool_call1(c, e, cn, TIR_OP_ASSUME);
   if (!strcmp(nm, "call_extern")) return call_extern(c, e, op_info(TIR_OP_CALL_EXTERN));
   if (!strcmp(nm, "call_pure_extern")) return call_extern(c, e, op_info(TIR_OP_CALL_PURE_EXTERN));

@@ -396,13 +396,14 @@ static TirStmt *store(ElabCtx *c, const Ast *target, TirVal v, const Ast *value_
   TVS_ASSERT(lv.e->kind == TIR_LOAD);
   TirBuffer *buf = lv.e->load.buf;
   int nerr = c->diag->nerr;
-  TirExpr *x = elab_tir_adopt(c, v, buf->dtype);
+  /* a vector index (T.Ramp) stores a vector of the buffer's element type */
+  TirExpr *x = elab_tir_adopt(c, v, lv.e->dtype);
   if (!x) {
     if (c->diag->nerr == nerr) {
       char b1[DT_STR_MAX], b2[DT_STR_MAX];
       diag_error(c->diag, value_ast->span,
                  "cannot store a value of type '%s' into buffer '%s' of type '%s'",
-                 dts(v.e->dtype, b1), buf->name, dts(buf->dtype, b2));
+                 dts(v.e->dtype, b1), buf->name, dts(lv.e->dtype, b2));
     }
     return NULL;
   }
@@ -720,7 +721,70 @@ static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const As
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
   TirStmt *body = stmts(c, l, i + 1, hdr);
   elab_pop_scope(c);
-  return st_at(tir_decl_buffer(c->h, b, body ? body : eval0(c, st->span)), st->span);
+  TirStmt *decl = st_at(tir_decl_buffer(c->h, b, body ? body : eval0(c, st->span)), st->span);
+  /* without data= the buffer owns new memory: Allocate + DeclBuffer, as in
+   * TVMScript (and as LowerOpaqueBlock lowers an alloc_buffer) */
+  if (elab_kwarg(call, "data") || elab_posarg(call, BA_DATA)) return decl;
+  TirStmt *a = tir_allocate(c->h, b->data, b->dtype, b->shape, b->ndim, b->scope, decl);
+  return st_at(a, st->span);
+}
+
+/* `Y = T.allocate([16384], "float32", "global")`: an Allocate binding the
+ * data pointer Y over the rest of the statements (lowered IR). */
+static const char *const allocate_kw[] = {"extents", "dtype", "scope", NULL};
+
+static TirStmt *allocate(ElabCtx *c, const Ast *st, const Ast *call, const AstList *l, int i,
+                         BlockBuild *hdr) {
+  const Ast *tg = st->list.items[0];
+  if (!elab_check_kwargs(c, call, allocate_kw)) return NULL;
+  const Ast *slot[3];
+  for (int k = 0; k < 3; k++) {
+    slot[k] = elab_posarg(call, k);
+    if (!slot[k]) slot[k] = elab_kwarg(call, allocate_kw[k]);
+  }
+  if (elab_num_posargs(call) > 3 || !slot[0] || !slot[1]) {
+    diag_error(c->diag, call->span,
+               "T.allocate takes (extents, dtype, scope), e.g. T.allocate([128], \"float32\", \"global\")");
+    return NULL;
+  }
+  int n;
+  TirExpr **ext = elab_shape(c, slot[0], &n, dt_int32);
+  if (!ext) return NULL;
+  DType dt;
+  if (!elab_dtype_arg(c, slot[1], &dt)) return NULL;
+  const char *scope = "global";
+  if (slot[2]) {
+    if (slot[2]->kind != AST_STR) {
+      diag_error(c->diag, slot[2]->span, "scope must be a string such as \"global\"");
+      return NULL;
+    }
+    scope = ir_strdup(c->h, slot[2]->str);
+  }
+  TirVar *v = tir_var(c->h, tg->name, dt_handle);
+  v->ptr_elem = dt;
+  v->ptr_scope = scope;
+  v->span = tg->span;
+  elab_push_scope(c);
+  elab_define(c, tg->name, SYM_TIR_VAR, v, tg->span);
+  TirStmt *body = stmts(c, l, i + 1, hdr);
+  elab_pop_scope(c);
+  return st_at(tir_allocate(c->h, v, dt, ext, n, scope, body ? body : eval0(c, st->span)), st->span);
+}
+
+/* `A_1 = T.Buffer((16384,), data=A.data)` in a body: a view of existing
+ * memory (FlattenBuffer's flat parameters); no statement, like TVMScript. */
+static void buffer_view(ElabCtx *c, const Ast *tg, const Ast *call) {
+  if (is_tir_binding(elab_lookup(c, tg->name))) {
+    diag_error(c->diag, tg->span, "cannot reassign variable '%s' in TIR", tg->name);
+    return;
+  }
+  TirBuffer *b = buffer_from_call(c, call, 0, tg->name, "T.Buffer");
+  if (!b) {
+    elab_poison(c, tg->name);
+    return;
+  }
+  b->span = tg->span;
+  elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
 }
 
 static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBuild *hdr,
@@ -798,6 +862,14 @@ static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, Block
     if (!strcmp(cn, "T.decl_buffer")) {
       *rest = true;
       return decl_buffer(c, st, st->a, l, i, hdr);
+    }
+    if (!strcmp(cn, "T.allocate")) {
+      *rest = true;
+      return allocate(c, st, st->a, l, i, hdr);
+    }
+    if (!strcmp(cn, "T.Buffer")) {
+      buffer_view(c, tg, st->a);
+      return NULL;
     }
     if (size_var_stmt(c, st)) return NULL;
   }

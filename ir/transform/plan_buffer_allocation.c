@@ -179,6 +179,22 @@ static TirStmt *plan_block(TirMutator *m, TirStmt *s) {
   return out;
 }
 
+/* The relaxed regions simplified, as TVM's analyzer leaves them (no
+ * `by * 16 + 0 // 16`, which would not survive a print/parse round trip). */
+static void simplify_regions(IrHeap *h, TirBufferRegion *r, int n) {
+  ArithCtx *a = arith_new(h);
+  for (int i = 0; i < n; i++) {
+    if (r[i].n == 0) continue;
+    /* the ranges may be shared with a nested block's region: copy first */
+    r[i].ranges = ir_memdup(h, r[i].ranges, (size_t)r[i].n * sizeof *r[i].ranges);
+    for (int d = 0; d < r[i].n; d++) {
+      r[i].ranges[d].min = xf_simplify(a, r[i].ranges[d].min);
+      r[i].ranges[d].extent = xf_simplify(a, r[i].ranges[d].extent);
+    }
+  }
+  arith_free(a);
+}
+
 static TirStmt *plan_for(TirMutator *m, TirStmt *s) {
   Plan *p = m->ctx;
   PtrVec *arrive = ir_ptrmap_get(&p->target_moves, s);
@@ -194,6 +210,8 @@ static TirStmt *plan_for(TirMutator *m, TirStmt *s) {
   nb.nallocs = arrive->len;
   nb.body = r->loop.body;
   tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
+  simplify_regions(h, nb.reads, nb.nreads);
+  simplify_regions(h, nb.writes, nb.nwrites);
   TirStmt *blk = tir_block(h, &nb);
   TirStmt *realize = tir_block_realize(h, NULL, 0, tir_bool(h, true), blk);
   TirStmt *out = tir_stmt_with_span(h, r, r->span);

@@ -473,7 +473,12 @@ static void test_statements(void) {
   D->data = ptr;
   CHECK_STMT(tir_allocate(H, ptr, dt_float32, (TirExpr *[]){I(16)}, 1, "global",
                           tir_decl_buffer(H, D, ST(D, F32(0.0), 1, I(0)))),
-             "buf = T.allocate([16], \"float32\", \"global\")\n"
+             "D = T.decl_buffer((16,))\n"
+             "D[0] = T.float32(0.0)\n");
+  /* TVM's one-line sugar only when the buffer covers exactly the allocation */
+  CHECK_STMT(tir_allocate(H, ptr, dt_float32, (TirExpr *[]){I(32)}, 1, "global",
+                          tir_decl_buffer(H, D, ST(D, F32(0.0), 1, I(0)))),
+             "buf = T.allocate([32], \"float32\", \"global\")\n"
              "D = T.decl_buffer((16,), data=buf)\n"
              "D[0] = T.float32(0.0)\n");
   TirVar *tx = IV("tx");
