@@ -11,6 +11,9 @@ rm -rf "$work" && mkdir -p "$work/build" && cd "$work"
 ln -s "$src/examples" examples
 ln -s "$tvs" build/tvs
 ln -s "$tvsc" build/tvsc
+# `python3` in the README is Debian's (numpy, torch): the one the build found
+mkdir -p bin && ln -s "${PYTHON3:-/usr/bin/python3}" bin/python3
+export PATH="$PWD/bin:$PATH"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -38,5 +41,8 @@ done
 grep -q "GFLOP/s" out3.txt && ok || bad "mm_relu_scheduled --time printed no GFLOP/s"
 grep -q "T.vectorized" out4.txt && ok || bad "the scheduled mm_relu is not vectorized"
 grep -q "def matmul" out7.txt && grep -q "R.call_tir" out7.txt && ok || bad "mlp legalize shows no matmul prim_func"
+grep -q "^fused_conv2d_add_relu " out9.txt && grep -q "^whole graph: median" out9.txt && ok || bad "cnn --profile shows no fused kernel"
+grep -q "subgraph cluster_" cnn.dot && ok || bad "cnn.dot has no cluster for the fused kernels"
+grep -q "whole graph, native\|median" out12.txt && ok || bad "block.so --time printed no time"
 echo "examples: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
