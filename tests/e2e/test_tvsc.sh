@@ -157,6 +157,14 @@ expect 0 "run deploy" "$D/deploy" "$D/mm_relu.so" "$D/A.npy" "$D/B.npy" "$D/C.np
 contains "direct and packed entries agree"; contains "expected 3 arguments"
 "$PY" -c "import sys, numpy as np; c=np.load(sys.argv[1]); r=np.load(sys.argv[2]); sys.exit(0 if np.allclose(c, r, rtol=1e-4, atol=1e-4) else 1)" \
   "$D/C.npy" "$D/ref.npy" && ok || bad "deploy result differs from numpy"
+# a symbolic size and scalars (float32 alpha, int32 n: passed widened, as the header says)
+expect 0 "installed tvsc scale_add" "$P/bin/tvsc" "$SRC/examples/deploy/scale_add.tvs" -o "$D/scale_add.so" -H "$D/scale_add.h"
+grep -q "double alpha, /\* scalar param 3: float32 \*/" "$D/scale_add.h" && grep -q "passed widened" "$D/scale_add.h" && ok ||
+  bad "scale_add.h does not declare the widened scalars"
+# shellcheck disable=SC2086
+expect 0 "build scale_add" "$CC" -std=c11 -Wall -Werror -o "$D/scale_add" "$SRC/examples/deploy/scale_add.c" -I"$D" $flags "$D/scale_add.so" -lm
+expect 0 "run scale_add" "$D/scale_add" "$D/scale_add.so" 1001 0.5
+contains "direct and packed entries agree with the C loop"; contains "packed entry rejects n = 1002"
 rt=$(ldd "$D/deploy" | awk '/libtvs_runtime/ {print $3}')
 [ -n "$rt" ] && [ "$(realpath "$rt")" = "$(realpath "$P/lib/libtvs_runtime.so.0")" ] && ok || bad "deploy does not use the installed runtime ($rt)"
 
