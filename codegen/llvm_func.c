@@ -438,8 +438,32 @@ static LLVMValueRef first_elem(CgModule *m, LLVMValueRef g) {
 
 /* A prim_func's FLOPs per call from the IR before lowering (the count tvs
  * run --time uses), when every loop extent is static; else -1. */
+static double prim_flops(const IrModule *src, const char *name) {
+  const IrGlobal *g = src ? ir_module_lookup(src, name) : NULL;
+  if (!g || g->kind != IR_FUNC_TIR || !g->tir) return -1;
+  double n = tir_count_flops(g->tir, NULL, 0);
+  return n >= 0 ? n : -1;
+}
+
+/* A graph function's FLOPs per call: the sum over its call_tir bindings
+ * (what tvs run --time on the .tvs counts), -1 when one is unknown. */
+static double graph_flops(const IrModule *src, const RxFunc *f) {
+  const RxExpr *body = f ? f->body : NULL;
+  double sum = 0;
+  for (int b = 0; body && body->kind == RX_SEQ && b < body->seq.nblocks; b++)
+    for (int i = 0; i < body->seq.blocks[b].n; i++) {
+      const RxExpr *v = body->seq.blocks[b].bindings[i].value;
+      if (v->kind != RX_CALL || !v->call.op || v->call.op->id != RX_OP_CALL_TIR) continue;
+      double n = v->call.n > 0 && v->call.args[0]->kind == RX_GLOBAL_VAR ? prim_flops(src, v->call.args[0]->gvar.name) : -1;
+      if (n < 0) return -1;
+      sum += n;
+    }
+  return sum > 0 ? sum : -1;
+}
+
 static double static_flops(const CgModule *m, const CgFuncSig *s) {
-  const IrGlobal *g = m->opt->flop_source && !s->rx ? ir_module_lookup(m->opt->flop_source, s->name) : NULL;
+  if (s->rx) return graph_flops(m->opt->flop_source, s->rx);
+  const IrGlobal *g = m->opt->flop_source ? ir_module_lookup(m->opt->flop_source, s->name) : NULL;
   if (!g || g->kind != IR_FUNC_TIR || !g->tir) return -1;
   double n = tir_count_flops(g->tir, NULL, 0);
   return n >= 0 ? n : -1;
