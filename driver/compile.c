@@ -170,37 +170,6 @@ static IrModule *load_all(Run *r) {
   return merged;
 }
 
-/* Marks in keep[] (indexed like m->funcs) the functions e refers to by name
- * (the prim_funcs a graph function calls through R.call_tir). */
-static void mark_callees(const IrModule *m, const RxExpr *e, bool *keep) {
-  if (!e) return;
-  switch (e->kind) {
-    case RX_GLOBAL_VAR: {
-      int k = ir_module_index(m, e->gvar.name);
-      if (k >= 0) keep[k] = true;
-      return;
-    }
-    case RX_CALL:
-      mark_callees(m, e->call.callee, keep);
-      for (int i = 0; i < e->call.n; i++) mark_callees(m, e->call.args[i], keep);
-      return;
-    case RX_TUPLE:
-      for (int i = 0; i < e->tuple.n; i++) mark_callees(m, e->tuple.fields[i], keep);
-      return;
-    case RX_TUPLE_GET_ITEM: mark_callees(m, e->get.tuple, keep); return;
-    case RX_IF:
-      mark_callees(m, e->ifs.cond, keep);
-      mark_callees(m, e->ifs.then_e, keep);
-      mark_callees(m, e->ifs.else_e, keep);
-      return;
-    case RX_SEQ:
-      for (int b = 0; b < e->seq.nblocks; b++)
-        for (int i = 0; i < e->seq.blocks[b].n; i++) mark_callees(m, e->seq.blocks[b].bindings[i].value, keep);
-      mark_callees(m, e->seq.body, keep);
-      return;
-    default: return;
-  }
-}
 
 /* The --func subset (every name must exist), with the prim_funcs the chosen
  * graph functions call. */
@@ -226,7 +195,7 @@ static IrModule *select_funcs(Run *r, IrModule *m) {
   for (int k = 0; k < m->nfuncs; k++)
     for (int i = 0; i < r->o->nfuncs && !keep[k]; i++) keep[k] = !strcmp(r->o->funcs[i], m->funcs[k].name);
   for (int k = 0; k < m->nfuncs; k++)
-    if (keep[k] && m->funcs[k].kind == IR_FUNC_RELAX) mark_callees(m, m->funcs[k].rx->body, keep);
+    if (keep[k] && m->funcs[k].kind == IR_FUNC_RELAX) ir_module_mark_refs(m, m->funcs[k].rx->body, keep);
   for (int k = 0; k < m->nfuncs; k++) {
     if (!keep[k]) continue;
     if (m->funcs[k].kind == IR_FUNC_TIR) ir_module_add_tir(sub, m->funcs[k].name, m->funcs[k].tir);

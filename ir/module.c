@@ -80,3 +80,33 @@ int ir_module_set_tir(IrModule *m, const char *name, TirFunc *f) {
   m->funcs[i].rx = NULL;
   return i;
 }
+
+void ir_module_mark_refs(const IrModule *m, const RxExpr *e, bool *keep) {
+  if (!e) return;
+  switch (e->kind) {
+    case RX_GLOBAL_VAR: {
+      int k = ir_module_index(m, e->gvar.name);
+      if (k >= 0) keep[k] = true;
+      return;
+    }
+    case RX_CALL:
+      ir_module_mark_refs(m, e->call.callee, keep);
+      for (int i = 0; i < e->call.n; i++) ir_module_mark_refs(m, e->call.args[i], keep);
+      return;
+    case RX_TUPLE:
+      for (int i = 0; i < e->tuple.n; i++) ir_module_mark_refs(m, e->tuple.fields[i], keep);
+      return;
+    case RX_TUPLE_GET_ITEM: ir_module_mark_refs(m, e->get.tuple, keep); return;
+    case RX_IF:
+      ir_module_mark_refs(m, e->ifs.cond, keep);
+      ir_module_mark_refs(m, e->ifs.then_e, keep);
+      ir_module_mark_refs(m, e->ifs.else_e, keep);
+      return;
+    case RX_SEQ:
+      for (int b = 0; b < e->seq.nblocks; b++)
+        for (int i = 0; i < e->seq.blocks[b].n; i++) ir_module_mark_refs(m, e->seq.blocks[b].bindings[i].value, keep);
+      ir_module_mark_refs(m, e->seq.body, keep);
+      return;
+    default: return;
+  }
+}

@@ -44,5 +44,8 @@ void ir_module_add_relax(IrModule *m, const char *name, RxFunc *f);
 int ir_module_set_tir(IrModule *m, const char *name, TirFunc *f);
 const IrGlobal *ir_module_lookup(const IrModule *m, const char *name);
 int ir_module_index(const IrModule *m, const char *name); /* -1 when absent */
+/* Marks in keep[] (indexed like m->funcs) every module function graph
+ * expression e names (cls.f in R.call_tir, calls of graph functions). */
+void ir_module_mark_refs(const IrModule *m, const RxExpr *e, bool *keep);
 
 #endif

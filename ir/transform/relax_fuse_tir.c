@@ -496,33 +496,6 @@ static RxExpr *rewrite(Rewriter *rw, RxExpr *e) {
   return e;
 }
 
-static void mark_refs(const IrModule *m, const RxExpr *e, bool *keep) {
-  if (!e) return;
-  switch (e->kind) {
-    case RX_GLOBAL_VAR: {
-      int k = ir_module_index(m, e->gvar.name);
-      if (k >= 0) keep[k] = true;
-      return;
-    }
-    case RX_CALL:
-      mark_refs(m, e->call.callee, keep);
-      for (int i = 0; i < e->call.n; i++) mark_refs(m, e->call.args[i], keep);
-      return;
-    case RX_TUPLE:
-      for (int i = 0; i < e->tuple.n; i++) mark_refs(m, e->tuple.fields[i], keep);
-      return;
-    case RX_TUPLE_GET_ITEM: mark_refs(m, e->get.tuple, keep); return;
-    case RX_IF:
-      mark_refs(m, e->ifs.cond, keep), mark_refs(m, e->ifs.then_e, keep), mark_refs(m, e->ifs.else_e, keep);
-      return;
-    case RX_SEQ:
-      for (int b = 0; b < e->seq.nblocks; b++)
-        for (int i = 0; i < e->seq.blocks[b].n; i++) mark_refs(m, e->seq.blocks[b].bindings[i].value, keep);
-      mark_refs(m, e->seq.body, keep);
-      return;
-    default: return;
-  }
-}
 
 /* TVM's DeadCodeElimination after FuseTIR: a private prim_func no graph
  * function refers to is dropped; public ones and graph functions stay. */
@@ -532,7 +505,7 @@ static IrModule *drop_unused(const IrModule *m) {
     const IrGlobal *g = &m->funcs[i];
     if (g->kind == IR_FUNC_RELAX) {
       keep[i] = true;
-      mark_refs(m, g->rx->body, keep);
+      ir_module_mark_refs(m, g->rx->body, keep);
     } else if (irv_dict_get(g->tir->attrs, "global_symbol")) {
       keep[i] = true;
     }
