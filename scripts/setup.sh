@@ -14,6 +14,14 @@ PKGS=(
   graphviz                               # dot: tvs show --format dot pictures, checked in tests
   tmux                                   # interactive REPL tests
   libdnnl-dev libopenblas-dev            # reference libraries of bench/matmul_bench.c
+  python3-venv                           # .venv for the pinned PyPI packages
+  protobuf-c-compiler libprotobuf-c-dev  # the ONNX importer's reader (protoc-c)
+  libonnx-dev libonnx-testdata           # onnx.proto; ONNX's backend conformance data
+  python3-onnx python3-torchvision       # reference models exported at test set-up
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd   # OpenCL target, run on the CPU
+  libxgboost-dev                         # the tuner's cost model
+  libopenmpi-dev openmpi-bin             # tuning scale-out
+  neovim                                 # the editor end of the LSP test
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -24,4 +32,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# PyPI packages, pinned, in a virtual environment over Debian's python3 (its numpy and
+# torch stay visible). Re-created when scripts/requirements.txt changes.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+req="$(dirname "$0")/requirements.txt"
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.txt"; then
+  echo "setup: creating $venv"
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+  cp "$req" "$venv/requirements.txt"
 fi

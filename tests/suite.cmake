@@ -1,6 +1,8 @@
 # suite.cmake - lit/FileCheck tests, the corpus (interpreter vs numpy + round
 # trip) and end-to-end command tests, all run by ctest.
-find_program(PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+# The set-up's virtual environment (Debian's python3 plus the pinned PyPI packages) when
+# it exists, else Debian's python3.
+find_program(PYTHON3 NAMES python3 PATHS ${CMAKE_SOURCE_DIR}/.venv/bin /usr/bin NO_DEFAULT_PATH)
 set(LIT_PY /usr/lib/llvm-14/build/utils/lit/lit.py)
 find_program(FILECHECK FileCheck PATHS /usr/lib/llvm-14/bin NO_DEFAULT_PATH)
 
