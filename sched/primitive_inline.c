@@ -110,7 +110,7 @@ static bool common_checks(Schedule *s, const char *prim, const SchPath *bp, cons
   int scope = sch_block_scope_index(s, prim, bp);
   if (scope < 0) return false;
   sch_scope_blocks(bp->s[scope], sibs);
-  if (!sch_check_stage_pipeline(s, prim, 0, sibs, b)) return false;
+  if (!sch_check_no_war(s, prim, 0, sibs, b)) return false;
   if (!block_is_complete(b)) {
     sch_fail(s, SCH_ERR_DATAFLOW, 0, "%s: block '%s' is not a complete block", prim, b->name);
     return false;
@@ -397,6 +397,25 @@ static TirStmt *replace_producer_and_consumer(IrHeap *h, TirStmt *fbody, TirStmt
   return rewrite(h, root, &st);
 }
 
+/* The only buffer b reads that a block of its scope (sibs) writes, or NULL
+ * when none or several are. */
+static const TirBuffer *scope_single_read(const TirBlock *b, const PtrVec *sibs) {
+  const TirBuffer *found = NULL;
+  for (int r = 0; r < b->nreads; r++) {
+    const TirBuffer *buf = b->reads[r].buffer;
+    if (buf == found) continue;
+    bool written = false;
+    for (int i = 0; i < sibs->len && !written; i++) {
+      const TirBlock *o = tir_realize_block(sibs->items[i]);
+      written = o != b && sch_block_writes(o, buf);
+    }
+    if (!written) continue;
+    if (found) return NULL;
+    found = buf;
+  }
+  return found;
+}
+
 int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
   const char *prim = "reverse_compute_inline";
   SchPath bp = {0}, pp = {0}, cp = {0};
@@ -410,15 +429,17 @@ int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
     sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: block '%s' has an init statement", prim, b->name);
     goto done;
   }
-  if (b->nreads != 1) {
+  if (!common_checks(s, prim, &bp, b, &sibs)) goto done;
+  /* as TVM's GetSingleRead: of the buffers the block reads, exactly one may
+   * be written in its scope (the producer's); others (weights, a bias) are
+   * read as they are */
+  const TirBuffer *buf = scope_single_read(b, &sibs);
+  if (!buf) {
     sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
-             "%s: block '%s' reads %d buffers; only a block reading a single buffer can be "
-             "reverse-inlined",
-             prim, b->name, b->nreads);
+             "%s: block '%s' must read exactly one buffer written in its scope to be reverse-inlined",
+             prim, b->name);
     goto done;
   }
-  if (!common_checks(s, prim, &bp, b, &sibs)) goto done;
-  const TirBuffer *buf = b->reads[0].buffer;
   TirStmt *producer = check_single_producer(s, prim, f, b, &sibs, buf);
   if (!producer) goto done;
   const TirStmt *pbody = tir_realize_block(producer)->body;

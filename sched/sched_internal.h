@@ -246,6 +246,10 @@ bool sch_is_trivial_pred(const TirExpr *pred);
  * "<prim>: the scope root of block 'b' is not a stage pipeline ..." at argi. */
 bool sch_check_stage_pipeline(Schedule *s, const char *prim, int argi, const PtrVec *sibs,
                               const TirBlock *b);
+/* TVM's own stage-pipeline rule: no block of the scope writes a buffer that
+ * an earlier block reads (write after read).  Several writers in order, as
+ * decompose_reduction's init and update, are fine.  Used by the inlines. */
+bool sch_check_no_war(Schedule *s, const char *prim, int argi, const PtrVec *sibs, const TirBlock *b);
 /* Whether a storage scope is valid for cache_read/cache_write/set_scope. */
 bool sch_valid_storage_scope(const char *scope);
 
