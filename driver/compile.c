@@ -17,6 +17,7 @@
 #include "lang/elab.h"
 #include "runtime/npz.h"
 #include "base/util.h"
+#include "sched/default_schedule.h"
 #include "sched/schedule.h"
 
 /* --------------------------------------------------------------- options */
@@ -442,6 +443,7 @@ done:
 }
 
 int drv_compile(const DrvOptions *o, DiagCtx *d) {
+  sch_default_schedule_install(); /* the pipeline's default-schedule stage */
   if (drv_check_options(o, d) ||
       (o->output && drv_check_writable(o->output, d)) || (o->header && drv_check_writable(o->header, d))) {
     diag_flush(d);

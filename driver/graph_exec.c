@@ -11,6 +11,7 @@
 #include "ir/relax_op.h"
 #include "ir/transform.h"
 #include "ir/visit.h"
+#include "sched/default_schedule.h"
 
 /* ------------------------------------------------------------ preparing */
 
@@ -68,6 +69,7 @@ static bool signature_ok(const RxFunc *f, const char *fname, char *why, size_t n
 
 DrvGraphStatus drv_graph_prepare(DrvGraph *g, const IrModule *m, const char *fname, const CgOptions *cg,
                                  bool compile, DiagCtx *d, char *why, size_t whylen) {
+  sch_default_schedule_install(); /* the pipeline's default-schedule stage */
   memset(g, 0, sizeof *g);
   g->fname = fname;
   int nerr0 = d->nerr;

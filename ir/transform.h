@@ -101,6 +101,13 @@ typedef const TirFunc *(*RxStdlibProvider)(const char *name, IrHeap **heap);
 void rx_set_stdlib_provider(RxStdlibProvider fn);
 const TirFunc *rx_stdlib_template(const char *name, IrHeap **heap);
 
+/* The "default-schedule" stage (after FuseTIR) schedules the prim_funcs the
+ * graph functions call.  Schedules live in sched/, which ir/ cannot include:
+ * sched_default_schedule_install (sched/default_schedule.h) sets the
+ * scheduler; without one the stage changes nothing.  NULL unsets it. */
+typedef IrModule *(*RxScheduler)(const IrModule *m, DiagCtx *diag, bool *changed);
+void rx_set_default_scheduler(RxScheduler fn);
+
 /* A graph pass: maps a module to a new one (free it); *changed (may be NULL)
  * tells whether anything changed.  Errors go to diag. */
 typedef IrModule *(*RxPassFn)(const IrModule *m, DiagCtx *diag, bool *changed);

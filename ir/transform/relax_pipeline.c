@@ -6,6 +6,17 @@
 
 #include <string.h>
 
+static RxScheduler scheduler;
+
+void rx_set_default_scheduler(RxScheduler fn) { scheduler = fn; }
+
+/* The stage's row: the installed scheduler, or the module unchanged. */
+static IrModule *rx_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed) {
+  if (scheduler) return scheduler(m, diag, changed);
+  if (changed) *changed = false;
+  return ir_module_copy(m);
+}
+
 static const RxPass graph_pipeline[] = {
     {"canonicalize-bindings", rx_canonicalize_bindings,
      "CanonicalizeBindings: a variable bound to a variable (y = x) is removed and its uses read x"},
@@ -23,6 +34,8 @@ static const RxPass graph_pipeline[] = {
      "FuseOps: call_tir chains that fuse (post-dominator rules) become Primitive graph functions"},
     {"fuse-tir", rx_fuse_tir,
      "FuseTIR: each Primitive graph function becomes one prim_func called through R.call_tir"},
+    {"default-schedule", rx_default_schedule,
+     "ApplyDefaultSchedule: each unscheduled prim_func gets its family's CPU schedule (stdlib/schedules)"},
 };
 
 const RxPass *rx_graph_pipeline(int *n) {

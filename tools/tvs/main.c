@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sched/default_schedule.h"
 #include "tools/tvs/tvs.h"
 
 static const char usage[] =
@@ -42,6 +43,7 @@ int main(int argc, char **argv) {
     print_usage(stderr);
     return 2;
   }
+  sch_default_schedule_install(); /* the graph pipeline's default-schedule stage */
   const char *cmd = argv[1];
   if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
     print_usage(stdout);

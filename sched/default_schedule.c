@@ -1,0 +1,444 @@
+/* default_schedule.c - the graph pipeline's default CPU schedules (see
+ * default_schedule.h): a rule per operator family, tried in order, each on a
+ * one-function module with its errors kept out of the user's diagnostics. */
+#include "sched/default_schedule.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/source.h"
+#include "ir/transform.h"
+#include "ir/visit.h"
+#include "sched/schedule.h"
+
+/* Work below this many iterations stays serial: a parallel region costs the
+ * thread pool's wake-up (microseconds), more than a small loop takes. */
+#define PARALLEL_MIN_WORK 32768
+
+const char *sch_default_script(const char *name) {
+  for (int i = 0; i < tvs_default_schedule_count; i++) {
+    const char *f = tvs_default_schedule_sources[i].file, *slash = strrchr(f, '/');
+    if (!strcmp(slash ? slash + 1 : f, name)) return tvs_default_schedule_sources[i].text;
+  }
+  return NULL;
+}
+
+/* ------------------------------------------------------------ IR queries */
+
+/* The realize of the first block called name under s (pre-order), or NULL. */
+static const TirStmt *find_realize(const TirStmt *s, const char *name) {
+  if (!s) return NULL;
+  switch (s->kind) {
+    case TIR_S_BLOCK_REALIZE: {
+      const TirBlock *b = &s->realize.block->block;
+      if (!strcmp(b->name, name)) return s;
+      const TirStmt *r = b->init ? find_realize(b->init, name) : NULL;
+      return r ? r : find_realize(b->body, name);
+    }
+    case TIR_S_SEQ:
+      for (int i = 0; i < s->seq.n; i++) {
+        const TirStmt *r = find_realize(s->seq.stmts[i], name);
+        if (r) return r;
+      }
+      return NULL;
+    case TIR_S_FOR: return find_realize(s->loop.body, name);
+    case TIR_S_IF: {
+      const TirStmt *r = find_realize(s->ifs.then_s, name);
+      return r ? r : find_realize(s->ifs.else_s, name);
+    }
+    case TIR_S_LET: return find_realize(s->let.body, name);
+    case TIR_S_ALLOCATE: return find_realize(s->alloc.body, name);
+    case TIR_S_DECL_BUFFER: return find_realize(s->decl.body, name);
+    case TIR_S_ATTR: return find_realize(s->attr.body, name);
+    default: return NULL;
+  }
+}
+
+static const TirBlock *find_block(const TirFunc *f, const char *name) {
+  const TirStmt *r = find_realize(f->body, name);
+  return r ? &r->realize.block->block : NULL;
+}
+
+/* Whether any loop under s is other than serial (someone scheduled it). */
+static bool has_scheduled_loop(const TirStmt *s) {
+  if (!s) return false;
+  switch (s->kind) {
+    case TIR_S_FOR: return s->loop.kind != TIR_FOR_SERIAL || has_scheduled_loop(s->loop.body);
+    case TIR_S_BLOCK_REALIZE: {
+      const TirBlock *b = &s->realize.block->block;
+      return has_scheduled_loop(b->init) || has_scheduled_loop(b->body);
+    }
+    case TIR_S_SEQ:
+      for (int i = 0; i < s->seq.n; i++)
+        if (has_scheduled_loop(s->seq.stmts[i])) return true;
+      return false;
+    case TIR_S_IF: return has_scheduled_loop(s->ifs.then_s) || has_scheduled_loop(s->ifs.else_s);
+    case TIR_S_LET: return has_scheduled_loop(s->let.body);
+    case TIR_S_ALLOCATE: return has_scheduled_loop(s->alloc.body);
+    case TIR_S_DECL_BUFFER: return has_scheduled_loop(s->decl.body);
+    case TIR_S_ATTR: return has_scheduled_loop(s->attr.body);
+    default: return false;
+  }
+}
+
+static bool is_scheduled(const TirFunc *f) {
+  const IrValue *v = f->attrs ? irv_dict_get(f->attrs, "tir.is_scheduled") : NULL;
+  if (v && (v->kind == IRV_BOOL || v->kind == IRV_INT) && v->i) return true;
+  return has_scheduled_loop(f->body);
+}
+
+static bool is_f32(DType t) { return t.code == DT_FLOAT && t.bits == 32 && t.lanes == 1; }
+
+/* The block's iter kinds as a string ("SSSSRRR"), at most cap-1 of them. */
+static void iter_kinds(const TirBlock *b, char *buf, int cap) {
+  int n = 0;
+  for (int i = 0; i < b->niters && n < cap - 1; i++)
+    buf[n++] = b->iters[i].type == TIR_ITER_SPATIAL ? 'S' : b->iters[i].type == TIR_ITER_REDUCE ? 'R' : 'O';
+  buf[n] = 0;
+}
+
+static bool const_extent(const TirIterVar *iv, int64_t *v) { return tir_is_const_int(iv->dom.extent, v); }
+
+/* --------------------------------------------------------------- the rules */
+
+static bool host_has_avx512(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+}
+
+/* conv2d_nchw float32: the script default_schedule.h describes, chosen as
+ * bench/conv2d_bench.c's default_schedule() does. */
+static const char *conv2d_rule(const TirFunc *f, char *buf, size_t cap) {
+  const TirBlock *b = find_block(f, "conv2d_nchw");
+  char kinds[16];
+  int64_t F;
+  if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype)) return NULL;
+  iter_kinds(b, kinds, sizeof kinds);
+  if (strcmp(kinds, "SSSSRRR") || !const_extent(&b->iters[1], &F)) return NULL;
+  const TirBlock *pad = find_block(f, "pad_temp");
+  if (!pad || pad->body->kind != TIR_S_STORE) return NULL;
+  bool padded = pad->body->store.value->kind != TIR_LOAD;
+  bool avx512 = host_has_avx512();
+  int lanes = avx512 ? 16 : 8;
+  if (F % (2 * lanes) && avx512 && F % lanes == 0)
+    snprintf(buf, cap, "conv2d_nchw_avx512_f16.sched.tvs");
+  else if (F % (2 * lanes))
+    snprintf(buf, cap, "conv2d_nchw_generic.sched.tvs");
+  else
+    snprintf(buf, cap, "conv2d_nchw_%s%s.sched.tvs", avx512 ? "avx512" : "avx2", padded ? "" : "_nopad");
+  return buf;
+}
+
+/* 2-d matmul (A[i, k] B[k, j]) or linear (A[i, k] B[j, k] + bias), float32,
+ * with at least 16 rows (fewer: packing B on every call costs more than the
+ * tile gains; the generic rule runs them as parallel dot products) and
+ * columns a multiple of 64 (the tile; a predicated vector tail is slow). */
+static const char *matmul_rule(const TirFunc *f, const char **block) {
+  static const char *const names[] = {"matmul", "T_linear"};
+  for (int i = 0; i < 2; i++) {
+    const TirBlock *b = find_block(f, names[i]);
+    char kinds[16];
+    if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype)) continue;
+    iter_kinds(b, kinds, sizeof kinds);
+    int64_t M, N;
+    if (strcmp(kinds, "SSR") || !const_extent(&b->iters[0], &M) || !const_extent(&b->iters[1], &N)) continue;
+    if (M < 16 || N % 64) continue;
+    *block = names[i];
+    return i == 0 ? "matmul_nn.sched.tvs" : "matmul_nt.sched.tvs";
+  }
+  return NULL;
+}
+
+const char *sch_default_rule(const TirFunc *f) {
+  static char buf[96];
+  const char *block;
+  const char *r = conv2d_rule(f, buf, sizeof buf);
+  if (!r) r = matmul_rule(f, &block);
+  return r ? r : "generic";
+}
+
+/* Runs an embedded script (after `prologue`, may be NULL) on *m; 0 or -1. */
+static int run_script(IrModule **m, const char *name, const char *prologue) {
+  const char *text = sch_default_script(name);
+  if (!text) return -1;
+  char *full = xmalloc(strlen(text) + (prologue ? strlen(prologue) : 0) + 1);
+  strcpy(full, prologue ? prologue : "");
+  strcat(full, text);
+  SourceFile *src = src_from_string(name, full, strlen(full));
+  free(full);
+  DiagCtx quiet;
+  diag_init(&quiet, NULL);
+  int rc = sch_eval_text(src, m, &quiet, NULL);
+  if (quiet.nerr) rc = -1;
+  diag_free(&quiet);
+  src_free(src);
+  return rc;
+}
+
+/* The names of f's blocks in pre-order (root excluded), into names[]. */
+static void collect_blocks(const TirStmt *s, const char **names, int *n, int cap) {
+  if (!s) return;
+  switch (s->kind) {
+    case TIR_S_BLOCK_REALIZE: {
+      const TirBlock *b = &s->realize.block->block;
+      if (strcmp(b->name, "root") && *n < cap) names[(*n)++] = b->name;
+      collect_blocks(b->init, names, n, cap);
+      collect_blocks(b->body, names, n, cap);
+      return;
+    }
+    case TIR_S_SEQ:
+      for (int i = 0; i < s->seq.n; i++) collect_blocks(s->seq.stmts[i], names, n, cap);
+      return;
+    case TIR_S_FOR: collect_blocks(s->loop.body, names, n, cap); return;
+    case TIR_S_IF:
+      collect_blocks(s->ifs.then_s, names, n, cap);
+      collect_blocks(s->ifs.else_s, names, n, cap);
+      return;
+    case TIR_S_LET: collect_blocks(s->let.body, names, n, cap); return;
+    case TIR_S_ALLOCATE: collect_blocks(s->alloc.body, names, n, cap); return;
+    case TIR_S_DECL_BUFFER: collect_blocks(s->decl.body, names, n, cap); return;
+    case TIR_S_ATTR: collect_blocks(s->attr.body, names, n, cap); return;
+    default: return;
+  }
+}
+
+#define MAX_BLOCKS 64
+
+/* A fresh schedule over *m with its errors kept quiet. */
+typedef struct Quiet {
+  DiagCtx d;
+  Schedule *s;
+} Quiet;
+
+static void quiet_open(Quiet *q, const IrModule *m) {
+  diag_init(&q->d, NULL);
+  q->s = sch_new(m, &q->d);
+}
+
+/* Takes the schedule's result into *m when it made no error. */
+static void quiet_close(Quiet *q, IrModule **m) {
+  if (q->s && !q->d.nerr) {
+    IrModule *nm = sch_take_mod(q->s);
+    ir_module_free(*m);
+    *m = nm;
+  }
+  sch_free(q->s);
+  diag_free(&q->d);
+}
+
+/* Tries a primitive; on failure forgets its error (the schedule is unchanged). */
+static bool try_ok(Quiet *q, int rc) {
+  if (rc >= 0 && !q->d.nerr) return true;
+  diag_clear(&q->d);
+  return false;
+}
+
+/* The blocks that follow main_block in f (pre-order): its fused epilogue. */
+static int epilogue_blocks(const TirFunc *f, const char *main_block, const char **out) {
+  const char *names[MAX_BLOCKS];
+  int n = 0, k = 0;
+  collect_blocks(f->body, names, &n, MAX_BLOCKS);
+  bool after = false;
+  for (int i = 0; i < n; i++) {
+    if (after) out[k++] = names[i];
+    after |= !strcmp(names[i], main_block);
+  }
+  return k;
+}
+
+/* Folds the blocks that followed the main block in the function as fused
+ * (orig: the epilogue, e.g. bias and activation) into the tile's write-back,
+ * one at a time in data-flow order; those that do not fold stay for the
+ * generic rule. */
+static void inline_epilogue(IrModule **m, const TirFunc *orig, const char *main_block) {
+  const char *names[MAX_BLOCKS];
+  int n = epilogue_blocks(orig, main_block, names);
+  Quiet q;
+  quiet_open(&q, *m);
+  for (int i = 0; i < n; i++) {
+    SchRV b = sch_get_block(q.s, names[i], NULL);
+    if (!try_ok(&q, b) || !try_ok(&q, sch_reverse_compute_inline(q.s, b))) break;
+  }
+  quiet_close(&q, m);
+}
+
+/* ------------------------------------------------------ the generic rule */
+
+/* A root-level loop nest: its loops outer to inner down to one block. */
+typedef struct Nest {
+  const TirStmt *loops[16];
+  int nloops;
+  const TirBlock *block;
+  const TirStmt *realize;
+} Nest;
+
+static bool perfect_nest(const TirStmt *s, Nest *n) {
+  n->nloops = 0;
+  while (s && s->kind == TIR_S_FOR && n->nloops < 16) {
+    n->loops[n->nloops++] = s;
+    s = s->loop.body;
+  }
+  if (!s || s->kind != TIR_S_BLOCK_REALIZE) return false;
+  n->realize = s;
+  n->block = &s->realize.block->block;
+  return true;
+}
+
+/* Whether loop i of the nest feeds only spatial iters of its block. */
+static bool loop_is_spatial(const Nest *n, int i) {
+  const TirVar *v = n->loops[i]->loop.var;
+  for (int k = 0; k < n->block->niters; k++)
+    if (n->block->iters[k].type != TIR_ITER_SPATIAL && tir_expr_uses_var(n->realize->realize.values[k], v))
+      return false;
+  return true;
+}
+
+/* The output buffers a block writes that the function does not allocate. */
+static bool writes_param(const TirFunc *f, const TirBlock *b) {
+  for (int w = 0; w < b->nwrites; w++)
+    for (int p = 0; p < f->nparams; p++)
+      if (f->buffer_map[p] && f->buffer_map[p]->data == b->writes[w].buffer->data) return true;
+  return false;
+}
+
+/* Whether name is one of names[0..n) (names NULL: every name is). */
+static bool among(const char *name, const char *const *names, int n) {
+  if (!names) return true;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(names[i], name)) return true;
+  return false;
+}
+
+/* Inlines every block (of only[0..nonly), all when only is NULL) whose value
+ * it can into its consumers (TVM's compute_inline), until nothing more does. */
+static void inline_producers(IrModule **m, const char *const *only, int nonly) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    const TirFunc *f = (*m)->funcs[0].tir;
+    const char *names[MAX_BLOCKS];
+    int n = 0;
+    collect_blocks(f->body, names, &n, MAX_BLOCKS);
+    Quiet q;
+    quiet_open(&q, *m);
+    for (int i = 0; i < n; i++) {
+      const TirBlock *b = find_block(f, names[i]);
+      if (!b || writes_param(f, b) || b->niters == 0 || !among(names[i], only, nonly)) continue;
+      bool spatial = true;
+      for (int k = 0; k < b->niters; k++) spatial &= b->iters[k].type == TIR_ITER_SPATIAL;
+      if (!spatial) continue;
+      SchRV rv = sch_get_block(q.s, names[i], NULL);
+      if (try_ok(&q, rv) && try_ok(&q, sch_compute_inline(q.s, rv))) progress = true;
+    }
+    quiet_close(&q, m);
+  }
+}
+
+/* Parallel over the leading spatial loops of one nest, vectorized along its
+ * innermost loop when that is spatial with a constant multiple of the lanes. */
+static void schedule_nest(Quiet *q, const Nest *n, int lanes) {
+  int lead = 0;
+  while (lead < n->nloops && loop_is_spatial(n, lead)) lead++;
+  if (lead == 0) return;
+  int64_t work = 1, ext;
+  bool known = true;
+  for (int i = 0; i < n->nloops; i++) {
+    if (tir_is_const_int(n->loops[i]->loop.extent, &ext)) work *= ext > 0 ? ext : 1;
+    else known = false;
+  }
+  SchRV *loops = NULL;
+  int nl = sch_get_loops(q->s, sch_get_block(q->s, n->block->name, NULL), &loops);
+  if (!try_ok(q, nl) || nl != n->nloops) {
+    free(loops);
+    return;
+  }
+  int par_end = lead; /* loops [0, par_end) fuse into the parallel loop */
+  int64_t inner;
+  if (lead == n->nloops && lead >= 1 && tir_is_const_int(n->loops[lead - 1]->loop.extent, &inner) &&
+      inner % lanes == 0 && inner >= lanes) {
+    int64_t factors[2] = {0, lanes};
+    SchRV parts[2];
+    if (try_ok(q, sch_split(q->s, loops[lead - 1], factors, 2, true, false, parts))) {
+      if (try_ok(q, sch_vectorize(q->s, parts[1]))) loops[lead - 1] = parts[0];
+    }
+  }
+  if (known && work < PARALLEL_MIN_WORK) {
+    free(loops);
+    return;
+  }
+  SchRV outer = par_end > 1 ? sch_fuse(q->s, loops, par_end, true) : loops[0];
+  if (try_ok(q, outer)) try_ok(q, sch_parallel(q->s, outer));
+  free(loops);
+}
+
+/* Each root-level nest of the only function of *m that no rule touched,
+ * after inlining the producers among only[0..nonly) (NULL: all; after a
+ * family rule only its epilogue's, since its staging blocks must stay). */
+static void generic_rule(IrModule **m, int lanes, const char *const *only, int nonly) {
+  inline_producers(m, only, nonly);
+  const TirFunc *f = (*m)->funcs[0].tir;
+  const TirStmt *root = f->body;
+  if (!root || root->kind != TIR_S_BLOCK_REALIZE) return;
+  const TirStmt *body = root->realize.block->block.body;
+  const TirStmt *const *items = body->kind == TIR_S_SEQ ? (const TirStmt *const *)body->seq.stmts : &body;
+  int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  Quiet q;
+  quiet_open(&q, *m);
+  for (int i = 0; i < nitems; i++) {
+    Nest n;
+    if (items[i]->kind == TIR_S_FOR && !has_scheduled_loop(items[i]) && perfect_nest(items[i], &n))
+      schedule_nest(&q, &n, lanes);
+  }
+  quiet_close(&q, m);
+}
+
+/* ------------------------------------------------------------- the stage */
+
+/* One function: the family rule, then the generic one on what is left.
+ * The result lives in out's heap (or one it depends on). */
+static TirFunc *schedule_func(const IrModule *m, int fi, IrModule *out) {
+  IrModule *one = ir_module_derive(m);
+  ir_module_add_tir(one, m->funcs[fi].name, m->funcs[fi].tir);
+  const TirFunc *f = m->funcs[fi].tir;
+  char buf[96];
+  const char *block = NULL, *script = conv2d_rule(f, buf, sizeof buf);
+  if (script) {
+    if (run_script(&one, script, NULL) == 0) inline_epilogue(&one, f, "conv2d_nchw");
+  } else if ((script = matmul_rule(f, &block))) {
+    char prologue[128];
+    snprintf(prologue, sizeof prologue, "block = sch.get_block(\"%s\")\n", block);
+    if (run_script(&one, script, prologue) == 0) inline_epilogue(&one, f, block);
+  }
+  const char *epi[MAX_BLOCKS];
+  int nepi = script ? epilogue_blocks(f, block ? block : "conv2d_nchw", epi) : 0;
+  generic_rule(&one, host_has_avx512() ? 16 : 8, script ? epi : NULL, nepi);
+  ir_heap_depend(out->heap, one->heap);
+  TirFunc *nf = ir_memdup(out->heap, one->funcs[0].tir, sizeof *nf);
+  nf->attrs = irv_dict_set(out->heap, nf->attrs, "tir.is_scheduled", irv_bool(out->heap, true));
+  ir_module_free(one);
+  return nf;
+}
+
+IrModule *sch_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed) {
+  (void)diag; /* a rule that fails leaves its function as it was: nothing to report */
+  if (changed) *changed = false;
+  bool *called = xcalloc((size_t)m->nfuncs + 1, sizeof *called);
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i].kind == IR_FUNC_RELAX) ir_module_mark_refs(m, m->funcs[i].rx->body, called);
+  IrModule *out = ir_module_derive(m);
+  for (int i = 0; i < m->nfuncs; i++) {
+    const IrGlobal *g = &m->funcs[i];
+    if (g->kind == IR_FUNC_RELAX) {
+      ir_module_add_relax(out, g->name, g->rx);
+    } else if (!called[i] || is_scheduled(g->tir)) {
+      ir_module_add_tir(out, g->name, g->tir);
+    } else {
+      ir_module_add_tir(out, g->name, schedule_func(m, i, out));
+      if (changed) *changed = true;
+    }
+  }
+  free(called);
+  return out;
+}
+
+void sch_default_schedule_install(void) { rx_set_default_scheduler(sch_default_schedule); }
