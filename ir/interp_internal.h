@@ -131,49 +131,33 @@ int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, Inter
 DLDataType interp_dl_dtype(DType t);
 bool interp_dl_matches(DType t, DLDataType d);
 
-/* ---- interp_relax.c, for the operator families' EVAL files (interp_relax_<family>.c) */
-struct RxInterpCtx;
-struct RxInterpVal;
-/* Evaluates the call's operands (op->min_args of them) into v[]; -1 after an error. */
-int rx_eval_operand_vals(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **v);
-const DLTensor *rx_val_tensor(const struct RxInterpVal *v);                /* NULL: not a tensor */
-int rx_val_shape(const struct RxInterpVal *v, const int64_t **shape);      /* -1: not a shape */
-void rx_val_release(struct RxInterpVal *v);
-struct RxInterpVal *rx_val_from_ndarray(TvsNDArray *a);                    /* takes a */
-int rx_eval_error(struct RxInterpCtx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-DType rx_dtype_of_dl(DLDataType d);
-int64_t rx_tensor_offset(const DLTensor *t, const int64_t *idx);          /* in elements */
-/* ---- the same for the tensor family (interp_relax_tensor.c): values by accessor */
-struct RxInterpCtx;
-struct RxInterpVal;
-struct RxExpr;
-Interp *rxi_tir(struct RxInterpCtx *c); /* size-var bindings and error reporting */
-int rxi_eval(struct RxInterpCtx *c, const struct RxExpr *e, struct RxInterpVal **out);
-void rxi_release(struct RxInterpVal *v);
-const DLTensor *rxi_tensor(const struct RxInterpVal *v); /* NULL unless a tensor */
-int rxi_tuple_size(const struct RxInterpVal *v);         /* -1 unless a tuple */
-struct RxInterpVal *rxi_tuple_field(const struct RxInterpVal *v, int i);
-struct RxInterpVal *rxi_new_tensor(TvsNDArray *a);          /* takes a */
-struct RxInterpVal *rxi_new_tuple(TvsNDArray **a, int n);   /* takes a[0..n) */
 /* ---- interp_relax.c: what the operator families' eval files
  *      (interp_relax_<family>.c) use to read operands and make results */
 struct RxExpr;
 struct RxInterpCtx;
 struct RxInterpVal;
 int rx_interp_error(struct RxInterpCtx *c, Span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-Interp *rx_interp_tin(struct RxInterpCtx *c);
+Interp *rx_interp_tin(struct RxInterpCtx *c); /* size-var bindings and error reporting */
+int rx_interp_eval(struct RxInterpCtx *c, const struct RxExpr *e, struct RxInterpVal **out);
 /* Evaluates all e->call.n operands into v[]; releases what it made on failure. */
 int rx_interp_operands(struct RxInterpCtx *c, const struct RxExpr *e, struct RxInterpVal **v);
+/* The same for exactly op->min_args operands (an error otherwise). */
+int rx_interp_operands_exact(struct RxInterpCtx *c, const struct RxExpr *e, struct RxInterpVal **v);
 void rx_interp_release(struct RxInterpVal *v);
-/* The value as a tensor / shape / scalar; NULL or false when it is not one. */
+/* The value as a tensor / shape / scalar / tuple; NULL, false or -1 when it is not one. */
 const DLTensor *rx_interp_as_tensor(const struct RxInterpVal *v);
 bool rx_interp_as_shape(const struct RxInterpVal *v, const int64_t **shape, int *n);
 bool rx_interp_as_prim(const struct RxInterpVal *v, DType *t, IScalar *s);
-/* New values: a tensor owning a; a tuple taking one reference of each field. */
+int rx_interp_tuple_size(const struct RxInterpVal *v);
+struct RxInterpVal *rx_interp_tuple_field(const struct RxInterpVal *v, int i);
+/* New values: a tensor owning a; a tuple taking one reference of each field;
+ * a tuple of tensors owning a[0..n). */
 struct RxInterpVal *rx_interp_tensor(TvsNDArray *a);
 struct RxInterpVal *rx_interp_tuple(struct RxInterpVal **fields, int n);
+struct RxInterpVal *rx_interp_tensor_tuple(TvsNDArray **a, int n);
 DType rx_interp_dtype(DLDataType d);
-/* The element at multi-index idx of a (possibly strided) tensor. */
+/* The element at multi-index idx of a (possibly strided) tensor, and its offset in elements. */
 IScalar rx_interp_read(const DLTensor *t, const int64_t *idx);
+int64_t rx_interp_offset(const DLTensor *t, const int64_t *idx);
 
 #endif

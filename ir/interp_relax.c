@@ -432,25 +432,22 @@ int rx_eval_relu(RxCtx *c, const RxExpr *e, RVal **out) {
   return rc;
 }
 
-/* ---- for the operator families' eval files (interp_internal.h) */
+/* ---- for the operator families' eval files (interp_internal.h): operands,
+ *      results and errors of an operator's EVAL */
 
-Interp *rxi_tir(RxCtx *c) { return &c->tin; }
-int rxi_eval(RxCtx *c, const RxExpr *e, RVal **out) { return rx_eval(c, e, out); }
-void rxi_release(RVal *v) { rv_release(v); }
-const DLTensor *rxi_tensor(const RVal *v) { return v && v->kind == RV_TENSOR ? v->t : NULL; }
-int rxi_tuple_size(const RVal *v) { return v && v->kind == RV_TUPLE ? v->n : -1; }
-RVal *rxi_tuple_field(const RVal *v, int i) { return v->fields[i]; }
-RVal *rxi_new_tensor(TvsNDArray *a) { return rv_tensor(a); }
+int rx_interp_operands_exact(RxCtx *c, const RxExpr *e, RVal **v) { return eval_operands(c, e, v); }
+int64_t rx_interp_offset(const DLTensor *t, const int64_t *idx) { return tensor_offset(t, idx); }
+int rx_interp_eval(RxCtx *c, const RxExpr *e, RVal **out) { return rx_eval(c, e, out); }
+int rx_interp_tuple_size(const RVal *v) { return v && v->kind == RV_TUPLE ? v->n : -1; }
+RVal *rx_interp_tuple_field(const RVal *v, int i) { return v->fields[i]; }
 
-RVal *rxi_new_tuple(TvsNDArray **a, int n) {
+RVal *rx_interp_tensor_tuple(TvsNDArray **a, int n) {
   RVal *t = rv_new(RV_TUPLE);
   t->fields = xcalloc((size_t)(n ? n : 1), sizeof *t->fields);
   t->n = n;
   for (int i = 0; i < n; i++) t->fields[i] = rv_tensor(a[i]);
   return t;
 }
-
-/* ----------------------------------------------------------- for the families */
 
 int rx_interp_error(RxCtx *c, Span sp, const char *fmt, ...) {
   if (!sp.file) sp = c->tin.span.file ? c->tin.span : c->tin.fspan;
@@ -798,33 +795,3 @@ int interp_run_relax_with(const IrModule *m, const char *name, InterpArg *args, 
   interp_cleanup(&c.tin);
   return rc;
 }
-
-/* ------------------------------------------------------------ for the families
- * (interp_internal.h): operands, results and errors of an operator's EVAL. */
-
-int rx_eval_operand_vals(RxCtx *c, const RxExpr *e, RVal **v) { return eval_operands(c, e, v); }
-
-const DLTensor *rx_val_tensor(const RVal *v) { return v && v->kind == RV_TENSOR ? v->t : NULL; }
-
-int rx_val_shape(const RVal *v, const int64_t **shape) {
-  if (!v || v->kind != RV_SHAPE) return -1;
-  *shape = v->shape;
-  return v->n;
-}
-
-void rx_val_release(RVal *v) { rv_release(v); }
-
-RVal *rx_val_from_ndarray(TvsNDArray *a) { return rv_tensor(a); }
-
-int rx_eval_error(RxCtx *c, Span sp, const char *fmt, ...) {
-  if (!sp.file) sp = c->tin.span.file ? c->tin.span : c->tin.fspan;
-  va_list ap;
-  va_start(ap, fmt);
-  diag_report(c->tin.diag, DIAG_ERROR, sp, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
-DType rx_dtype_of_dl(DLDataType d) { return dtype_of_dl(d); }
-
-int64_t rx_tensor_offset(const DLTensor *t, const int64_t *idx) { return tensor_offset(t, idx); }

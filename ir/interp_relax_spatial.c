@@ -20,9 +20,9 @@
 static double get(const DLTensor *t, const int *pos, int64_t a, int64_t b, int64_t c, int64_t d) {
   int64_t idx[4];
   idx[pos[0]] = a, idx[pos[1]] = b, idx[pos[2]] = c, idx[pos[3]] = d;
-  DType dt = rx_dtype_of_dl(t->dtype);
+  DType dt = rx_interp_dtype(t->dtype);
   const unsigned char *p = (const unsigned char *)t->data + t->byte_offset +
-                           (size_t)rx_tensor_offset(t, idx) * tvs_dtype_bytes(t->dtype);
+                           (size_t)rx_interp_offset(t, idx) * tvs_dtype_bytes(t->dtype);
   IScalar v = interp_read_elem(dt, p);
   return dt_is_float(dt) ? v.f : dt_is_uint(dt) ? (double)v.u : (double)v.i;
 }
@@ -30,12 +30,12 @@ static double get(const DLTensor *t, const int *pos, int64_t a, int64_t b, int64
 static void put(TvsNDArray *r, const int *pos, int64_t a, int64_t b, int64_t c, int64_t d, double x) {
   int64_t idx[4];
   idx[pos[0]] = a, idx[pos[1]] = b, idx[pos[2]] = c, idx[pos[3]] = d;
-  DType dt = rx_dtype_of_dl(r->t.dtype);
+  DType dt = rx_interp_dtype(r->t.dtype);
   IScalar v;
   if (dt_is_float(dt)) v.f = x;
   else v = interp_cast_scalar(dt_int64, (IScalar){.i = (int64_t)x}, dt);
   if (dt_is_float(dt)) v = interp_cast_scalar(dt_float64, v, dt);
-  interp_write_elem(dt, (unsigned char *)r->t.data + (size_t)rx_tensor_offset(&r->t, idx) * tvs_dtype_bytes(r->t.dtype),
+  interp_write_elem(dt, (unsigned char *)r->t.data + (size_t)rx_interp_offset(&r->t, idx) * tvs_dtype_bytes(r->t.dtype),
                     v);
 }
 
@@ -48,20 +48,20 @@ static TvsNDArray *result(const RxExpr *e, const int *pos, const int64_t *nchw) 
 
 static int finish(struct RxInterpCtx *c, const RxExpr *e, TvsNDArray *r, struct RxInterpVal **v, int n,
                   struct RxInterpVal **out) {
-  for (int i = 0; i < n; i++) rx_val_release(v[i]);
-  if (!r) return rx_eval_error(c, e->span, "R.%s: cannot allocate the result", e->call.op->script_name);
-  *out = rx_val_from_ndarray(r);
+  for (int i = 0; i < n; i++) rx_interp_release(v[i]);
+  if (!r) return rx_interp_error(c, e->span, "R.%s: cannot allocate the result", e->call.op->script_name);
+  *out = rx_interp_tensor(r);
   return 0;
 }
 
 /* The call's tensor operands (n of them), checked 4-D. */
 static int operands(struct RxInterpCtx *c, const RxExpr *e, int n, struct RxInterpVal **v, const DLTensor **t) {
-  if (rx_eval_operand_vals(c, e, v)) return -1;
+  if (rx_interp_operands_exact(c, e, v)) return -1;
   for (int i = 0; i < n; i++) {
-    t[i] = rx_val_tensor(v[i]);
+    t[i] = rx_interp_as_tensor(v[i]);
     if (!t[i] || t[i]->ndim != 4) {
-      for (int k = 0; k < e->call.op->min_args; k++) rx_val_release(v[k]);
-      return rx_eval_error(c, e->span, "R.%s expects 4-D tensors", e->call.op->script_name);
+      for (int k = 0; k < e->call.op->min_args; k++) rx_interp_release(v[k]);
+      return rx_interp_error(c, e->span, "R.%s expects 4-D tensors", e->call.op->script_name);
     }
   }
   return 0;
@@ -122,9 +122,9 @@ int rx_eval_conv2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **
   Conv cv;
   conv_read(e, t[0], t[1], &cv, "OIHW");
   if (cv.groups < 1 || cv.K1 * cv.groups != cv.C || cv.K0 % cv.groups) {
-    rx_val_release(v[0]);
-    rx_val_release(v[1]);
-    return rx_eval_error(c, e->span, "R.nn.conv2d: channels of data and weight do not match (groups=%lld)",
+    rx_interp_release(v[0]);
+    rx_interp_release(v[1]);
+    return rx_interp_error(c, e->span, "R.nn.conv2d: channels of data and weight do not match (groups=%lld)",
                          (long long)cv.groups);
   }
   int64_t oh = (cv.H + cv.p[0] + cv.p[2] - cv.d[0] * (cv.KH - 1) - 1) / cv.s[0] + 1;
@@ -163,9 +163,9 @@ int rx_eval_conv2d_transpose(struct RxInterpCtx *c, const RxExpr *e, struct RxIn
   Conv cv;
   conv_read(e, t[0], t[1], &cv, "IOHW");
   if (cv.groups < 1 || cv.K0 != cv.C || cv.C % cv.groups) {
-    rx_val_release(v[0]);
-    rx_val_release(v[1]);
-    return rx_eval_error(c, e->span, "R.nn.conv2d_transpose: channels of data and weight do not match");
+    rx_interp_release(v[0]);
+    rx_interp_release(v[1]);
+    return rx_interp_error(c, e->span, "R.nn.conv2d_transpose: channels of data and weight do not match");
   }
   int64_t oh = (cv.H - 1) * cv.s[0] - cv.p[0] - cv.p[2] + cv.d[0] * (cv.KH - 1) + cv.opad[0] + 1;
   int64_t ow = (cv.W - 1) * cv.s[1] - cv.p[1] - cv.p[3] + cv.d[1] * (cv.KW - 1) + cv.opad[1] + 1;
@@ -332,12 +332,13 @@ int rx_eval_resize2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal 
   const DLTensor *t[1];
   if (operands(c, e, 1, v, t)) return -1;
   const int64_t *size;
-  int ns = rx_val_shape(v[1], &size);
+  int ns = -1;
+  if (!rx_interp_as_shape(v[1], &size, &ns)) ns = -1;
   const char *method = rx_attr_str(e->call.attrs, "method", "linear");
   if (ns < 1 || ns > 2 || !strcmp(method, "cubic")) {
-    rx_val_release(v[0]);
-    rx_val_release(v[1]);
-    return rx_eval_error(c, e->span, ns < 1 || ns > 2 ? "R.image.resize2d: size must be a shape of 1 or 2 values"
+    rx_interp_release(v[0]);
+    rx_interp_release(v[1]);
+    return rx_interp_error(c, e->span, ns < 1 || ns > 2 ? "R.image.resize2d: size must be a shape of 1 or 2 values"
                                                       : "R.image.resize2d: method \"cubic\" is not supported by the interpreter");
   }
   Resize rz;
@@ -350,9 +351,9 @@ int rx_eval_resize2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal 
   const DLTensor *x = t[0];
   int64_t dims[4] = {x->shape[dp[0]], x->shape[dp[1]], size[0], size[ns - 1]};
   if ((x->shape[dp[2]] == 0 || x->shape[dp[3]] == 0) && dims[0] * dims[1] * dims[2] * dims[3] > 0) {
-    rx_val_release(v[0]);
-    rx_val_release(v[1]);
-    return rx_eval_error(c, e->span, "R.image.resize2d: cannot resize an empty image to a non-empty one");
+    rx_interp_release(v[0]);
+    rx_interp_release(v[1]);
+    return rx_interp_error(c, e->span, "R.image.resize2d: cannot resize an empty image to a non-empty one");
   }
   TvsNDArray *r = result(e, dp, dims);
   for (int64_t b = 0; r && b < dims[0]; b++)

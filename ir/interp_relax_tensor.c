@@ -66,7 +66,7 @@ static void unravel(int64_t flat, const int64_t *shape, int nd, int64_t *idx) {
 
 /* The evaluated shape of a tensor struct info; its rank or -1 after an error. */
 static int sinfo_shape(RxCtx *c, const RxExpr *e, const RxSInfo *si, int64_t *shape) {
-  Interp *in = rxi_tir(c);
+  Interp *in = rx_interp_tin(c);
   if (!si || si->kind != RX_SI_TENSOR || !si->shape || si->ndim > MAXD)
     return interp_error(in, e->span, "R.%s: the result's shape is not known to the interpreter",
                         e->call.op->script_name);
@@ -79,21 +79,21 @@ static int sinfo_shape(RxCtx *c, const RxExpr *e, const RxSInfo *si, int64_t *sh
 static int operands(RxCtx *c, const RxExpr *e, int n, RVal **v, const DLTensor **t) {
   for (int i = 0; i < n; i++) v[i] = NULL;
   for (int i = 0; i < n && i < e->call.n; i++) {
-    if (rxi_eval(c, e->call.args[i], &v[i])) goto fail;
-    t[i] = rxi_tensor(v[i]);
-    if (!t[i] && rxi_tuple_size(v[i]) < 0) {
-      interp_error(rxi_tir(c), e->call.args[i]->span, "R.%s expects a tensor operand", e->call.op->script_name);
+    if (rx_interp_eval(c, e->call.args[i], &v[i])) goto fail;
+    t[i] = rx_interp_as_tensor(v[i]);
+    if (!t[i] && rx_interp_tuple_size(v[i]) < 0) {
+      interp_error(rx_interp_tin(c), e->call.args[i]->span, "R.%s expects a tensor operand", e->call.op->script_name);
       goto fail;
     }
   }
   return 0;
 fail:
-  for (int i = 0; i < n; i++) rxi_release(v[i]);
+  for (int i = 0; i < n; i++) rx_interp_release(v[i]);
   return -1;
 }
 
 static void release(RVal **v, int n) {
-  for (int i = 0; i < n; i++) rxi_release(v[i]);
+  for (int i = 0; i < n; i++) rx_interp_release(v[i]);
 }
 
 static int alloc_out(RxCtx *c, const RxExpr *e, const RxSInfo *si, DLDataType dt, TvsNDArray **out, int64_t *shape,
@@ -101,7 +101,7 @@ static int alloc_out(RxCtx *c, const RxExpr *e, const RxSInfo *si, DLDataType dt
   *nd = sinfo_shape(c, e, si, shape);
   if (*nd < 0) return -1;
   *out = tvs_ndarray_empty(*nd, shape, dt);
-  if (!*out) return interp_error(rxi_tir(c), e->span, "R.%s: cannot allocate the result", e->call.op->script_name);
+  if (!*out) return interp_error(rx_interp_tin(c), e->span, "R.%s: cannot allocate the result", e->call.op->script_name);
   return 0;
 }
 
@@ -111,7 +111,7 @@ static int alloc_out(RxCtx *c, const RxExpr *e, const RxSInfo *si, DLDataType dt
  * read transposed (linear's weight) when tb; bias added when given. */
 static int matmul(RxCtx *c, const RxExpr *e, const DLTensor *a, const DLTensor *b, bool tb, const DLTensor *bias,
                   RVal **res) {
-  Interp *in = rxi_tir(c);
+  Interp *in = rx_interp_tin(c);
   if (a->ndim == 0 || b->ndim == 0) return interp_error(in, e->span, "R.%s: 0-d operand", e->call.op->script_name);
   TvsNDArray *r;
   int64_t os[MAXD], oi[MAXD] = {0}, ia[MAXD], ib[MAXD];
@@ -166,7 +166,7 @@ static int matmul(RxCtx *c, const RxExpr *e, const DLTensor *a, const DLTensor *
     }
     interp_write_elem(ot, (unsigned char *)r->t.data + (size_t)f * esz, acc);
   }
-  *res = rxi_new_tensor(r);
+  *res = rx_interp_tensor(r);
   return 0;
 }
 
@@ -210,7 +210,7 @@ static int64_t out_flat(const int64_t *idx, const DLTensor *x, const bool *red) 
 /* acc[o] OP= x over the input; first[] marks outputs not yet set. */
 static int fold(RxCtx *c, const RxExpr *e, const DLTensor *x, const bool *red, TirExprKind op, DType t,
                 IScalar *acc, const IScalar *sub, int64_t *count) {
-  Interp *in = rxi_tir(c);
+  Interp *in = rx_interp_tin(c);
   int64_t idx[MAXD] = {0}, n = tvs_ndarray_numel(x);
   for (int64_t i = 0; i < n; i++, next_index(idx, x->shape, x->ndim)) {
     int64_t o = out_flat(idx, x, red);
@@ -229,7 +229,7 @@ static int fold(RxCtx *c, const RxExpr *e, const DLTensor *x, const bool *red, T
 static int divide(RxCtx *c, const RxExpr *e, DType t, IScalar *acc, int64_t m, int64_t cnt) {
   IScalar d = interp_cast_scalar(dt_int64, (IScalar){.i = cnt}, t);
   for (int64_t o = 0; o < m; o++)
-    if (interp_binop(rxi_tir(c), TIR_DIV, t, acc[o], d, &acc[o], e->span)) return -1;
+    if (interp_binop(rx_interp_tin(c), TIR_DIV, t, acc[o], d, &acc[o], e->span)) return -1;
   return 0;
 }
 
@@ -272,7 +272,7 @@ static int reduce(RxCtx *c, const RxExpr *e, const DLTensor *x, RVal **res) {
     tvs_ndarray_free(r);
     return -1;
   }
-  *res = rxi_new_tensor(r);
+  *res = rx_interp_tensor(r);
   return 0;
 }
 
@@ -307,7 +307,7 @@ static int argreduce(RxCtx *c, const RxExpr *e, const DLTensor *x, RVal **res) {
     int64_t o = out_flat(idx, x, red), k = none ? i : idx[ax];
     IScalar v = interp_read_elem(t, elem(x, idx)), b;
     if (count[o]++ == 0) b.i = 1;
-    else rc = interp_binop(rxi_tir(c), better, t, v, best[o], &b, e->span);
+    else rc = interp_binop(rx_interp_tin(c), better, t, v, best[o], &b, e->span);
     if (!rc && b.i) best[o] = v, arg[o] = k;
   }
   free(best);
@@ -316,7 +316,7 @@ static int argreduce(RxCtx *c, const RxExpr *e, const DLTensor *x, RVal **res) {
     tvs_ndarray_free(r);
     return -1;
   }
-  *res = rxi_new_tensor(r);
+  *res = rx_interp_tensor(r);
   return 0;
 }
 
@@ -365,7 +365,7 @@ static int eval_unary_gather(RxCtx *c, const RxExpr *e, SrcFn fn, RVal **out) {
   TvsNDArray *r;
   int rc = gather(c, e, e->sinfo, t, 1, fn, &r);
   release(v, 1);
-  if (!rc) *out = rxi_new_tensor(r);
+  if (!rc) *out = rx_interp_tensor(r);
   return rc;
 }
 
@@ -472,7 +472,7 @@ static int src_take(RxCtx *c, const RxExpr *e, const DLTensor *const *in, int ni
   if (!strcmp(mode, "clip")) i = i < 0 ? 0 : i >= n ? n - 1 : i;
   else if (!strcmp(mode, "wrap")) i = ((i % n) + n) % n;
   else if (i < 0 || i >= n)
-    return interp_error(rxi_tir(c), e->span, "R.take: index %lld is out of range for axis %d of size %lld",
+    return interp_error(rx_interp_tin(c), e->span, "R.take: index %lld is out of range for axis %d of size %lld",
                         (long long)i, ax, (long long)n);
   for (int d = 0; d < ax; d++) src[d] = oi[d];
   src[ax] = i;
@@ -487,7 +487,7 @@ int rx_eval_take(RxCtx *c, const RxExpr *e, RVal **out) {
   TvsNDArray *r;
   int rc = gather(c, e, e->sinfo, t, 2, src_take, &r);
   release(v, 2);
-  if (!rc) *out = rxi_new_tensor(r);
+  if (!rc) *out = rx_interp_tensor(r);
   return rc;
 }
 
@@ -513,15 +513,15 @@ int rx_eval_concat(RxCtx *c, const RxExpr *e, RVal **out) {
   RVal *v[1];
   const DLTensor *t[1];
   if (operands(c, e, 1, v, t)) return -1;
-  int n = rxi_tuple_size(v[0]), rc = 0;
+  int n = rx_interp_tuple_size(v[0]), rc = 0;
   const DLTensor **ins = xcalloc((size_t)(n > 0 ? n : 1), sizeof *ins);
   for (int i = 0; i < n && !rc; i++)
-    if (!(ins[i] = rxi_tensor(rxi_tuple_field(v[0], i))))
-      rc = interp_error(rxi_tir(c), e->span, "R.concat: field %d is not a tensor", i);
-  if (n <= 0 && !rc) rc = interp_error(rxi_tir(c), e->span, "R.concat expects a non-empty tuple of tensors");
+    if (!(ins[i] = rx_interp_as_tensor(rx_interp_tuple_field(v[0], i))))
+      rc = interp_error(rx_interp_tin(c), e->span, "R.concat: field %d is not a tensor", i);
+  if (n <= 0 && !rc) rc = interp_error(rx_interp_tin(c), e->span, "R.concat expects a non-empty tuple of tensors");
   TvsNDArray *r;
   if (!rc) rc = gather(c, e, e->sinfo, ins, n, src_concat, &r);
-  if (!rc) *out = rxi_new_tensor(r);
+  if (!rc) *out = rx_interp_tensor(r);
   free(ins);
   release(v, 1);
   return rc;
@@ -549,7 +549,7 @@ int rx_eval_split(RxCtx *c, const RxExpr *e, RVal **out) {
     int64_t os[MAXD], oi[MAXD] = {0}, src[MAXD], start;
     int nd;
     if (split_start(e, x, ax, k, &start)) {
-      rc = interp_error(rxi_tir(c), e->span, "R.split: axis %d of size %lld cannot be split so", ax,
+      rc = interp_error(rx_interp_tin(c), e->span, "R.split: axis %d of size %lld cannot be split so", ax,
                         (long long)x->shape[ax]);
       break;
     }
@@ -561,7 +561,7 @@ int rx_eval_split(RxCtx *c, const RxExpr *e, RVal **out) {
       memcpy((unsigned char *)rs[k]->t.data + (size_t)f * esz, elem(x, src), esz);
     }
   }
-  if (!rc) *out = rxi_new_tuple(rs, n);
+  if (!rc) *out = rx_interp_tensor_tuple(rs, n);
   else
     for (int k = 0; k < n; k++) tvs_ndarray_free(rs[k]);
   free(rs);
