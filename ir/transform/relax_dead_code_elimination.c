@@ -18,6 +18,7 @@
 #include "ir/transform/relax_pass_util.h"
 #include "ir/transform/xform_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -27,75 +28,40 @@ static bool is_public(const IrGlobal *g) {
   return irv_dict_get(attrs, "global_symbol") != NULL;
 }
 
-typedef struct Reach {
-  const IrModule *m;
-  IrPtrMap seen;  /* const IrGlobal* reached */
-  PtrVec work;
-} Reach;
-
-static void reach(Reach *r, const char *name) {
-  int i = ir_module_index(r->m, name);
-  if (i < 0 || ir_ptrmap_has(&r->seen, &r->m->funcs[i])) return;
-  ir_ptrmap_put(&r->seen, &r->m->funcs[i], NULL);
-  pv_push(&r->work, (void *)&r->m->funcs[i]);
-}
-
-/* Every cls.f named in e (nested SEQs included). */
-static void reach_expr(Reach *r, const RxExpr *e) {
-  if (!e) return;
-  switch (e->kind) {
-    case RX_GLOBAL_VAR: reach(r, e->gvar.name); return;
-    case RX_CALL:
-      if (e->call.callee) reach_expr(r, e->call.callee);
-      for (int i = 0; i < e->call.n; i++) reach_expr(r, e->call.args[i]);
-      return;
-    case RX_TUPLE:
-      for (int i = 0; i < e->tuple.n; i++) reach_expr(r, e->tuple.fields[i]);
-      return;
-    case RX_TUPLE_GET_ITEM: reach_expr(r, e->get.tuple); return;
-    case RX_IF:
-      reach_expr(r, e->ifs.cond);
-      reach_expr(r, e->ifs.then_e);
-      reach_expr(r, e->ifs.else_e);
-      return;
-    case RX_SEQ:
-      for (int bi = 0; bi < e->seq.nblocks; bi++)
-        for (int i = 0; i < e->seq.blocks[bi].n; i++) reach_expr(r, e->seq.blocks[bi].bindings[i].value);
-      reach_expr(r, e->seq.body);
-      return;
-    default: return;
-  }
-}
-
-/* m without the functions no public one reaches (m itself when none goes). */
+/* m without the functions no public one reaches (m itself when none goes):
+ * a worklist over ir_module_mark_refs, which marks the functions a graph
+ * function's body names. */
 static IrModule *remove_unreached(IrModule *m, bool *changed) {
   bool has_graph = false;
   for (int i = 0; i < m->nfuncs; i++) has_graph |= m->funcs[i].kind == IR_FUNC_RELAX;
   if (!has_graph) return m;
-  Reach r;
-  memset(&r, 0, sizeof r);
-  r.m = m;
-  for (int i = 0; i < m->nfuncs; i++)
-    if (is_public(&m->funcs[i])) reach(&r, m->funcs[i].name);
-  while (r.work.len) {
-    const IrGlobal *g = r.work.items[--r.work.len];
-    if (g->kind == IR_FUNC_RELAX) reach_expr(&r, g->rx->body);
+  bool *seen = xcalloc((size_t)m->nfuncs, sizeof *seen), *done = xcalloc((size_t)m->nfuncs, sizeof *done);
+  for (int i = 0; i < m->nfuncs; i++) seen[i] = is_public(&m->funcs[i]);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int i = 0; i < m->nfuncs; i++) {
+      if (!seen[i] || done[i]) continue;
+      done[i] = progress = true;
+      if (m->funcs[i].kind == IR_FUNC_RELAX) ir_module_mark_refs(m, m->funcs[i].rx->body, seen);
+    }
   }
+  int nseen = 0;
+  for (int i = 0; i < m->nfuncs; i++) nseen += seen[i];
   IrModule *out = m;
-  if (r.seen.len < m->nfuncs) {
+  if (nseen < m->nfuncs) {
     out = ir_module_derive(m);
     out->name = m->name;
     for (int i = 0; i < m->nfuncs; i++) {
       const IrGlobal *g = &m->funcs[i];
-      if (!ir_ptrmap_has(&r.seen, g)) continue;
+      if (!seen[i]) continue;
       if (g->kind == IR_FUNC_TIR) ir_module_add_tir(out, g->name, g->tir);
       else ir_module_add_relax(out, g->name, g->rx);
     }
     ir_module_free(m);
     *changed = true;
   }
-  ir_ptrmap_free(&r.seen);
-  pv_free(&r.work);
+  free(seen);
+  free(done);
   return out;
 }
 
