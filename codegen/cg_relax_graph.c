@@ -15,7 +15,7 @@
  * result is returned writes straight into the caller's output; any other
  * returned tensor (an input, a constant, a tensor returned twice) is copied.
  * Intermediates of static size live at the offsets of the memory plan
- * (cg_memory_plan.c: storage shared across disjoint lifetimes) in one
+ * (ir/memory_plan.c: storage shared across disjoint lifetimes) in one
  * workspace allocated per call; those of symbolic size are allocated one by
  * one and freed right after the last call that uses them (on an error path,
  * at exit).  Static shape mismatches between a call_tir and its prim_func
@@ -23,7 +23,7 @@
  * call.  The calling convention is documented in codegen.h
  * (cg_graph_signature). */
 #include "codegen/cg_internal.h"
-#include "codegen/memory_plan.h"
+#include "ir/memory_plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -162,7 +162,7 @@ typedef struct Gx {
   int nsigs;
   LLVMValueRef fname;     /* its name (messages) */
   IrPtrMap env;           /* Relax var -> GVal */
-  CgMemPlan plan;         /* lifetimes, outputs and workspace offsets */
+  RxMemPlan plan;         /* lifetimes, outputs and workspace offsets */
   LLVMValueRef ws;        /* i8* alloca: the planned workspace (NULL when none) */
   LLVMValueRef outs[MAX_OUTPUTS]; /* the output params */
   int nout;
@@ -268,14 +268,14 @@ static const RxSInfo *const *call_outs(const RxExpr *e, int *n, bool *tuple_out)
 
 /* The output a call_tir output is computed in, or -1. */
 static int dest_of(Gx *x, const RxExpr *call, int idx) {
-  const CgPlanTensor *t = cg_memory_plan_find(&x->plan, call, idx);
+  const RxPlanTensor *t = rx_memory_plan_find(&x->plan, call, idx);
   return t ? t->out : -1;
 }
 
 /* The planned intermediate's place in the workspace, or NULL when it is
  * not planned (symbolic size). */
 static LLVMValueRef planned_tensor(Gx *x, const RxExpr *call, int idx) {
-  const CgPlanTensor *t = cg_memory_plan_find(&x->plan, call, idx);
+  const RxPlanTensor *t = rx_memory_plan_find(&x->plan, call, idx);
   if (!t || t->offset < 0 || !x->ws) return NULL;
   LLVMValueRef base = LLVMBuildLoad2(x->g.b, x->m->i8p, x->ws, "");
   LLVMValueRef off = LLVMConstInt(x->m->i64, (unsigned long long)t->offset, 0);
@@ -587,7 +587,7 @@ static void alloc_planned_workspace(Gx *x) {
   LLVMDisposeBuilder(eb);
   LLVMTypeRef ps[2] = {m->i64, m->i64};
   LLVMValueRef a[2] = {LLVMConstInt(m->i64, (unsigned long long)x->plan.peak, 0),
-                       LLVMConstInt(m->i64, CG_PLAN_ALIGN, 0)};
+                       LLVMConstInt(m->i64, RX_PLAN_ALIGN, 0)};
   LLVMValueRef p = call_fn(x, "tvs_backend_alloc_workspace", m->i8p, ps, 2, a, 2, false);
   LLVMBuildStore(x->g.b, p, x->ws);
   fail_if(x, LLVMBuildIsNull(x->g.b, p, ""), "nomem");
@@ -674,7 +674,7 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
     LLVMSetValueName2(p, v->name, strlen(v->name));
     cg_bind(&x.g, v, cg_convert(&x.g, p, dt_int64, dt_element(v->dtype)));
   }
-  if (cg_memory_plan(f, &x.plan) == 0 && x.plan.nout != x.nout) cg_memory_plan_free(&x.plan); /* copy all */
+  if (rx_memory_plan(f, &x.plan) == 0 && x.plan.nout != x.nout) rx_memory_plan_free(&x.plan); /* copy all */
   alloc_planned_workspace(&x);
   GVal *res = ev(&x, f->body);
   if (res) build_graph_result(&x, res);
@@ -699,6 +699,6 @@ void cg_build_graph(CgModule *m, CgFuncSig *s, CgFuncSig *sigs, int nsigs) {
   pv_free(&x.vals);
   free(x.slots);
   ir_ptrmap_free(&x.env);
-  cg_memory_plan_free(&x.plan);
+  rx_memory_plan_free(&x.plan);
   ir_heap_release(h);
 }

@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "codegen/codegen.h"
-#include "codegen/memory_plan.h"
+#include "ir/memory_plan.h"
 #include "driver/run.h"
 
 typedef enum DrvGraphStatus {

@@ -71,6 +71,9 @@ IrModule *rx_canonicalize_bindings(const IrModule *m, DiagCtx *diag, bool *chang
 IrModule *rx_eliminate_common_subexpr(const IrModule *m, DiagCtx *diag, bool *changed);
 IrModule *rx_fold_constant(const IrModule *m, DiagCtx *diag, bool *changed);
 IrModule *rx_dead_code_elimination(const IrModule *m, DiagCtx *diag, bool *changed);
+/* Plans each graph function's intermediates (ir/memory_plan.h) and records
+ * the peak and the unplanned total in its attr "tvs.memory_plan". */
+IrModule *rx_static_plan_block_memory(const IrModule *m, DiagCtx *diag, bool *changed);
 /* AnnotateTIROpPattern (relax_annotate_tir_op_pattern.c): every prim_func of a
  * module that has graph functions gets T.func_attr "op_pattern", TVM's
  * OpPatternKind computed from its blocks (rx_analyze_op_pattern); a nonzero

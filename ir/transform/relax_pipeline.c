@@ -36,6 +36,8 @@ static const RxPass graph_pipeline[] = {
      "FuseTIR: each Primitive graph function becomes one prim_func called through R.call_tir"},
     {"default-schedule", rx_default_schedule,
      "ApplyDefaultSchedule: each unscheduled prim_func gets its family's CPU schedule (stdlib/schedules)"},
+    {"static-plan-block-memory", rx_static_plan_block_memory,
+     "StaticPlanBlockMemory: intermediates share workspace storage across disjoint lifetimes (attr tvs.memory_plan)"},
 };
 
 const RxPass *rx_graph_pipeline(int *n) {

@@ -1,5 +1,5 @@
 /* test_memory_plan.c - the static memory plan of graph functions
- * (codegen/cg_memory_plan.c).
+ * (ir/memory_plan.c).
  *
  * Invariants, on every graph function of examples/mlp.tvs and the relax_*
  * corpus programs (legalized) and on hand-written graphs:
@@ -17,29 +17,29 @@
 #include <string.h>
 
 #include "check.h"
-#include "codegen/memory_plan.h"
+#include "ir/memory_plan.h"
 #include "corpus_files.h"
 #include "ir/transform.h"
 #include "lang/elab.h"
 #include "base/util.h"
 
 /* The invariants of one plan. */
-static void check_plan(const CgMemPlan *p, const char *what) {
+static void check_plan(const RxMemPlan *p, const char *what) {
   int64_t sum = 0, top = 0;
   for (int i = 0; i < p->n; i++) {
-    const CgPlanTensor *a = &p->t[i];
+    const RxPlanTensor *a = &p->t[i];
     CHECK(a->def <= a->last && a->last <= p->nbindings);
     if (a->out >= 0 || a->size < 0) {
       CHECK(a->offset == -1);
       continue;
     }
     sum += a->size;
-    CHECK(a->offset >= 0 && a->offset % CG_PLAN_ALIGN == 0);
-    CHECK(a->size >= a->bytes && a->size % CG_PLAN_ALIGN == 0);
+    CHECK(a->offset >= 0 && a->offset % RX_PLAN_ALIGN == 0);
+    CHECK(a->size >= a->bytes && a->size % RX_PLAN_ALIGN == 0);
     if (a->offset + a->size > top) top = a->offset + a->size;
     for (int j = i + 1; j < p->n; j++) {
-      const CgPlanTensor *b = &p->t[j];
-      if (b->out >= 0 || b->size < 0 || !cg_plan_lifetimes_overlap(a, b)) continue;
+      const RxPlanTensor *b = &p->t[j];
+      if (b->out >= 0 || b->size < 0 || !rx_plan_lifetimes_overlap(a, b)) continue;
       bool disjoint = a->offset + a->size <= b->offset || b->offset + b->size <= a->offset;
       if (!disjoint) fprintf(stderr, "%s: %s and %s overlap\n", what, a->name, b->name);
       CHECK(disjoint);
@@ -64,15 +64,15 @@ static int plan_module(SourceFile *src, const char *what, bool print) {
   int planned = 0;
   for (int i = 0; leg && i < leg->nfuncs; i++) {
     if (leg->funcs[i].kind != IR_FUNC_RELAX) continue;
-    CgMemPlan p;
-    if (cg_memory_plan(leg->funcs[i].rx, &p) != 0) continue;
+    RxMemPlan p;
+    if (rx_memory_plan(leg->funcs[i].rx, &p) != 0) continue;
     char name[256];
     snprintf(name, sizeof name, "%s:%s", what, leg->funcs[i].name);
     check_plan(&p, name);
     if (print)
       printf("%-40s %2d call_tir outputs: planned peak %6lld bytes, live max %6lld, unplanned total %6lld\n", name,
              p.n, (long long)p.peak, (long long)p.live_max, (long long)p.unplanned);
-    cg_memory_plan_free(&p);
+    rx_memory_plan_free(&p);
     planned++;
   }
   ir_module_free(leg);
@@ -107,7 +107,7 @@ static void test_examples(void) {
 }
 
 /* Plans the single graph function "main" of text; the plan is returned. */
-static bool plan_text(const char *text, CgMemPlan *p, SourceFile **src, IrModule **leg) {
+static bool plan_text(const char *text, RxMemPlan *p, SourceFile **src, IrModule **leg) {
   DiagCtx d;
   diag_init(&d, NULL);
   *src = src_from_string("test.tvs", text, strlen(text));
@@ -116,10 +116,10 @@ static bool plan_text(const char *text, CgMemPlan *p, SourceFile **src, IrModule
   ir_module_free(m);
   diag_free(&d);
   const IrGlobal *g = *leg ? ir_module_lookup(*leg, "main") : NULL;
-  return g && cg_memory_plan(g->rx, p) == 0;
+  return g && rx_memory_plan(g->rx, p) == 0;
 }
 
-static const CgPlanTensor *named(const CgMemPlan *p, const char *name) {
+static const RxPlanTensor *named(const RxMemPlan *p, const char *name) {
   for (int i = 0; i < p->n; i++)
     if (!strcmp(p->t[i].name, name)) return &p->t[i];
   return NULL;
@@ -139,7 +139,7 @@ static void test_chain(void) {
       "            e = R.nn.relu(d)\n"
       "            R.output(e)\n"
       "        return e\n";
-  CgMemPlan p;
+  RxMemPlan p;
   SourceFile *src;
   IrModule *leg;
   CHECK(plan_text(text, &p, &src, &leg));
@@ -147,10 +147,10 @@ static void test_chain(void) {
   CHECK_EQ_INT(p.n, 5);
   CHECK_EQ_INT(p.unplanned, 4 * 1024);
   CHECK_EQ_INT(p.peak, 2 * 1024);
-  const CgPlanTensor *e = named(&p, "e"), *a = named(&p, "a");
+  const RxPlanTensor *e = named(&p, "e"), *a = named(&p, "a");
   CHECK(e && e->out == 0 && e->offset == -1);
   CHECK(a && a->def == 0 && a->last == 1);
-  cg_memory_plan_free(&p);
+  rx_memory_plan_free(&p);
   ir_module_free(leg);
   src_free(src);
 }
@@ -167,16 +167,16 @@ static void test_long_lived(void) {
       "            e = R.add(d, a)\n"
       "            R.output(e)\n"
       "        return e\n";
-  CgMemPlan p;
+  RxMemPlan p;
   SourceFile *src;
   IrModule *leg;
   CHECK(plan_text(text, &p, &src, &leg));
   check_plan(&p, "long-lived");
   CHECK_EQ_INT(p.peak, 3 * 1024);
   CHECK_EQ_INT(p.live_max, 3 * 1024);
-  const CgPlanTensor *a = named(&p, "a");
+  const RxPlanTensor *a = named(&p, "a");
   CHECK(a && a->last == 4);
-  cg_memory_plan_free(&p);
+  rx_memory_plan_free(&p);
   ir_module_free(leg);
   src_free(src);
 }
@@ -193,25 +193,25 @@ static void test_tuple_and_symbolic(void) {
       "            gv = (b, d)\n"
       "            R.output(gv)\n"
       "        return gv\n";
-  CgMemPlan p;
+  RxMemPlan p;
   SourceFile *src;
   IrModule *leg;
   CHECK(plan_text(text, &p, &src, &leg));
   check_plan(&p, "tuple");
   CHECK_EQ_INT(p.nout, 2);
   CHECK_EQ_INT(p.ndynamic, 1);
-  const CgPlanTensor *a = named(&p, "a"), *b = named(&p, "b"), *c = named(&p, "c"), *d = named(&p, "d");
+  const RxPlanTensor *a = named(&p, "a"), *b = named(&p, "b"), *c = named(&p, "c"), *d = named(&p, "d");
   CHECK(a && a->bytes == -1 && a->offset == -1 && a->out == -1);
   CHECK(b && b->out == 0 && d && d->out == 1);
   CHECK(c && c->bytes == 24 && c->size == 64 && c->offset == 0);
   CHECK_EQ_INT(p.peak, 64);
   StrBuf sb;
   sb_init(&sb);
-  cg_memory_plan_print(&sb, &p);
+  rx_memory_plan_print(&sb, &p);
   CHECK(strstr(sb.data, "planned peak 64 bytes (unplanned total 64 bytes)") != NULL);
   CHECK(strstr(sb.data, "symbolic") != NULL && strstr(sb.data, "output 1") != NULL);
   sb_free(&sb);
-  cg_memory_plan_free(&p);
+  rx_memory_plan_free(&p);
   ir_module_free(leg);
   src_free(src);
 }

@@ -429,18 +429,18 @@ static int emit_relax_results(const RunArgs *ra, DLTensor **res, int n) {
 
 /* --memory-plan: the static memory plan of the legalized graph, on stdout. */
 static void print_memory_plan(const DrvGraph *g) {
-  CgMemPlan plan;
-  if (cg_memory_plan(g->f, &plan)) {
+  RxMemPlan plan;
+  if (rx_memory_plan(g->f, &plan)) {
     printf("memory plan of '%s': none (the graph is not a sequence of call_tir bindings)\n", g->fname);
     return;
   }
   StrBuf sb;
   sb_init(&sb);
   sb_printf(&sb, "memory plan of '%s' (live ranges in binding indices; outputs are the caller's):\n", g->fname);
-  cg_memory_plan_print(&sb, &plan);
+  rx_memory_plan_print(&sb, &plan);
   fputs(sb.data, stdout);
   sb_free(&sb);
-  cg_memory_plan_free(&plan);
+  rx_memory_plan_free(&plan);
 }
 
 /* --profile: per-kernel medians, then the whole compiled graph. */

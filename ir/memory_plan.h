@@ -16,8 +16,8 @@
  * two other orders (definition order, longest lifetime first) and keeps the
  * smallest peak.  cg_build_graph uses this plan; `tvs run --memory-plan`
  * prints it. */
-#ifndef TVS_CODEGEN_MEMORY_PLAN_H
-#define TVS_CODEGEN_MEMORY_PLAN_H
+#ifndef TVS_IR_MEMORY_PLAN_H
+#define TVS_IR_MEMORY_PLAN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,23 +25,23 @@
 #include "base/util.h"
 #include "ir/relax.h"
 
-#define CG_PLAN_ALIGN 64
+#define RX_PLAN_ALIGN 64
 
 /* One tensor produced by a call_tir. */
-typedef struct CgPlanTensor {
+typedef struct RxPlanTensor {
   const RxExpr *call;   /* the call_tir producing it */
   int idx;              /* its output index */
   char name[64];        /* the bound var's name ("lv0", or "lv0[1]" for a tuple output) */
   const RxSInfo *si;    /* shape and dtype */
   int64_t bytes;        /* its size, or -1 when symbolic */
-  int64_t size;         /* bytes rounded up to CG_PLAN_ALIGN (-1 when symbolic) */
+  int64_t size;         /* bytes rounded up to RX_PLAN_ALIGN (-1 when symbolic) */
   int64_t offset;       /* in the workspace; -1 when not planned */
   int def, last;        /* live range: binding indices (the result is index nbindings) */
   int out;              /* the output it is written into, or -1 for an intermediate */
-} CgPlanTensor;
+} RxPlanTensor;
 
-typedef struct CgMemPlan {
-  CgPlanTensor *t;      /* in definition order */
+typedef struct RxMemPlan {
+  RxPlanTensor *t;      /* in definition order */
   int n;
   int nbindings;        /* bindings of the function (live ranges index them) */
   int64_t peak;         /* workspace bytes: max(offset + size) */
@@ -49,22 +49,22 @@ typedef struct CgMemPlan {
   int64_t live_max;     /* max over binding points of the live static intermediates' sizes */
   int ndynamic;         /* intermediates of symbolic size (not planned) */
   int nout;             /* outputs of the function (a tensor: 1, a tuple: its fields) */
-} CgMemPlan;
+} RxMemPlan;
 
 /* Plans f (legalized: call_tir, tuples, TupleGetItem, constants, vars).
  * 0, or -1 when the body is not a sequence of bindings the plan understands
- * (the plan is then empty).  Free with cg_memory_plan_free. */
-int cg_memory_plan(const RxFunc *f, CgMemPlan *p);
-void cg_memory_plan_free(CgMemPlan *p);
+ * (the plan is then empty).  Free with rx_memory_plan_free. */
+int rx_memory_plan(const RxFunc *f, RxMemPlan *p);
+void rx_memory_plan_free(RxMemPlan *p);
 
 /* The planned tensor for output idx of call, or NULL. */
-const CgPlanTensor *cg_memory_plan_find(const CgMemPlan *p, const RxExpr *call, int idx);
+const RxPlanTensor *rx_memory_plan_find(const RxMemPlan *p, const RxExpr *call, int idx);
 
 /* Whether planned tensors a and b live at the same binding. */
-bool cg_plan_lifetimes_overlap(const CgPlanTensor *a, const CgPlanTensor *b);
+bool rx_plan_lifetimes_overlap(const RxPlanTensor *a, const RxPlanTensor *b);
 
 /* The table: tensor, shape, bytes, offset, live range, then the totals line
  * "planned peak N bytes (unplanned total M bytes)". */
-void cg_memory_plan_print(StrBuf *sb, const CgMemPlan *p);
+void rx_memory_plan_print(StrBuf *sb, const RxMemPlan *p);
 
 #endif

@@ -1,6 +1,6 @@
-/* cg_memory_plan.c - lifetimes and workspace offsets of a graph function's
+/* memory_plan.c - lifetimes and workspace offsets of a graph function's
  * intermediates (see memory_plan.h). */
-#include "codegen/memory_plan.h"
+#include "ir/memory_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 
 /* What the walk over the bindings shares. */
 typedef struct Pw {
-  CgMemPlan *p;
+  RxMemPlan *p;
   IrPtrMap bound;  /* var -> the expression bound to it */
   int cap;
 } Pw;
@@ -72,14 +72,14 @@ static int leaves(Pw *w, const RxExpr *e, const RxExpr **calls, int *idx, int ca
   return 1;
 }
 
-static CgPlanTensor *find(CgMemPlan *p, const RxExpr *call, int idx) {
+static RxPlanTensor *find(RxMemPlan *p, const RxExpr *call, int idx) {
   for (int i = 0; i < p->n; i++)
     if (p->t[i].call == call && p->t[i].idx == idx) return &p->t[i];
   return NULL;
 }
 
-const CgPlanTensor *cg_memory_plan_find(const CgMemPlan *p, const RxExpr *call, int idx) {
-  return find((CgMemPlan *)p, call, idx);
+const RxPlanTensor *rx_memory_plan_find(const RxMemPlan *p, const RxExpr *call, int idx) {
+  return find((RxMemPlan *)p, call, idx);
 }
 
 /* Extends the live range of every tensor e reads to binding `at`. */
@@ -91,7 +91,7 @@ static void use(Pw *w, const RxExpr *e, int at) {
       int idx[MAX_LEAVES];
       int n = leaves(w, e, calls, idx, MAX_LEAVES);
       for (int i = 0; i < n; i++) {
-        CgPlanTensor *t = calls[i] ? find(w->p, calls[i], idx[i]) : NULL;
+        RxPlanTensor *t = calls[i] ? find(w->p, calls[i], idx[i]) : NULL;
         if (t && t->last < at) t->last = at;
       }
       return;
@@ -123,16 +123,16 @@ static void define(Pw *w, const RxExpr *var, const RxExpr *call, int at) {
   int n;
   const RxSInfo *const *osi = call_outs(call, &n);
   for (int i = 0; i < n; i++) {
-    CgMemPlan *p = w->p;
-    VEC_PUSH(p->t, p->n, w->cap, ((CgPlanTensor){.call = call, .idx = i, .si = osi[i], .offset = -1,
+    RxMemPlan *p = w->p;
+    VEC_PUSH(p->t, p->n, w->cap, ((RxPlanTensor){.call = call, .idx = i, .si = osi[i], .offset = -1,
                                                  .def = at, .last = at, .out = -1}));
-    CgPlanTensor *t = &p->t[p->n - 1];
+    RxPlanTensor *t = &p->t[p->n - 1];
     const char *vn = var ? var->var.name : "?";
     if (n == 1 && osi == (const RxSInfo *const *)call->call.sinfo_args && osi[0]->kind != RX_SI_TUPLE)
       snprintf(t->name, sizeof t->name, "%s", vn);
     else snprintf(t->name, sizeof t->name, "%s[%d]", vn, i);
     t->bytes = static_bytes(osi[i]);
-    t->size = t->bytes < 0 ? -1 : (t->bytes + CG_PLAN_ALIGN - 1) / CG_PLAN_ALIGN * CG_PLAN_ALIGN;
+    t->size = t->bytes < 0 ? -1 : (t->bytes + RX_PLAN_ALIGN - 1) / RX_PLAN_ALIGN * RX_PLAN_ALIGN;
   }
 }
 
@@ -144,47 +144,47 @@ static void mark_outputs(Pw *w, const RxExpr *result) {
   int n = leaves(w, result, calls, idx, MAX_LEAVES);
   w->p->nout = n;
   for (int k = 0; k < n; k++) {
-    CgPlanTensor *t = calls[k] ? find(w->p, calls[k], idx[k]) : NULL;
+    RxPlanTensor *t = calls[k] ? find(w->p, calls[k], idx[k]) : NULL;
     if (t && t->out < 0) t->out = k;
   }
 }
 
-bool cg_plan_lifetimes_overlap(const CgPlanTensor *a, const CgPlanTensor *b) {
+bool rx_plan_lifetimes_overlap(const RxPlanTensor *a, const RxPlanTensor *b) {
   return a->def <= b->last && b->def <= a->last;
 }
 
 /* Orders of placement the planner tries. */
 static int by_size(const void *x, const void *y) {
-  const CgPlanTensor *a = *(CgPlanTensor *const *)x, *b = *(CgPlanTensor *const *)y;
+  const RxPlanTensor *a = *(RxPlanTensor *const *)x, *b = *(RxPlanTensor *const *)y;
   if (a->size != b->size) return a->size > b->size ? -1 : 1;
   return a->def - b->def;
 }
 static int by_def(const void *x, const void *y) {
-  const CgPlanTensor *a = *(CgPlanTensor *const *)x, *b = *(CgPlanTensor *const *)y;
+  const RxPlanTensor *a = *(RxPlanTensor *const *)x, *b = *(RxPlanTensor *const *)y;
   return a->def != b->def ? a->def - b->def : by_size(x, y);
 }
 static int by_length(const void *x, const void *y) {
-  const CgPlanTensor *a = *(CgPlanTensor *const *)x, *b = *(CgPlanTensor *const *)y;
+  const RxPlanTensor *a = *(RxPlanTensor *const *)x, *b = *(RxPlanTensor *const *)y;
   int la = a->last - a->def, lb = b->last - b->def;
   return la != lb ? lb - la : by_size(x, y);
 }
 
 static int by_offset(const void *x, const void *y) {
-  const CgPlanTensor *a = *(CgPlanTensor *const *)x, *b = *(CgPlanTensor *const *)y;
+  const RxPlanTensor *a = *(RxPlanTensor *const *)x, *b = *(RxPlanTensor *const *)y;
   return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
 /* Places the n tensors of order[] in that order, each at the lowest offset
  * clear of the placed tensors whose lifetimes overlap; offsets go to off[]
  * (indexed like order); returns the peak. */
-static int64_t place(CgPlanTensor **order, int n, int64_t *off) {
-  CgPlanTensor **placed = xcalloc((size_t)(n ? n : 1), sizeof *placed);
+static int64_t place(RxPlanTensor **order, int n, int64_t *off) {
+  RxPlanTensor **placed = xcalloc((size_t)(n ? n : 1), sizeof *placed);
   int64_t peak = 0;
   for (int i = 0; i < n; i++) order[i]->offset = -1;
   for (int i = 0; i < n; i++) {
     int np = 0;
     for (int j = 0; j < i; j++)
-      if (cg_plan_lifetimes_overlap(order[i], order[j])) placed[np++] = order[j];
+      if (rx_plan_lifetimes_overlap(order[i], order[j])) placed[np++] = order[j];
     qsort(placed, (size_t)np, sizeof *placed, by_offset);
     int64_t at = 0;
     for (int j = 0; j < np; j++) {
@@ -200,13 +200,13 @@ static int64_t place(CgPlanTensor **order, int n, int64_t *off) {
 }
 
 /* Offsets for the static intermediates: the best of three orders. */
-static void assign_offsets(CgMemPlan *p) {
-  CgPlanTensor **order = xcalloc((size_t)(p->n ? p->n : 1), sizeof *order);
+static void assign_offsets(RxMemPlan *p) {
+  RxPlanTensor **order = xcalloc((size_t)(p->n ? p->n : 1), sizeof *order);
   int64_t *off = xcalloc((size_t)(p->n ? p->n : 1), sizeof *off);
   int64_t *best = xcalloc((size_t)(p->n ? p->n : 1), sizeof *best);
   int n = 0;
   for (int i = 0; i < p->n; i++) {
-    CgPlanTensor *t = &p->t[i];
+    RxPlanTensor *t = &p->t[i];
     if (t->out >= 0) continue;
     if (t->size < 0) p->ndynamic++;
     else order[n++] = t, p->unplanned += t->size;
@@ -233,7 +233,7 @@ static void assign_offsets(CgMemPlan *p) {
   free(best);
 }
 
-int cg_memory_plan(const RxFunc *f, CgMemPlan *p) {
+int rx_memory_plan(const RxFunc *f, RxMemPlan *p) {
   memset(p, 0, sizeof *p);
   const RxExpr *body = f ? f->body : NULL;
   if (!body || body->kind != RX_SEQ) return -1;
@@ -256,19 +256,19 @@ int cg_memory_plan(const RxFunc *f, CgMemPlan *p) {
     assign_offsets(p);
   }
   ir_ptrmap_free(&w.bound);
-  if (rc) cg_memory_plan_free(p);
+  if (rc) rx_memory_plan_free(p);
   return rc;
 }
 
-void cg_memory_plan_free(CgMemPlan *p) {
+void rx_memory_plan_free(RxMemPlan *p) {
   free(p->t);
   memset(p, 0, sizeof *p);
 }
 
-void cg_memory_plan_print(StrBuf *sb, const CgMemPlan *p) {
+void rx_memory_plan_print(StrBuf *sb, const RxMemPlan *p) {
   sb_printf(sb, "%-16s %-20s %12s %12s  %s\n", "tensor", "shape", "bytes", "offset", "live");
   for (int i = 0; i < p->n; i++) {
-    const CgPlanTensor *t = &p->t[i];
+    const RxPlanTensor *t = &p->t[i];
     StrBuf sh;
     sb_init(&sh);
     if (t->si->shape) rx_shape_str(&sh, t->si->shape, t->si->ndim);
