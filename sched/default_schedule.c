@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "base/source.h"
+#include "base/vec.h"
+#include "ir/relax_op.h"
 #include "ir/transform.h"
 #include "ir/visit.h"
 #include "sched/schedule.h"
@@ -109,7 +111,7 @@ static bool host_has_avx512(void) {
 
 /* conv2d_nchw float32: the script default_schedule.h describes, chosen as
  * bench/conv2d_bench.c's default_schedule() does. */
-static const char *conv2d_rule(const TirFunc *f, char *buf, size_t cap) {
+static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t cap) {
   const TirBlock *b = find_block(f, "conv2d_nchw");
   char kinds[16];
   int64_t F;
@@ -126,7 +128,8 @@ static const char *conv2d_rule(const TirFunc *f, char *buf, size_t cap) {
   else if (F % (2 * lanes))
     snprintf(buf, cap, "conv2d_nchw_generic.sched.tvs");
   else
-    snprintf(buf, cap, "conv2d_nchw_%s%s.sched.tvs", avx512 ? "avx512" : "avx2", padded ? "" : "_nopad");
+    snprintf(buf, cap, "conv2d_nchw_%s%s%s.sched.tvs", avx512 ? "avx512" : "avx2",
+             prepack && avx512 ? "_prepacked" : "", padded ? "" : "_nopad");
   return buf;
 }
 
@@ -153,7 +156,7 @@ static const char *matmul_rule(const TirFunc *f, const char **block) {
 const char *sch_default_rule(const TirFunc *f) {
   static char buf[96];
   const char *block;
-  const char *r = conv2d_rule(f, buf, sizeof buf);
+  const char *r = conv2d_rule(f, false, buf, sizeof buf);
   if (!r) r = matmul_rule(f, &block);
   return r ? r : "generic";
 }
@@ -392,16 +395,128 @@ static void generic_rule(IrModule **m, int lanes, const char *const *only, int n
   quiet_close(&q, m);
 }
 
+/* ------------------------------------------- weights packed ahead of time */
+
+/* A conv2d whose weights are constants of the model gets the prepacked
+ * script: its weight parameter takes the packed layout [F/16, KH, KW, C, 16]
+ * and the graph passes the constant packed once, here (what TVM does by
+ * rewriting a layout-free weight's layout and folding the rewrite into the
+ * constant), instead of packing it on every call. */
+typedef struct PackedWeight {
+  const char *func; /* the prim_func */
+  int param;        /* its weight parameter (= the call_tir argument) */
+} PackedWeight;
+
+typedef struct PackedWeights {
+  PackedWeight *items;
+  int n, cap;
+} PackedWeights;
+
+static void packed_weights_add(PackedWeights *pw, const char *func, int param) {
+  PackedWeight w = {func, param};
+  VEC_PUSH(pw->items, pw->n, pw->cap, w);
+}
+
+/* The call_tir's argument tuple when e calls prim_func name, else NULL. */
+static const RxExpr *call_tir_args(const RxExpr *e, const char *name) {
+  if (!e || e->kind != RX_CALL || !e->call.op || e->call.op->id != RX_OP_CALL_TIR || e->call.n < 2) return NULL;
+  const RxExpr *callee = e->call.args[0], *args = e->call.args[1];
+  if (callee->kind != RX_GLOBAL_VAR || strcmp(callee->gvar.name, name) || args->kind != RX_TUPLE) return NULL;
+  return args;
+}
+
+/* Counts f's calls of name whose argument idx is / is not a float32 constant. */
+static void count_const_args(const RxExpr *body, const char *name, int idx, int *nconst, int *nother) {
+  if (!body || body->kind != RX_SEQ) return;
+  for (int b = 0; b < body->seq.nblocks; b++)
+    for (int i = 0; i < body->seq.blocks[b].n; i++) {
+      const RxExpr *args = call_tir_args(body->seq.blocks[b].bindings[i].value, name);
+      if (!args) continue;
+      const RxExpr *w = idx < args->tuple.n ? args->tuple.fields[idx] : NULL;
+      if (w && w->kind == RX_CONST && is_f32(w->cnst.dtype) && w->cnst.ndim == 4) (*nconst)++;
+      else (*nother)++;
+    }
+}
+
+/* The weight parameter of a conv2d prim_func whose every call passes a
+ * constant there, when the prepacked script would apply; else -1. */
+static int prepackable_weight(const IrModule *m, const char *name, const TirFunc *f) {
+  char buf[96];
+  const char *script = conv2d_rule(f, true, buf, sizeof buf);
+  if (!script || !strstr(script, "_prepacked")) return -1;
+  const TirBlock *b = find_block(f, "conv2d_nchw");
+  if (b->nreads < 2) return -1;
+  int p = -1;
+  for (int i = 0; i < f->nparams; i++)
+    if (f->buffer_map[i] && f->buffer_map[i]->data == b->reads[1].buffer->data) p = i;
+  if (p < 0) return -1;
+  int nconst = 0, nother = 0;
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i].kind == IR_FUNC_RELAX) count_const_args(m->funcs[i].rx->body, name, p, &nconst, &nother);
+  return nconst > 0 && nother == 0 ? p : -1;
+}
+
+/* w [F, C, KH, KW] as [F/16, KH, KW, C, 16]. */
+static RxExpr *pack_const(IrHeap *h, const RxExpr *w) {
+  const int64_t *s = w->cnst.shape;
+  int64_t F = s[0], C = s[1], KH = s[2], KW = s[3];
+  int64_t shape[5] = {F / 16, KH, KW, C, 16};
+  const float *src = w->cnst.data;
+  float *dst = xmalloc((size_t)(F * C * KH * KW) * sizeof *dst);
+  for (int64_t f = 0; f < F; f++)
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t y = 0; y < KH; y++)
+        for (int64_t x = 0; x < KW; x++)
+          dst[(((f / 16 * KH + y) * KW + x) * C + c) * 16 + f % 16] = src[((f * C + c) * KH + y) * KW + x];
+  RxExpr *e = rx_const(h, w->cnst.dtype, shape, 5, dst);
+  free(dst);
+  return e;
+}
+
+/* One binding's value with its packed weights, or the value itself. */
+static RxExpr *repack_value(IrHeap *h, RxExpr *v, const PackedWeights *pw) {
+  for (int k = 0; k < pw->n; k++) {
+    const RxExpr *args = call_tir_args(v, pw->items[k].func);
+    if (!args) continue;
+    RxExpr **fields = ir_memdup(h, args->tuple.fields, (size_t)args->tuple.n * sizeof *fields);
+    fields[pw->items[k].param] = pack_const(h, args->tuple.fields[pw->items[k].param]);
+    RxExpr *nargs = ir_memdup(h, args, sizeof *nargs);
+    nargs->tuple.fields = fields;
+    RxExpr **cargs = ir_memdup(h, v->call.args, (size_t)v->call.n * sizeof *cargs);
+    cargs[1] = nargs;
+    RxExpr *nv = ir_memdup(h, v, sizeof *nv);
+    nv->call.args = cargs;
+    return nv;
+  }
+  return v;
+}
+
+static RxFunc *repack_calls(IrHeap *h, RxFunc *f, const PackedWeights *pw) {
+  const RxExpr *body = f->body;
+  if (!body || body->kind != RX_SEQ) return f;
+  RxBlock *blocks = ir_memdup(h, body->seq.blocks, (size_t)body->seq.nblocks * sizeof *blocks);
+  for (int b = 0; b < body->seq.nblocks; b++) {
+    RxBinding *bs = ir_memdup(h, blocks[b].bindings, (size_t)blocks[b].n * sizeof *bs);
+    for (int i = 0; i < blocks[b].n; i++) bs[i].value = repack_value(h, bs[i].value, pw);
+    blocks[b].bindings = bs;
+  }
+  RxExpr *nb = ir_memdup(h, body, sizeof *nb);
+  nb->seq.blocks = blocks;
+  RxFunc *nf = ir_memdup(h, f, sizeof *nf);
+  nf->body = nb;
+  return nf;
+}
+
 /* ------------------------------------------------------------- the stage */
 
 /* One function: the family rule, then the generic one on what is left.
  * The result lives in out's heap (or one it depends on). */
-static TirFunc *schedule_func(const IrModule *m, int fi, IrModule *out) {
+static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule *out) {
   IrModule *one = ir_module_derive(m);
   ir_module_add_tir(one, m->funcs[fi].name, m->funcs[fi].tir);
   const TirFunc *f = m->funcs[fi].tir;
   char buf[96];
-  const char *block = NULL, *script = conv2d_rule(f, buf, sizeof buf);
+  const char *block = NULL, *script = conv2d_rule(f, prepack, buf, sizeof buf);
   if (script) {
     if (run_script(&one, script, NULL) == 0) inline_epilogue(&one, f, "conv2d_nchw");
   } else if ((script = matmul_rule(f, &block))) {
@@ -426,19 +541,30 @@ IrModule *sch_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed) 
   for (int i = 0; i < m->nfuncs; i++)
     if (m->funcs[i].kind == IR_FUNC_RELAX) ir_module_mark_refs(m, m->funcs[i].rx->body, called);
   IrModule *out = ir_module_derive(m);
+  PackedWeights pw = {0};
   for (int i = 0; i < m->nfuncs; i++) {
     const IrGlobal *g = &m->funcs[i];
-    if (g->kind == IR_FUNC_RELAX) {
-      ir_module_add_relax(out, g->name, g->rx);
-    } else if (!called[i] || is_scheduled(g->tir)) {
-      ir_module_add_tir(out, g->name, g->tir);
-    } else {
-      ir_module_add_tir(out, g->name, schedule_func(m, i, out));
-      if (changed) *changed = true;
+    if (g->kind == IR_FUNC_RELAX || !called[i] || is_scheduled(g->tir)) {
+      if (g->kind == IR_FUNC_TIR) ir_module_add_tir(out, g->name, g->tir);
+      continue;
     }
+    int wp = prepackable_weight(m, g->name, g->tir);
+    TirFunc *nf = schedule_func(m, i, wp >= 0, out);
+    if (wp >= 0 && nf->buffer_map[wp] && nf->buffer_map[wp]->ndim == 5) packed_weights_add(&pw, g->name, wp);
+    ir_module_add_tir(out, g->name, nf);
+    if (changed) *changed = true;
   }
+  /* the graph functions, their prepacked weights repacked (in source order) */
+  IrModule *res = ir_module_derive(out);
+  for (int i = 0; i < m->nfuncs; i++) {
+    const IrGlobal *g = &m->funcs[i];
+    if (g->kind == IR_FUNC_RELAX) ir_module_add_relax(res, g->name, pw.n ? repack_calls(res->heap, g->rx, &pw) : g->rx);
+    else ir_module_add_tir(res, g->name, ir_module_lookup(out, g->name)->tir);
+  }
+  ir_module_free(out);
+  free(pw.items);
   free(called);
-  return out;
+  return res;
 }
 
 void sch_default_schedule_install(void) { rx_set_default_scheduler(sch_default_schedule); }

@@ -29,3 +29,11 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
 # `not` and FileCheck ship with llvm-14-tools.
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(filecheck), "/usr/lib/llvm-14/bin", os.environ.get("PATH", "/usr/bin:/bin")])
+
+# Host ISA features, for tests of ISA-specific default schedules (REQUIRES: avx512).
+try:
+    with open("/proc/cpuinfo") as f:
+        if " avx512f" in f.read():
+            config.available_features.add("avx512")
+except OSError:
+    pass
