@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "base/util.h"
+#include "driver/gpu.h"
 #include "driver/graph_exec.h"
 #include "driver/run.h"
 #include "ir/transform.h"
@@ -296,6 +297,30 @@ static int execute_tir(const IrModule *m, TirRun *t, DiagCtx *d) {
   return rc;
 }
 
+/* --target cuda|opencl: lower on the GPU pipeline, open the device, run. */
+static int execute_gpu(const IrModule *m, TirRun *t, DiagCtx *d) {
+  IrModule *low = drv_gpu_lower(m, t->ra->target, NULL, d);
+  diag_flush(d);
+  if (!low) return -1;
+  DrvGpu g;
+  char err[1024] = "";
+  CgOptions opt = cg_options_default();
+  int rc = drv_gpu_open(&g, low, t->ra->target, &opt, d, err, sizeof err);
+  diag_flush(d);
+  if (!rc) rc = drv_gpu_call(&g, t->fname, t->args, t->n, err, sizeof err);
+  if (rc && err[0]) fprintf(stderr, "tvs run: error: %s\n", err);
+  if (!rc && t->ra->time) {
+    double t0 = drv_now_ms();
+    int reps = t->ra->repeat > 0 ? t->ra->repeat : 10;
+    for (int i = 0; i < reps && !rc; i++) rc = drv_gpu_call(&g, t->fname, t->args, t->n, err, sizeof err);
+    if (!rc) printf("%s on %s (%s): mean %.4f ms over %d runs (copies included)\n", t->fname, t->ra->target,
+                    g.api->device_name(g.dev), (drv_now_ms() - t0) / reps, reps);
+  }
+  drv_gpu_close(&g);
+  ir_module_free(low);
+  return rc ? -1 : 0;
+}
+
 static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const RunArgs *ra,
                    DiagCtx *d) {
   int n = f->nparams, rc = 1;
@@ -305,7 +330,7 @@ static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const
   if (check_tir_inputs(&t) || bind_tir_given(&t) || bind_tir_dims(&t)) goto done;
   for (int i = 0; i < n; i++)
     if (f->buffer_map[i] && !t.arrays[i] && alloc_tir_buffer(&t, i)) goto done;
-  if (execute_tir(m, &t, d) != 0) goto done;
+  if ((tir_is_gpu_target(ra->target) ? execute_gpu(m, &t, d) : execute_tir(m, &t, d)) != 0) goto done;
   for (int i = 0; i < n; i++) {
     if (!t.is_output[i]) continue;
     const char *name = f->buffer_map[i]->name;
@@ -851,7 +876,8 @@ static const ToolOption run_options[] = {
     {RUN_OUTPUT, "--output", "-o", "DIR", 0, "write the outputs to DIR/NAME.npy (created if missing)"},
     {RUN_SEED, "--seed", NULL, "N", 0, "seed of the random inputs (default 0)"},
     {RUN_DIM, "--dim", NULL, "NAME=VALUE", OPT_REPEAT, "bind a symbolic size variable"},
-    {RUN_TARGET, "--target", NULL, "cpu|interp", 0, "run natively (cpu, the default) or interpreted"},
+    {RUN_TARGET, "--target", NULL, "cpu|interp|cuda|opencl", 0,
+     "run natively (cpu, the default), interpreted, or on a GPU (prim_funcs)"},
     {RUN_TIME, "--time", NULL, NULL, 0, "print the median time and GFLOP/s"},
     {RUN_PROFILE, "--profile", NULL, NULL, 0,
      "graph function: per-kernel table (prim_func, output shape, median ms,\n"
@@ -869,7 +895,8 @@ static const ToolOption run_options[] = {
 static void print_run_help(void) {
   tool_print_help(
       "usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--params w.npz]\n"
-      "                [--output DIR] [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
+      "                [--output DIR] [--seed N] [--dim NAME=VALUE ...]\n"
+      "                [--target cpu|interp|cuda|opencl]\n"
       "                [--time [--repeat N]] [--profile] [--memory-plan] [--fast-math]\n"
       "                [--schedule FILE]\n"
       "Runs a prim_func (destination-passing: params without --input are allocated\n"
@@ -882,7 +909,9 @@ static void print_run_help(void) {
       "statically planned workspace); a graph the compiler does not take (an\n"
       "operator without legalization, if/else, match_cast) is stepped through\n"
       "by the interpreter with its prim_funcs native (a note says why).\n"
-      "--target interp uses the reference interpreter. --time prints the median\n"
+      "--target interp uses the reference interpreter. --target cuda|opencl\n"
+      "lowers a GPU-scheduled prim_func (loops bound to blockIdx/threadIdx) and\n"
+      "runs it on the first device (docs/gpu.md). --time prints the median\n"
       "time over repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
       "--params w.npz binds weights: graph-function parameters named like its\n"
       "arrays become constants (give the rest with --input).\n"
@@ -996,8 +1025,11 @@ static bool is_so_path(const char *file) {
 /* Checks the parsed command line and creates the output directory. */
 static int check_run_args(const RunArgs *ra, const char *sched_path) {
   if (!ra->file) return tool_usage_error("run", "no input file");
-  if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0)
-    return tool_usage_error("run", "unknown target '%s' (available: cpu, interp)", ra->target);
+  if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0 && !tir_is_gpu_target(ra->target))
+    return tool_usage_error("run", "unknown target '%s' (available: cpu, interp, cuda, opencl)", ra->target);
+  if (tir_is_gpu_target(ra->target) && (is_so_path(ra->file) || ra->profile || ra->memory_plan))
+    return tool_usage_error("run", "--target %s runs the prim_funcs of a .tvs file (no .so, --profile or "
+                            "--memory-plan)", ra->target);
   /* A .so holds native code only: say so rather than ignore what cannot apply. */
   if (is_so_path(ra->file) && !strcmp(ra->target, "interp"))
     return tool_usage_error("run", "--target interp cannot run '%s': a .so holds native code "
