@@ -214,6 +214,11 @@ IrModule *tir_split_host_device(const IrModule *m, const char *target, DiagCtx *
       ir_module_add_relax(out, g->name, g->rx);
       continue;
     }
+    if (tir_is_gpu_target(target) && !irv_dict_get(g->tir->attrs, "calling_conv") && !has_thread_loop(g->tir->body) &&
+        !xf_is_nop(g->tir->body))
+      diag_error(diag, g->tir->span,
+                 "'%s' has no loop bound to a GPU thread: on target %s bind its outer loops to blockIdx/threadIdx "
+                 "(Did you forget to bind?)", g->name, target);
     if (!tir_is_gpu_target(target) || irv_dict_get(g->tir->attrs, "calling_conv") || !has_thread_loop(g->tir->body)) {
       ir_module_add_tir(out, g->name, g->tir);
       continue;

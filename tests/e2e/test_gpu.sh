@@ -14,6 +14,8 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
+PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas 2>/dev/null || true)
+[ -n "$PTXAS" ] || echo "[SKIP] ptxas: no CUDA toolkit"
 opencl=1
 "$TVS" run "$SRC/tests/gpu/ewise.tvs" --target opencl >"$W/probe" 2>&1 || opencl=0
 if [ $opencl = 0 ]; then echo "[SKIP] OpenCL runs: $(head -1 "$W/probe")"; fi
@@ -24,6 +26,11 @@ for f in "$SRC"/tests/gpu/*.tvs; do
   if ! "$TVS" run "$f" --target interp -o "$W/$n.interp" >"$W/out" 2>&1; then bad "$n: interp"; cat "$W/out"; continue; fi
   if ! "$TVS" show "$f" --target opencl --stage opencl >"$W/$n.cl" 2>&1; then bad "$n: opencl source"; head "$W/$n.cl"; continue; fi
   grep -q "__kernel void ${n}_kernel" "$W/$n.cl" && ok || bad "$n: no __kernel ${n}_kernel"
+  # the CUDA form: PTX from LLVM's NVPTX backend, checked by ptxas when the toolkit is here
+  if ! "$TVS" show "$f" --target cuda --stage ptx >"$W/$n.ptx" 2>&1; then bad "$n: ptx"; head "$W/$n.ptx"; continue; fi
+  if [ -n "$PTXAS" ]; then
+    "$PTXAS" -arch=sm_80 "$W/$n.ptx" -o "$W/$n.cubin" >"$W/out" 2>&1 && ok || { bad "$n: ptxas rejects the PTX"; head "$W/out"; }
+  fi
   [ $opencl = 1 ] || continue
   if ! "$TVS" run "$f" --target opencl -o "$W/$n.ocl" >"$W/out" 2>&1; then bad "$n: opencl run"; cat "$W/out"; continue; fi
   if "$PY" - "$W/$n.interp" "$W/$n.ocl" <<'PYEOF'; then ok; else bad "$n: opencl differs from the interpreter"; fi
