@@ -41,6 +41,7 @@ typedef struct RunArgs {
   const char *params;  /* --params w.npz: weights bound to graph-function params */
   bool profile;        /* --profile: per-kernel table of a graph function */
   bool memory_plan;    /* --memory-plan: the graph's static memory plan */
+  const char *races;   /* --check-races PASS: GPU pass to run after, or NULL */
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
@@ -297,6 +298,17 @@ static int execute_tir(const IrModule *m, TirRun *t, DiagCtx *d) {
   return rc;
 }
 
+/* --check-races PASS: the GPU pipeline up to PASS, then the interpreter with
+ * threads emulated. */
+static int execute_races(const IrModule *m, TirRun *t, DiagCtx *d) {
+  IrModule *low = drv_gpu_lower(m, "opencl", t->ra->races, d);
+  int rc = low ? interp_run_tir_races(low, t->fname, t->args, t->n, d) : -1;
+  diag_flush(d);
+  ir_module_free(low);
+  if (!rc) fprintf(stderr, "tvs run: no data race in '%s' (threads emulated after %s)\n", t->fname, t->ra->races);
+  return rc;
+}
+
 /* --target cuda|opencl: lower on the GPU pipeline, open the device, run. */
 static int execute_gpu(const IrModule *m, TirRun *t, DiagCtx *d) {
   IrModule *low = drv_gpu_lower(m, t->ra->target, NULL, d);
@@ -330,7 +342,13 @@ static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const
   if (check_tir_inputs(&t) || bind_tir_given(&t) || bind_tir_dims(&t)) goto done;
   for (int i = 0; i < n; i++)
     if (f->buffer_map[i] && !t.arrays[i] && alloc_tir_buffer(&t, i)) goto done;
-  if ((tir_is_gpu_target(ra->target) ? execute_gpu(m, &t, d) : execute_tir(m, &t, d)) != 0) goto done;
+  int erc = ra->races ? execute_races(m, &t, d) : tir_is_gpu_target(ra->target) ? execute_gpu(m, &t, d)
+                                                                                 : execute_tir(m, &t, d);
+  if (erc != 0) goto done;
+  if (ra->races) { /* threads ran one by one past their barriers: the values are not the device's */
+    rc = 0;
+    goto done;
+  }
   for (int i = 0; i < n; i++) {
     if (!t.is_output[i]) continue;
     const char *name = f->buffer_map[i]->name;
@@ -863,7 +881,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -888,6 +906,12 @@ static const ToolOption run_options[] = {
     {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive) and --profile (default 20)"},
     {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
     {RUN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
+    {RUN_CHECK_RACES, "--check-races", NULL, "PASS", 0,
+     "GPU-scheduled prim_func on the interpreter with threads emulated,\n"
+     "lowered through the GPU pipeline up to PASS (thread-storage-sync:\n"
+     "what runs on a device): reads of shared memory another thread wrote\n"
+     "without a barrier between are errors (no outputs: emulated threads\n"
+     "run one by one, so the values are not the device's)"},
     {RUN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -951,6 +975,11 @@ static int set_run_option(RunArgs *ra, int id, const char *val) {
       ra->ndims++;
       break;
     case RUN_TARGET: ra->target = val; break;
+    case RUN_CHECK_RACES:
+      if (tir_gpu_pipeline_index(val) < 0)
+        return tool_usage_error("run", "--check-races needs a GPU lowering pass (e.g. thread-storage-sync), not '%s'", val);
+      ra->races = val;
+      break;
     case RUN_REPEAT: {
       char *end;
       long v = strtol(val, &end, 10);
@@ -1027,6 +1056,8 @@ static int check_run_args(const RunArgs *ra, const char *sched_path) {
   if (!ra->file) return tool_usage_error("run", "no input file");
   if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0 && !tir_is_gpu_target(ra->target))
     return tool_usage_error("run", "unknown target '%s' (available: cpu, interp, cuda, opencl)", ra->target);
+  if (ra->races && (strcmp(ra->target, "interp") || ra->time))
+    return tool_usage_error("run", "--check-races runs on the interpreter: add --target interp (and no --time)");
   if (tir_is_gpu_target(ra->target) && (is_so_path(ra->file) || ra->profile || ra->memory_plan))
     return tool_usage_error("run", "--target %s runs the prim_funcs of a .tvs file (no .so, --profile or "
                             "--memory-plan)", ra->target);
