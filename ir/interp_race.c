@@ -113,7 +113,10 @@ int interp_race_for(Interp *in, const TirStmt *s) {
 
 void interp_race_sync(Interp *in) {
   IRace *r = in->race;
-  if (r && r->nthreads) r->phase[linear(r)]++;
+  if (!r || !r->nthreads) return;
+  if (r->bound[0] || r->bound[1] || r->bound[2]) r->phase[linear(r)]++;
+  else /* outside the thread loops: every thread of the block passes it */
+    for (int i = 0; i < r->nthreads; i++) r->phase[i]++;
 }
 
 static bool is_shared(const TirBuffer *b) {
