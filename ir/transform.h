@@ -56,6 +56,9 @@ TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
  * twice on a path, a reduce iter bound to threadIdx outside a reduction the
  * GPU lowering handles, more threads than a block may hold.  Errors only. */
 TirFunc *tir_verify_thread_binding(TirPassCtx *ctx, TirFunc *f);
+/* A reduction over a threadIdx loop becomes a shared-memory all-reduce
+ * (per-thread partials, a tree, thread 0 writes): see the file. */
+TirFunc *tir_lower_cross_thread_reduction(TirPassCtx *ctx, TirFunc *f);
 /* Shared/local allocation limits of the lowered kernel (VerifyGPUCode). */
 TirFunc *tir_verify_gpu_code(TirPassCtx *ctx, TirFunc *f);
 /* ThreadSync("shared"): T.tvm_storage_sync("shared") between a write of

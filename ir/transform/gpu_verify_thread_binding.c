@@ -7,8 +7,8 @@
  *  - threads per block (the product of the threadIdx extents on a path) at
  *    most 1024, each threadIdx extent a constant;
  *  - vthread is not lowered yet (inject-virtual-thread);
- *  - a reduce iter bound through a threadIdx loop needs a cross-thread
- *    reduction (lower-cross-thread-reduction), which is not lowered yet. */
+ *  - a reduce iter bound through a threadIdx loop must be one that
+ *    lower-cross-thread-reduction (run before) has rewritten. */
 #include "ir/transform/xform_internal.h"
 
 #include <stdarg.h>
@@ -94,8 +94,9 @@ static void check_realize(Check *c, const TirStmt *s) {
       if (strncmp(l->loop.thread_tag, "threadIdx.", 10) || !tir_expr_uses_var(s->realize.values[k], l->loop.var))
         continue;
       fail(c, l->span,
-           "block '%s' reduces over loop '%s' bound to threadIdx: cross-thread reductions are not lowered yet "
-           "(lower-cross-thread-reduction); keep the reduction loop serial or rfactor it",
+           "block '%s' reduces over loop '%s' bound to threadIdx in a form lower-cross-thread-reduction does not "
+           "take (it needs `B[i] = B[i] OP x` with OP +, *, max or min, only serial loops between the thread loop "
+           "and the block, and no threadIdx loop around it)",
            b->name, l->loop.var->name);
       return;
     }

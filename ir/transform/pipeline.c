@@ -58,6 +58,8 @@ static const TirPass cpu_pipeline[] = {
 static const TirPass gpu_pipeline[] = {
     {"canonicalize-loop", tir_canonicalize_loop,
      "loops start at 0: for i in range(a, b) becomes range(b - a) with i + a substituted"},
+    {"lower-cross-thread-reduction", tir_lower_cross_thread_reduction,
+     "(GPU) a reduction over a threadIdx loop becomes per-thread partials and a shared-memory tree"},
     {"verify-thread-binding", tir_verify_thread_binding,
      "(GPU) check thread bindings: an axis bound twice on a path, reduce iters on threadIdx, block size"},
     {"lower-init-block", tir_lower_init_block,
