@@ -27,6 +27,8 @@ struct CgResult {
   CgOptions opt;                     /* options (strings point at the fields above) */
 };
 
+struct CgFn;
+
 /* Module-wide codegen state. */
 typedef struct CgModule {
   LLVMContextRef ctx;      /* the context */
@@ -38,6 +40,9 @@ typedef struct CgModule {
   LLVMTypeRef i1, i8, i16, i32, i64, f16, f32, f64, i8p, voidt; /* common types */
   int ntasks;              /* outlined parallel bodies so far (for names) */
   int nstrings;            /* string constants so far */
+  /* A device backend's own lowering of some statements (thread-bound loops,
+   * shared allocations, barriers): true when it emitted s.  NULL on the CPU. */
+  bool (*device_stmt)(struct CgFn *f, const TirStmt *s);
 } CgModule;
 
 /* A binding of a loop-IR variable to its LLVM value. */

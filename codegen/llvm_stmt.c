@@ -332,6 +332,7 @@ static void while_stmt(CgFn *f, const TirStmt *s) {
 
 void cg_stmt(CgFn *f, const TirStmt *s) {
   if (!s || f->failed) return;
+  if (f->m->device_stmt && f->m->device_stmt(f, s)) return;
   switch (s->kind) {
     case TIR_S_STORE: cg_store(f, s); break;
     case TIR_S_SEQ:

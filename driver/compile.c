@@ -11,6 +11,7 @@
 
 #include "codegen/cg_export.h"
 #include "driver/drv_internal.h"
+#include "driver/gpu.h"
 #include "driver/run.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
@@ -47,6 +48,22 @@ int drv_check_options(const DrvOptions *o, DiagCtx *d) {
   if (o->ninputs == 0) {
     diag_error(d, span_none, "no input file");
     return -1;
+  }
+  if (tir_is_gpu_target(o->target)) {
+    bool cuda = !strcmp(o->target, "cuda");
+    bool code = cuda ? o->emit && (!strcmp(o->emit, "ptx") || !strcmp(o->emit, "nvvm"))
+                     : o->emit && !strcmp(o->emit, "opencl");
+    if (!o->emit || (!code && tir_gpu_pipeline_index(o->emit) < 0 && strcmp(o->emit, "tir"))) {
+      diag_error(d, span_none, "--target %s: give --emit %s, tir or a GPU lowering pass (shared objects are "
+                 "CPU-only for now; tvs run --target %s runs kernels)", o->target, cuda ? "ptx|nvvm" : "opencl",
+                 o->target);
+      return -1;
+    }
+    if (o->header) {
+      diag_error(d, span_none, "conflicting options: -H writes a header for a CPU module");
+      return -1;
+    }
+    return 0;
   }
   if (o->emit) {
     if (!drv_find_stage(o->emit, DRV_STAGES_EMIT, NULL)) {
@@ -403,6 +420,15 @@ static int compile_module(Run *r, IrModule *m) {
   }
   if (m->nfuncs == 0) {
     diag_error(r->d, span_none, "nothing to compile: the input has no function");
+    goto done;
+  }
+  if (tir_is_gpu_target(o->target)) { /* a GPU stage: a lowering pass or the device code */
+    bool code = tir_gpu_pipeline_index(stage) < 0;
+    low = drv_gpu_lower(m, o->target, code ? NULL : stage, r->d);
+    char *text = low && code ? drv_gpu_device_code(low, o->target, &o->cg, !strcmp(stage, "nvvm"), r->d) : NULL;
+    if (low && !code) print_tir_only(&sb, low);
+    if (low && (text || !code)) rc = put_text(r, o->output, text ? text : sb.data);
+    free(text);
     goto done;
   }
   bool cross = false;

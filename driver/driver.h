@@ -46,6 +46,8 @@ typedef struct DrvOptions {
                                  parameters of the same names (embedded as
                                  constants), or NULL */
   CgOptions cg;               /* -O, --mcpu, --mattr, --mtriple, --fast-math */
+  const char *target;         /* --target: NULL/"cpu", or "cuda"/"opencl" (then --emit a
+                                 GPU pass, ptx, nvvm or opencl; driver/gpu.h) */
   const char *cc;             /* linker driver for .so; NULL = $CC, else "cc" */
   const char *runtime_dir;    /* directory of libtvs_runtime.so to link against;
                                  NULL = find it next to the tvsc executable (build

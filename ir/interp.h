@@ -27,6 +27,12 @@ typedef struct InterpArg {
  * are reported as errors (with the func's span) and return -1. */
 int interp_run_tir(const IrModule *m, const char *name, InterpArg *args, int nargs, DiagCtx *diag);
 
+/* interp_run_tir with GPU threads emulated (ir/interp_race.c): thread-bound
+ * loops enumerate threads, and a read of a shared buffer element that
+ * another thread wrote with no barrier between is an error naming the
+ * buffer, both threads and both statements. */
+int interp_run_tir_races(const IrModule *m, const char *name, InterpArg *args, int nargs, DiagCtx *diag);
+
 /* Runs graph function `name`: args are its params; *results receives the
  * return value's tensors (malloc'd array of runtime-allocated DLTensors owned
  * by the caller: free each with interp_free_result) and *nresults their count

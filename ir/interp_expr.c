@@ -523,6 +523,7 @@ static int access(Interp *in, const TirBuffer *b, TirExpr **exprs, int n, IVal *
     int64_t off;
     if (interp_flat_index(in, v, idx + (size_t)l * (size_t)n, n, store, sp, &off)) goto fail;
     unsigned char *p = in->stores[v->storage].data + (size_t)off * v->esz;
+    if (in->race && interp_race_access(in, b, p, off, store, sp)) goto fail;
     if (store) interp_write_elem(et, p, val->v[l]);
     else val->v[l] = interp_read_elem(et, p);
   }
@@ -587,6 +588,12 @@ static int eval_call_special(Interp *in, const TirExpr *e, IVal *out) {
   switch (op->id) {
     case TIR_OP_CALL_EXTERN: case TIR_OP_CALL_PURE_EXTERN: {
       const char *fn = n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?";
+      if (!strcmp(fn, "tvm_storage_sync")) { /* a GPU barrier: threads run one by one here */
+        interp_race_sync(in);
+        out->t = rt;
+        out->v[0].i = 0;
+        return 0;
+      }
       return interp_error(in, e->span, "%s '%s' cannot run in the interpreter", op->name, fn);
     }
     case TIR_OP_RET:

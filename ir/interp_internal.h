@@ -65,6 +65,8 @@ typedef struct IMark {
   int nvars, nstores, nviews;
 } IMark;
 
+typedef struct IRace IRace; /* the race detector's state (interp_race.c) */
+
 typedef struct Interp {
   const IrModule *mod;   /* module (for call_tir lookups) */
   DiagCtx *diag;         /* where errors go */
@@ -78,6 +80,7 @@ typedef struct Interp {
   int nstores, capstores;
   IView *views;          /* resolved buffers, innermost last */
   int nviews, capviews;
+  IRace *race;           /* GPU threads emulated and races checked, or NULL */
 } Interp;
 
 /* ---- interp_expr.c */
@@ -127,6 +130,20 @@ int interp_exec(Interp *in, const TirStmt *s);
 /* Runs prim_func f (named name) on args; depth = nesting for recursion limits. */
 int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
                     int nargs, DiagCtx *diag, int depth);
+/* interp_call_tir at depth 0 with the race detector race (may be NULL). */
+int interp_call_tir_with(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
+                         DiagCtx *diag, IRace *race);
+
+/* ---- interp_race.c */
+/* A thread-bound loop under emulation: 0 / -1 like interp_exec, or 1 when s
+ * is not one (the caller runs it). */
+int interp_race_for(Interp *in, const TirStmt *s);
+/* The current thread passes a barrier. */
+void interp_race_sync(Interp *in);
+/* An access of element elem of b at addr: -1 (reported) on a race. */
+int interp_race_access(Interp *in, const TirBuffer *b, const void *addr, int64_t elem, bool store, Span sp);
+void interp_race_free(IRace *r);
+
 /* DType <-> DLPack dtype (bool <-> {kDLBool, 8, 1}). */
 DLDataType interp_dl_dtype(DType t);
 bool interp_dl_matches(DType t, DLDataType d);

@@ -137,6 +137,10 @@ static int eval_cond(Interp *in, const TirExpr *e, bool *out) {
 }
 
 static int exec_for(Interp *in, const TirStmt *s) {
+  if (in->race) {
+    int r = interp_race_for(in, s);
+    if (r != 1) return r;
+  }
   int64_t min, ext;
   if (interp_eval_int(in, s->loop.min, &min) || interp_eval_int(in, s->loop.extent, &ext)) return -1;
   IMark m = interp_mark(in);
@@ -451,11 +455,12 @@ static int bind_params(Interp *in, const TirFunc *f, InterpArg *args) {
   return 0;
 }
 
-int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
-                    int nargs, DiagCtx *diag, int depth) {
+static int call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
+                    DiagCtx *diag, int depth, IRace *race) {
   Interp in;
   interp_init(&in, m, diag, name, f->span);
   in.depth = depth;
+  in.race = race;
   int rc;
   if (nargs != f->nparams)
     rc = interp_error(&in, f->span, "function '%s' takes %d argument%s but %d %s given", name,
@@ -467,6 +472,16 @@ int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, Inter
   if (rc == 0) rc = interp_exec(&in, f->body);
   interp_cleanup(&in);
   return rc;
+}
+
+int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
+                    int nargs, DiagCtx *diag, int depth) {
+  return call_tir(m, f, name, args, nargs, diag, depth, NULL);
+}
+
+int interp_call_tir_with(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
+                         DiagCtx *diag, IRace *race) {
+  return call_tir(m, f, name, args, nargs, diag, 0, race);
 }
 
 int interp_run_tir(const IrModule *m, const char *name, InterpArg *args, int nargs, DiagCtx *diag) {

@@ -20,6 +20,7 @@ typedef struct TirPassCtx {
   IrHeap *heap;   /* where new nodes go (the heap of the module being built) */
   DiagCtx *diag;  /* warnings/errors (e.g. vectorize fallbacks); may be NULL */
   const char *func_name; /* global name of the function being lowered (messages) */
+  const char *target;    /* "cuda", "opencl" on the GPU pipeline; NULL on the CPU one */
 } TirPassCtx;
 
 /* A per-function pass: returns f itself when nothing changed. */
@@ -30,6 +31,9 @@ typedef struct TirPass {
   TirPassFn fn;      /* entry point */
   const char *what;  /* one-line description for --list-stages */
 } TirPass;
+/* fn NULL: a module pass (split-host-device adds functions), found by name in
+ * pipeline.c's table of module passes. */
+typedef IrModule *(*TirModulePassFn)(const IrModule *m, const char *target, DiagCtx *diag, bool *changed);
 
 /* ---------------------------------------------------------- the passes */
 TirFunc *tir_canonicalize_loop(TirPassCtx *ctx, TirFunc *f);
@@ -46,6 +50,26 @@ TirFunc *tir_storage_rewrite(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_unroll_loop(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_remove_no_op(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
+
+/* ------------------------------------------- GPU passes (ir/transform/gpu_*.c) */
+/* The thread-binding rules on the scheduled IR (docs/gpu.md): one axis bound
+ * twice on a path, a reduce iter bound to threadIdx outside a reduction the
+ * GPU lowering handles, more threads than a block may hold.  Errors only. */
+TirFunc *tir_verify_thread_binding(TirPassCtx *ctx, TirFunc *f);
+/* A reduction over a threadIdx loop becomes a shared-memory all-reduce
+ * (per-thread partials, a tree, thread 0 writes): see the file. */
+TirFunc *tir_lower_cross_thread_reduction(TirPassCtx *ctx, TirFunc *f);
+/* Shared/local allocation limits of the lowered kernel (VerifyGPUCode). */
+TirFunc *tir_verify_gpu_code(TirPassCtx *ctx, TirFunc *f);
+/* ThreadSync("shared"): T.tvm_storage_sync("shared") between a write of
+ * shared memory and a later read of it by other threads. */
+TirFunc *tir_thread_storage_sync(TirPassCtx *ctx, TirFunc *f);
+/* Whether s is the barrier thread-storage-sync inserts. */
+bool tir_is_storage_sync(const TirStmt *s);
+/* SplitHostDevice + LowerDeviceKernelLaunch: every thread-bound loop nest
+ * becomes a kernel prim_func NAME_kernel[N] and the host calls it through
+ * T.call_extern("int32", kernel, args..., launch extents...). */
+IrModule *tir_split_host_device(const IrModule *m, const char *target, DiagCtx *diag, bool *changed);
 
 /* ---------------------------------------------------------- graph passes */
 
@@ -158,6 +182,17 @@ IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn a
  * and NULL is returned. */
 IrModule *tir_run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, DiagCtx *diag,
                          TirAfterPassFn after, void *user);
+
+/* The GPU pipeline (cuda, opencl): the CPU passes with the GPU passes in
+ * their TVM slots; *n receives its length. */
+const TirPass *tir_gpu_pipeline(int *n);
+/* Index of the pass called name in the GPU pipeline, or -1. */
+int tir_gpu_pipeline_index(const char *name);
+/* Whether target names a GPU target ("cuda", "opencl"). */
+bool tir_is_gpu_target(const char *target);
+/* tir_lower on the GPU pipeline for target (up to pass index last, -1 = all). */
+IrModule *tir_lower_gpu(const IrModule *m, const char *target, int last, DiagCtx *diag, TirAfterPassFn after,
+                        void *user);
 
 /* Whether tir_lower verifies after every pass: builds defining
  * TVS_VERIFY_PASSES (Debug, TVS_SANITIZE) always do, others when the

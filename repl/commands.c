@@ -10,6 +10,7 @@
 
 #include "base/text_diff.h"
 #include "codegen/codegen.h"
+#include "driver/gpu.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "repl/repl_internal.h"
@@ -332,11 +333,33 @@ static int show_pass_diff(Repl *r, const IrModule *m, const char *stage) {
   return rc;
 }
 
+/* :show on a GPU target: a GPU lowering pass, or the device code (opencl,
+ * ptx, nvvm). */
+static bool is_gpu_stage(const Repl *r, const char *s) {
+  return r->gpu_target && (tir_gpu_pipeline_index(s) >= 0 || !strcmp(s, "opencl") || !strcmp(s, "ptx") ||
+                           !strcmp(s, "nvvm"));
+}
+
+static int show_gpu(Repl *r, const IrModule *m, const char *stage) {
+  bool code = tir_gpu_pipeline_index(stage) < 0;
+  if (code && (strcmp(stage, "opencl") == 0) != (strcmp(r->gpu_target, "opencl") == 0))
+    return repl_error(r, ":show: '%s' is not target %s's device code", stage, r->gpu_target), -1;
+  IrModule *low = drv_gpu_lower(m, r->gpu_target, code ? NULL : stage, &r->diag);
+  CgOptions cgo = cg_options_default();
+  char *text = low && code ? drv_gpu_device_code(low, r->gpu_target, &cgo, !strcmp(stage, "nvvm"), &r->diag)
+                           : low ? print_mod(r, low, r->color) : NULL;
+  if (text) repl_puts(r, text);
+  free(text);
+  ir_module_free(low);
+  return text ? 0 : -1;
+}
+
 static int cmd_show(Repl *r, int argc, char **argv) {
   const char *stage = "tir", *func = NULL;
   bool diff = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--diff")) diff = true;
+    else if (is_gpu_stage(r, argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
     else if (is_stage(argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
     else if (!func) func = argv[i];
     else return repl_error(r, "usage: :show [STAGE] [FUNC]"), -1;
@@ -372,6 +395,8 @@ static int cmd_show(Repl *r, int argc, char **argv) {
   diag_clear(&r->diag);
   if (diff) {
     rc = show_pass_diff(r, m, stage);
+  } else if (is_gpu_stage(r, stage)) {
+    rc = show_gpu(r, m, stage);
   } else if (!strcmp(stage, "tir")) {
     char *text = print_mod(r, m, r->color);
     repl_puts(r, text);
@@ -494,12 +519,13 @@ static int cmd_write(Repl *r, int argc, char **argv) {
 
 static int cmd_target(Repl *r, int argc, char **argv) {
   if (argc == 1) {
-    fprintf(r->opt.out, "target: %s\n", r->target_cpu ? "cpu" : "interp");
+    fprintf(r->opt.out, "target: %s\n", r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp");
     return 0;
   }
-  if (argc != 2 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "interp")))
-    return repl_error(r, "usage: :target cpu|interp"), -1;
-  r->target_cpu = !strcmp(argv[1], "cpu");
+  if (argc != 2 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "interp") && !tir_is_gpu_target(argv[1])))
+    return repl_error(r, "usage: :target cpu|interp|cuda|opencl"), -1;
+  r->gpu_target = !strcmp(argv[1], "cuda") ? "cuda" : !strcmp(argv[1], "opencl") ? "opencl" : NULL;
+  r->target_cpu = strcmp(argv[1], "interp") != 0;
   fprintf(r->opt.out, "target: %s\n", argv[1]);
   return 0;
 }
@@ -569,7 +595,9 @@ static const ReplCmd commands[] = {
                              "(tvs show FILE.tvs --schedule TRACE replays it)", cmd_trace},
     {"reset", "", "back to the module as loaded (forgets every step)", cmd_reset},
     {"write", "FILE [FUNC]", "write the current module (or one function) as .tvs text", cmd_write},
-    {"target", "cpu|interp", "where :run and :time execute: LLVM JIT (cpu) or the interpreter", cmd_target},
+    {"target", "cpu|interp|cuda|opencl",
+     "where :run and :time execute: LLVM JIT (cpu), the interpreter, or a GPU\n"
+     "(cuda, opencl: :show then also takes the GPU passes and opencl/ptx/nvvm)", cmd_target},
     {"run", "[FUNC] [--input NAME=x.npy ...] [--params w.npz]",
      "run on random inputs (or .npy files) and check the result against the\n"
      "unscheduled function on the interpreter; a graph function (a model) is\n"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/gpu.h"
 #include "driver/run.h"
 #include "repl/repl_internal.h"
 #include "runtime/ndarray.h"
@@ -113,10 +114,32 @@ static int make_args(Repl *r, const TirFunc *f, const NamedInput *in, int nin, A
 typedef struct Runner {
   Repl *r;
   DrvRunner dr;
+  IrModule *low;   /* :target cuda|opencl: the GPU-lowered module, else NULL */
+  DrvGpu gpu;      /* and its device */
+  const char *func;
 } Runner;
+
+/* :target cuda|opencl: lower on the GPU pipeline and open the device. */
+static int gpu_runner_init(Runner *ru, Repl *r, const IrModule *m, const char *func) {
+  memset(&ru->dr, 0, sizeof ru->dr);
+  diag_clear(&r->diag);
+  ru->func = func;
+  ru->low = drv_gpu_lower(m, r->gpu_target, NULL, &r->diag);
+  char err[512] = "";
+  CgOptions opt = cg_options_default();
+  int rc = ru->low ? drv_gpu_open(&ru->gpu, ru->low, r->gpu_target, &opt, &r->diag, err, sizeof err) : -1;
+  fflush(r->opt.out);
+  diag_flush(&r->diag);
+  diag_clear(&r->diag);
+  if (rc && err[0]) repl_error(r, "%s", err);
+  return rc ? -1 : 0;
+}
 
 static int runner_init(Runner *ru, Repl *r, const IrModule *m, const char *func, bool cpu) {
   ru->r = r;
+  ru->low = NULL;
+  memset(&ru->gpu, 0, sizeof ru->gpu);
+  if (cpu && r->gpu_target) return gpu_runner_init(ru, r, m, func);
   if (!cpu) return drv_runner_init(&ru->dr, m, func, NULL, false, &r->diag);
   CgOptions opt = cg_options_default();
   diag_clear(&r->diag);
@@ -129,9 +152,20 @@ static int runner_init(Runner *ru, Repl *r, const IrModule *m, const char *func,
   return st == DRV_RUN_OK ? 0 : -1;
 }
 
-static void runner_free(Runner *ru) { drv_runner_free(&ru->dr); }
+static void runner_free(Runner *ru) {
+  drv_runner_free(&ru->dr);
+  drv_gpu_close(&ru->gpu);
+  ir_module_free(ru->low);
+  ru->low = NULL;
+}
 
 static int runner_call(Runner *ru, Args *a) {
+  if (ru->low) {
+    char err[512] = "";
+    int rc = drv_gpu_call(&ru->gpu, ru->func, a->iargs, a->n, err, sizeof err);
+    if (rc) repl_error(ru->r, "%s", err);
+    return rc;
+  }
   if (!ru->dr.fn) diag_clear(&ru->r->diag);
   DrvRunStatus st = drv_runner_call(&ru->dr, a->iargs, a->n, &ru->r->diag);
   if (!ru->dr.fn) {
@@ -225,7 +259,7 @@ int repl_cmd_run(Repl *r, int argc, char **argv) {
   if (runner_init(&ru, r, m, func, r->target_cpu) == 0 && runner_call(&ru, &args) == 0) {
     const IrGlobal *bg = ir_module_lookup(r->base, func);
     TvsNDArray **ref = bg && bg->kind == IR_FUNC_TIR ? reference(r, func, &inputs, nin == 0) : NULL;
-    const char *tgt = r->target_cpu ? "cpu" : "interp";
+    const char *tgt = r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp";
     if (!ref) {
       fprintf(r->opt.out, "%s ran on %s (no unscheduled version to check against)\n", func, tgt);
       rc = bg ? -1 : 0;
@@ -328,7 +362,7 @@ int repl_cmd_time(Repl *r, int argc, char **argv) {
   if (drv_time_calls(time_call, &call, &topt, &tm)) goto out;
   double med = tm.median_ms;
   double flops = tir_count_flops(tf, NULL, 0);
-  fprintf(r->opt.out, "%s on %s: median %.4f ms over %d runs", func, r->target_cpu ? "cpu" : "interp", med, tm.reps);
+  fprintf(r->opt.out, "%s on %s: median %.4f ms over %d runs", func, r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp", med, tm.reps);
   if (flops > 0 && med > 0) fprintf(r->opt.out, ", %.2f GFLOP/s", flops / (med * 1e6));
   note_timing(r, func, med);
   rc = 0;

@@ -5,7 +5,8 @@
  * relaxed over the loops inside the block (outer loop vars stay symbolic),
  * whose union must have a constant extent no larger than the old one.  The
  * accesses then subtract the region's start.  When that cannot be shown the
- * dimension keeps its shape (never wrong, only less compact). */
+ * dimension keeps its shape (never wrong, only less compact).  storage_align
+ * ("buffer_dim_align" on a writer block) becomes the buffer's strides. */
 #include "ir/transform/xform_internal.h"
 
 #include <stdlib.h>
@@ -23,6 +24,8 @@ typedef struct Compact {
   bool ok[MAX_DIMS];         /* bounds known so far in this dimension */
   TirExpr *lo[MAX_DIMS];     /* inclusive lower bound (free of inner loop vars) */
   TirExpr *hi[MAX_DIMS];     /* inclusive upper bound */
+  int64_t align_factor[MAX_DIMS]; /* storage_align (buffer_dim_align): stride[d] % factor */
+  int64_t align_offset[MAX_DIMS]; /* == offset; factor 0 = no requirement */
 } Compact;
 
 typedef struct CompactCtx {
@@ -48,6 +51,46 @@ static bool uses_inner(CompactCtx *c, const TirExpr *e) {
 
 /* ------------------------------------------------------------ collection */
 
+/* storage_align's "buffer_dim_align" annotation of a writer block: a list of
+ * [write index, axis, factor, offset] (validated by the primitive). */
+static void collect_aligns(CompactCtx *c, const TirBlock *blk) {
+  const IrValue *al = irv_dict_get(blk->annotations, "buffer_dim_align");
+  if (!al || al->kind != IRV_ARRAY) return;
+  for (int i = 0; i < al->n; i++) {
+    const IrValue *q = al->items[i];
+    if (q->kind != IRV_ARRAY || q->n != 4) continue;
+    bool ints = true;
+    for (int j = 0; j < 4; j++) ints &= q->items[j]->kind == IRV_INT;
+    if (!ints || q->items[0]->i < 0 || q->items[0]->i >= blk->nwrites) continue;
+    Compact *k = ir_ptrmap_get(&c->by_buf, blk->writes[q->items[0]->i].buffer);
+    int64_t axis = q->items[1]->i;
+    if (!k || axis < 0 || axis >= k->buf->ndim || axis >= MAX_DIMS || q->items[2]->i <= 0) continue;
+    k->align_factor[axis] = q->items[2]->i;
+    k->align_offset[axis] = q->items[3]->i;
+  }
+}
+
+/* Strides for shape honouring k's alignments (row-major otherwise); false
+ * when there are none or a dimension is not constant. */
+static bool aligned_strides(CompactCtx *c, const Compact *k, TirExpr *const *shape, TirExpr **strides) {
+  int n = k->buf->ndim;
+  bool any = false;
+  for (int d = 0; d < n; d++) any |= k->align_factor[d] > 0;
+  if (!any) return false;
+  int64_t stride = 1;
+  for (int d = n - 1; d >= 0; d--) {
+    int64_t f = k->align_factor[d], o = k->align_offset[d], e;
+    if (f > 0) { /* the smallest stride >= the dense one with stride % f == o */
+      int64_t r = ((stride - o) % f + f) % f;
+      if (r) stride += f - r;
+    }
+    strides[d] = xf_int(c->h, shape[d]->dtype, stride);
+    if (!tir_is_const_int(shape[d], &e)) return false;
+    stride *= e;
+  }
+  return true;
+}
+
 static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
   CompactCtx *c = v->ctx;
   if (s->kind != TIR_S_BLOCK) return true;
@@ -67,6 +110,7 @@ static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
     Compact *k = ir_ptrmap_get(&c->by_buf, s->block.matches[i].source.buffer);
     if (k) k->excluded = true;
   }
+  collect_aligns(c, &s->block);
   return true;
 }
 
@@ -178,9 +222,15 @@ static void decide(CompactCtx *c, Compact *k) {
   keep:
     k->ok[d] = false;
   }
-  if (!changed) return;
+  TirExpr *strides[MAX_DIMS];
+  bool aligned = aligned_strides(c, k, shape, strides);
+  if (!changed && !aligned) return;
   TirBuffer *nb = tir_buffer_copy(c->h, b);
   nb->shape = ir_memdup(c->h, shape, (size_t)b->ndim * sizeof *shape);
+  if (aligned) {
+    nb->strides = ir_memdup(c->h, strides, (size_t)b->ndim * sizeof *strides);
+    nb->nstrides = b->ndim;
+  }
   k->nbuf = nb;
   ir_ptrmap_put(&c->by_buf, nb, k);
 }

@@ -52,6 +52,66 @@ static const TirPass cpu_pipeline[] = {
      "annotate the packed calling convention and the symbolic vars the entry binds"},
 };
 
+/* The GPU pipeline: the same spine, the GPU passes in their TVM slots
+ * (docs/gpu.md).  Thread-bound loops stay For loops of kind thread_binding
+ * down to codegen (TVM turns them into thread_extent attributes). */
+static const TirPass gpu_pipeline[] = {
+    {"canonicalize-loop", tir_canonicalize_loop,
+     "loops start at 0: for i in range(a, b) becomes range(b - a) with i + a substituted"},
+    {"lower-cross-thread-reduction", tir_lower_cross_thread_reduction,
+     "(GPU) a reduction over a threadIdx loop becomes per-thread partials and a shared-memory tree"},
+    {"verify-thread-binding", tir_verify_thread_binding,
+     "(GPU) check thread bindings: an axis bound twice on a path, reduce iters on threadIdx, block size"},
+    {"lower-init-block", tir_lower_init_block,
+     "a block's T.init() becomes `if (reduce iters at their minimum): init` before the body"},
+    {"plan-and-update-buffer-allocation-location", tir_plan_buffer_allocation,
+     "move each alloc_buffer to the lowest common ancestor of its uses (an opaque block)"},
+    {"convert-blocks-to-opaque", tir_convert_blocks_to_opaque,
+     "substitute block iter vars by their bindings; drop iter vars"},
+    {"compact-buffer-allocation", tir_compact_buffer_allocation,
+     "shrink each allocated buffer to the region accessed and shift its indices"},
+    {"lower-match-buffer", tir_lower_match_buffer,
+     "rewrite accesses to block-level match_buffer views onto their source buffers"},
+    {"simplify", tir_simplify, "arithmetic simplification of every expression; drop `if True`"},
+    {"lower-opaque-block", tir_lower_opaque_block,
+     "remove all blocks: alloc_buffers become Allocate+DeclBuffer, T.where becomes if"},
+    {"flatten-buffer", tir_flatten_buffer,
+     "multi-dimensional buffer accesses become 1-D accesses (strides, elem_offset)"},
+    {"vectorize-loop", tir_vectorize_loop,
+     "vectorized loops become Ramp/Broadcast vector code (or serial loops, with a warning)"},
+    {"storage-rewrite", tir_storage_rewrite,
+     "reuse an allocation for a later one of the same size/dtype/scope whose lifetime is disjoint"},
+    {"unroll-loop", tir_unroll_loop, "unrolled loops of constant extent become copies of the body"},
+    {"simplify-2", tir_simplify, "simplify again, after vectorize/unroll"},
+    {"remove-no-op", tir_remove_no_op,
+     "delete statements without effect: empty loops, evaluate(0), empty ifs"},
+    {"verify-gpu-code", tir_verify_gpu_code,
+     "(GPU) shared memory per block and threads per block within the device limits"},
+    {"thread-storage-sync", tir_thread_storage_sync,
+     "(GPU) T.tvm_storage_sync(\"shared\") where threads read shared memory other threads wrote"},
+    {"split-host-device", NULL,
+     "(GPU) each thread-bound loop nest becomes a kernel; the host function launches it"},
+    {"make-packed-api", tir_make_packed_api,
+     "annotate the packed calling convention and the symbolic vars the entry binds"},
+};
+
+const TirPass *tir_gpu_pipeline(int *n) {
+  *n = (int)(sizeof gpu_pipeline / sizeof gpu_pipeline[0]);
+  return gpu_pipeline;
+}
+
+int tir_gpu_pipeline_index(const char *name) {
+  int n;
+  const TirPass *p = tir_gpu_pipeline(&n);
+  for (int i = 0; i < n; i++)
+    if (!strcmp(p[i].name, name)) return i;
+  return -1;
+}
+
+bool tir_is_gpu_target(const char *target) {
+  return target && (!strcmp(target, "cuda") || !strcmp(target, "opencl"));
+}
+
 const TirPass *tir_cpu_pipeline(int *n) {
   *n = (int)(sizeof cpu_pipeline / sizeof cpu_pipeline[0]);
   return cpu_pipeline;
@@ -65,7 +125,18 @@ int tir_pipeline_index(const char *name) {
   return -1;
 }
 
-IrModule *tir_run_pass(const IrModule *m, const TirPass *p, DiagCtx *diag, bool *changed) {
+/* The passes that map a module to a module (rows with fn == NULL). */
+static const struct {
+  const char *name;
+  TirModulePassFn fn;
+} module_passes[] = {
+    {"split-host-device", tir_split_host_device},
+};
+
+/* One pass for target (NULL: the CPU pipeline; the GPU passes read it). */
+static IrModule *run_pass(const IrModule *m, const TirPass *p, const char *target, DiagCtx *diag, bool *changed) {
+  for (size_t i = 0; !p->fn && i < sizeof module_passes / sizeof module_passes[0]; i++)
+    if (!strcmp(module_passes[i].name, p->name)) return module_passes[i].fn(m, target, diag, changed);
   IrModule *out = ir_module_derive(m);
   bool ch = false;
   for (int i = 0; i < m->nfuncs; i++) {
@@ -74,13 +145,17 @@ IrModule *tir_run_pass(const IrModule *m, const TirPass *p, DiagCtx *diag, bool 
       ir_module_add_relax(out, g->name, g->rx);
       continue;
     }
-    TirPassCtx ctx = {out->heap, diag, g->name};
+    TirPassCtx ctx = {out->heap, diag, g->name, target};
     TirFunc *nf = p->fn(&ctx, g->tir);
     if (nf != g->tir) ch = true;
     ir_module_add_tir(out, g->name, nf);
   }
   if (changed) *changed = ch;
   return out;
+}
+
+IrModule *tir_run_pass(const IrModule *m, const TirPass *p, DiagCtx *diag, bool *changed) {
+  return run_pass(m, p, NULL, diag, changed);
 }
 
 bool tir_verify_passes_enabled(void) {
@@ -113,13 +188,13 @@ static bool verify_after(const IrModule *m, const TirPass *p, DiagCtx *diag) {
   return ok;
 }
 
-IrModule *tir_run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, DiagCtx *diag,
-                         TirAfterPassFn after, void *user) {
+static IrModule *run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, const char *target,
+                            DiagCtx *diag, TirAfterPassFn after, void *user) {
   IrModule *cur = ir_module_copy(m);
   int nerr0 = diag ? diag->nerr : 0;
   for (int i = 0; i < n; i++) {
     bool changed;
-    IrModule *next = tir_run_pass(cur, &passes[i], diag, &changed);
+    IrModule *next = run_pass(cur, &passes[i], target, diag, &changed);
     ir_module_free(cur);
     cur = next;
     if (after) after(user, &passes[i], cur, changed);
@@ -131,9 +206,22 @@ IrModule *tir_run_passes(const IrModule *m, const TirPass *passes, int n, bool v
   return cur;
 }
 
+IrModule *tir_run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, DiagCtx *diag,
+                         TirAfterPassFn after, void *user) {
+  return run_passes(m, passes, n, verify, NULL, diag, after, user);
+}
+
 IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user) {
   int n;
   const TirPass *passes = tir_cpu_pipeline(&n);
   if (last < 0 || last >= n) last = n - 1;
   return tir_run_passes(m, passes, last + 1, tir_verify_passes_enabled(), diag, after, user);
+}
+
+IrModule *tir_lower_gpu(const IrModule *m, const char *target, int last, DiagCtx *diag, TirAfterPassFn after,
+                        void *user) {
+  int n;
+  const TirPass *passes = tir_gpu_pipeline(&n);
+  if (last < 0 || last >= n) last = n - 1;
+  return run_passes(m, passes, last + 1, tir_verify_passes_enabled(), target, diag, after, user);
 }

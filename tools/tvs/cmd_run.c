@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "base/util.h"
+#include "driver/gpu.h"
 #include "driver/graph_exec.h"
 #include "driver/run.h"
 #include "ir/transform.h"
@@ -40,6 +41,7 @@ typedef struct RunArgs {
   const char *params;  /* --params w.npz: weights bound to graph-function params */
   bool profile;        /* --profile: per-kernel table of a graph function */
   bool memory_plan;    /* --memory-plan: the graph's static memory plan */
+  const char *races;   /* --check-races PASS: GPU pass to run after, or NULL */
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
@@ -296,6 +298,41 @@ static int execute_tir(const IrModule *m, TirRun *t, DiagCtx *d) {
   return rc;
 }
 
+/* --check-races PASS: the GPU pipeline up to PASS, then the interpreter with
+ * threads emulated. */
+static int execute_races(const IrModule *m, TirRun *t, DiagCtx *d) {
+  IrModule *low = drv_gpu_lower(m, "opencl", t->ra->races, d);
+  int rc = low ? interp_run_tir_races(low, t->fname, t->args, t->n, d) : -1;
+  diag_flush(d);
+  ir_module_free(low);
+  if (!rc) fprintf(stderr, "tvs run: no data race in '%s' (threads emulated after %s)\n", t->fname, t->ra->races);
+  return rc;
+}
+
+/* --target cuda|opencl: lower on the GPU pipeline, open the device, run. */
+static int execute_gpu(const IrModule *m, TirRun *t, DiagCtx *d) {
+  IrModule *low = drv_gpu_lower(m, t->ra->target, NULL, d);
+  diag_flush(d);
+  if (!low) return -1;
+  DrvGpu g;
+  char err[1024] = "";
+  CgOptions opt = cg_options_default();
+  int rc = drv_gpu_open(&g, low, t->ra->target, &opt, d, err, sizeof err);
+  diag_flush(d);
+  if (!rc) rc = drv_gpu_call(&g, t->fname, t->args, t->n, err, sizeof err);
+  if (rc && err[0]) fprintf(stderr, "tvs run: error: %s\n", err);
+  if (!rc && t->ra->time) {
+    double t0 = drv_now_ms();
+    int reps = t->ra->repeat > 0 ? t->ra->repeat : 10;
+    for (int i = 0; i < reps && !rc; i++) rc = drv_gpu_call(&g, t->fname, t->args, t->n, err, sizeof err);
+    if (!rc) printf("%s on %s (%s): mean %.4f ms over %d runs (copies included)\n", t->fname, t->ra->target,
+                    g.api->device_name(g.dev), (drv_now_ms() - t0) / reps, reps);
+  }
+  drv_gpu_close(&g);
+  ir_module_free(low);
+  return rc ? -1 : 0;
+}
+
 static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const RunArgs *ra,
                    DiagCtx *d) {
   int n = f->nparams, rc = 1;
@@ -305,7 +342,13 @@ static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const
   if (check_tir_inputs(&t) || bind_tir_given(&t) || bind_tir_dims(&t)) goto done;
   for (int i = 0; i < n; i++)
     if (f->buffer_map[i] && !t.arrays[i] && alloc_tir_buffer(&t, i)) goto done;
-  if (execute_tir(m, &t, d) != 0) goto done;
+  int erc = ra->races ? execute_races(m, &t, d) : tir_is_gpu_target(ra->target) ? execute_gpu(m, &t, d)
+                                                                                 : execute_tir(m, &t, d);
+  if (erc != 0) goto done;
+  if (ra->races) { /* threads ran one by one past their barriers: the values are not the device's */
+    rc = 0;
+    goto done;
+  }
   for (int i = 0; i < n; i++) {
     if (!t.is_output[i]) continue;
     const char *name = f->buffer_map[i]->name;
@@ -838,7 +881,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -851,7 +894,8 @@ static const ToolOption run_options[] = {
     {RUN_OUTPUT, "--output", "-o", "DIR", 0, "write the outputs to DIR/NAME.npy (created if missing)"},
     {RUN_SEED, "--seed", NULL, "N", 0, "seed of the random inputs (default 0)"},
     {RUN_DIM, "--dim", NULL, "NAME=VALUE", OPT_REPEAT, "bind a symbolic size variable"},
-    {RUN_TARGET, "--target", NULL, "cpu|interp", 0, "run natively (cpu, the default) or interpreted"},
+    {RUN_TARGET, "--target", NULL, "cpu|interp|cuda|opencl", 0,
+     "run natively (cpu, the default), interpreted, or on a GPU (prim_funcs)"},
     {RUN_TIME, "--time", NULL, NULL, 0, "print the median time and GFLOP/s"},
     {RUN_PROFILE, "--profile", NULL, NULL, 0,
      "graph function: per-kernel table (prim_func, output shape, median ms,\n"
@@ -862,6 +906,12 @@ static const ToolOption run_options[] = {
     {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive) and --profile (default 20)"},
     {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
     {RUN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
+    {RUN_CHECK_RACES, "--check-races", NULL, "PASS", 0,
+     "GPU-scheduled prim_func on the interpreter with threads emulated,\n"
+     "lowered through the GPU pipeline up to PASS (thread-storage-sync:\n"
+     "what runs on a device): reads of shared memory another thread wrote\n"
+     "without a barrier between are errors (no outputs: emulated threads\n"
+     "run one by one, so the values are not the device's)"},
     {RUN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -869,7 +919,8 @@ static const ToolOption run_options[] = {
 static void print_run_help(void) {
   tool_print_help(
       "usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--params w.npz]\n"
-      "                [--output DIR] [--seed N] [--dim NAME=VALUE ...] [--target cpu|interp]\n"
+      "                [--output DIR] [--seed N] [--dim NAME=VALUE ...]\n"
+      "                [--target cpu|interp|cuda|opencl]\n"
       "                [--time [--repeat N]] [--profile] [--memory-plan] [--fast-math]\n"
       "                [--schedule FILE]\n"
       "Runs a prim_func (destination-passing: params without --input are allocated\n"
@@ -882,7 +933,9 @@ static void print_run_help(void) {
       "statically planned workspace); a graph the compiler does not take (an\n"
       "operator without legalization, if/else, match_cast) is stepped through\n"
       "by the interpreter with its prim_funcs native (a note says why).\n"
-      "--target interp uses the reference interpreter. --time prints the median\n"
+      "--target interp uses the reference interpreter. --target cuda|opencl\n"
+      "lowers a GPU-scheduled prim_func (loops bound to blockIdx/threadIdx) and\n"
+      "runs it on the first device (docs/gpu.md). --time prints the median\n"
       "time over repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
       "--params w.npz binds weights: graph-function parameters named like its\n"
       "arrays become constants (give the rest with --input).\n"
@@ -922,6 +975,11 @@ static int set_run_option(RunArgs *ra, int id, const char *val) {
       ra->ndims++;
       break;
     case RUN_TARGET: ra->target = val; break;
+    case RUN_CHECK_RACES:
+      if (tir_gpu_pipeline_index(val) < 0)
+        return tool_usage_error("run", "--check-races needs a GPU lowering pass (e.g. thread-storage-sync), not '%s'", val);
+      ra->races = val;
+      break;
     case RUN_REPEAT: {
       char *end;
       long v = strtol(val, &end, 10);
@@ -996,8 +1054,13 @@ static bool is_so_path(const char *file) {
 /* Checks the parsed command line and creates the output directory. */
 static int check_run_args(const RunArgs *ra, const char *sched_path) {
   if (!ra->file) return tool_usage_error("run", "no input file");
-  if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0)
-    return tool_usage_error("run", "unknown target '%s' (available: cpu, interp)", ra->target);
+  if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0 && !tir_is_gpu_target(ra->target))
+    return tool_usage_error("run", "unknown target '%s' (available: cpu, interp, cuda, opencl)", ra->target);
+  if (ra->races && (strcmp(ra->target, "interp") || ra->time))
+    return tool_usage_error("run", "--check-races runs on the interpreter: add --target interp (and no --time)");
+  if (tir_is_gpu_target(ra->target) && (is_so_path(ra->file) || ra->profile || ra->memory_plan))
+    return tool_usage_error("run", "--target %s runs the prim_funcs of a .tvs file (no .so, --profile or "
+                            "--memory-plan)", ra->target);
   /* A .so holds native code only: say so rather than ignore what cannot apply. */
   if (is_so_path(ra->file) && !strcmp(ra->target, "interp"))
     return tool_usage_error("run", "--target interp cannot run '%s': a .so holds native code "

@@ -5,6 +5,7 @@
 
 #include "base/text_diff.h"
 #include "codegen/codegen.h"
+#include "driver/gpu.h"
 #include "driver/stages.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
@@ -182,16 +183,20 @@ typedef struct ShowArgs {
   CgOptions cg;
   bool list_stages;       /* --list-stages */
   bool dot;               /* --format dot: a graph stage as a Graphviz digraph */
+  const char *target;     /* --target cuda|opencl (GPU pipeline), or NULL */
 } ShowArgs;
 
 enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_DIFF, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
-       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_HELP };
+       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_HELP };
 
 static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
 
 /* The options of `tvs show`: the parser and the --help list. */
 static const ToolOption show_options[] = {
     {SHOW_STAGE, "--stage", NULL, "NAME", 0, "the stage to print (default graph)"},
+    {SHOW_TARGET, "--target", NULL, "cuda|opencl", 0,
+     "GPU pipeline: --stage is a GPU lowering pass, or the device code\n"
+     "(opencl: OpenCL C; cuda: ptx, or nvvm for the LLVM IR)"},
     {SHOW_DUMP_AFTER, "--dump-after", NULL, "PASS|all", 0, "also print the IR after that graph or lowering pass"},
     {SHOW_DIFF, "--diff", NULL, NULL, 0, "with --dump-after: print what each pass changed (unified diff)"},
     {SHOW_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
@@ -238,6 +243,10 @@ static int set_show_option(ShowArgs *sa, int id, const char *val, const char *sp
     case SHOW_SCHEDULE:
       if (missing) return tool_usage_error("show", "--schedule needs a file");
       sa->sched_path = val;
+      return 0;
+    case SHOW_TARGET:
+      if (missing || !tir_is_gpu_target(val)) return tool_usage_error("show", "--target takes cuda or opencl");
+      sa->target = val;
       return 0;
     case SHOW_STAGE:
       if (missing) return tool_usage_error("show", "--stage needs a stage name");
@@ -392,6 +401,48 @@ static int check_dump_stage(const ShowArgs *sa, const DrvStage *st) {
   return 0;
 }
 
+/* --target cuda|opencl: a GPU lowering pass (or tir) or the device code. */
+static int show_gpu(ShowArgs *sa, DiagCtx *d) {
+  bool code = !strcmp(sa->stage, "opencl") || !strcmp(sa->stage, "ptx") || !strcmp(sa->stage, "nvvm");
+  if (code && strcmp(sa->stage, "opencl") == !strcmp(sa->target, "opencl"))
+    return tool_usage_error("show", "stage '%s' is not target %s's device code (%s)", sa->stage, sa->target,
+                            !strcmp(sa->target, "opencl") ? "opencl" : "ptx or nvvm");
+  if (!code && strcmp(sa->stage, "tir") && tir_gpu_pipeline_index(sa->stage) < 0) {
+    tool_usage_error("show", "unknown stage '%s' for target %s", sa->stage, sa->target);
+    int n;
+    const TirPass *p = tir_gpu_pipeline(&n);
+    fputs("available stages: tir", stderr);
+    for (int i = 0; i < n; i++) fprintf(stderr, " %s", p[i].name);
+    fprintf(stderr, " %s\n", !strcmp(sa->target, "opencl") ? "opencl" : "ptx nvvm");
+    return 2;
+  }
+  SourceFile *src = NULL;
+  IrModule *m = tool_load(sa->file, d, &src);
+  StrBuf sout;
+  sb_init(&sout);
+  if (m && sch_apply_schedules(&m, src, sa->sched_path, d, &sout)) ir_module_free(m), m = NULL;
+  diag_flush(d);
+  fputs(sout.data, stdout);
+  sb_free(&sout);
+  int rc = 1;
+  IrModule *low = m && strcmp(sa->stage, "tir") ? drv_gpu_lower(m, sa->target, code ? NULL : sa->stage, d) : NULL;
+  char *text = low && code ? drv_gpu_device_code(low, sa->target, &sa->cg, !strcmp(sa->stage, "nvvm"), d) : NULL;
+  diag_flush(d);
+  PrintOptions opt = print_options_default();
+  StrBuf sb;
+  sb_init(&sb);
+  if (m && !strcmp(sa->stage, "tir")) print_tir_only(&sb, m, &opt), rc = 0;
+  else if (low && !code) print_tir_only(&sb, low, &opt), rc = 0;
+  else if (text) sb_puts(&sb, text), rc = 0;
+  fputs(sb.data, stdout);
+  sb_free(&sb);
+  free(text);
+  ir_module_free(low);
+  ir_module_free(m);
+  src_free(src);
+  return rc;
+}
+
 int cmd_show(int argc, char **argv) {
   ShowArgs sa = {.common = {DIAG_FORMAT_TEXT, -1}, .cg = cg_options_default()};
   for (int i = 1; i < argc; i++) {
@@ -407,6 +458,16 @@ int cmd_show(int argc, char **argv) {
   }
   if (!sa.file) return tool_usage_error("show", "no input file");
   bool dump_only = !sa.stage && sa.dump.name;
+  if (sa.target) {
+    if (!sa.stage || sa.dump.name || sa.dot)
+      return tool_usage_error("show", "--target %s needs --stage (a GPU pass, tir or the device code) and no "
+                              "--dump-after or --format", sa.target);
+    DiagCtx gd;
+    tool_diag_init(&gd, &sa.common);
+    int grc = show_gpu(&sa, &gd);
+    diag_free(&gd);
+    return grc;
+  }
   if (!sa.stage) sa.stage = "graph";
   DrvStage st;
   if (!drv_find_stage(sa.stage, DRV_STAGES_SHOW, &st)) {

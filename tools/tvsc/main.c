@@ -44,7 +44,9 @@ static const ToolOption tvsc_options[] = {
     {OPT_O1, "-O1", NULL, NULL, 0, opt_level_help},
     {OPT_O2, "-O2", NULL, NULL, 0, opt_level_help},
     {OPT_O3, "-O3", NULL, NULL, 0, opt_level_help},
-    {OPT_TARGET, "--target", NULL, "cpu", 0, "the target (cpu is the only one tvsc emits code for)"},
+    {OPT_TARGET, "--target", NULL, "cpu|cuda|opencl", 0,
+     "the target: cpu (the default: .so/.o/.ll/.s), or cuda/opencl whose\n"
+     "device code --emit prints (ptx, nvvm, opencl, or a GPU lowering pass)"},
     {OPT_MTRIPLE, "--mtriple", NULL, "TRIPLE", 0, "target triple (default: the host's; e.g. aarch64-linux-gnu)"},
     {OPT_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's, or generic for another triple)"},
     {OPT_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma (unknown features are errors)"},
@@ -112,7 +114,9 @@ static int set_valued(TvscArgs *ta, int which, const char *v) {
     return -1;
   }
   if (which == OPT_TARGET) {
-    if (strcmp(v, "cpu") && strcmp(v, "llvm")) return usage_error("unknown target '%s' (tvsc emits code for: cpu)", v);
+    if (strcmp(v, "cpu") && strcmp(v, "llvm") && strcmp(v, "cuda") && strcmp(v, "opencl"))
+      return usage_error("unknown target '%s' (tvsc emits code for: cpu; device code for: cuda, opencl)", v);
+    if (strcmp(v, "cpu") && strcmp(v, "llvm")) ta->o.target = v;
     return -1;
   }
   if (*slot[which] && strcmp(*slot[which], v))
