@@ -33,6 +33,7 @@
 #include "codegen/codegen.h"
 #include "lang/elab.h"
 #include "runtime/ndarray.h"
+#include "sched/default_schedule.h"
 #include "sched/schedule.h"
 
 #define MAX_THREADS 8
@@ -420,29 +421,31 @@ static TvsNDArray *pack_weights(const Layer *l, const float *w, int V) {
 
 static int packed_v; /* --packed-weights V; 0: TVS gets the OIHW weights */
 
-/* The default schedule for a layer: stdlib/schedules/conv2d_nchw_<isa>.sched.tvs
- * for the host's vector ISA (avx512: 16 lanes, avx2: 8) when the output
- * channels are a multiple of two vectors, its _nopad form without padding;
- * conv2d_nchw_avx512_f16 for a multiple of one AVX-512 vector; else
- * conv2d_nchw_generic.sched.tvs: the selection the graph pipeline is to
- * make (see the scripts' headers).  With --packed-weights, the _prepacked
- * forms (AVX-512 only). */
-
+/* The default schedule for a layer: the script the graph pipeline's
+ * default-schedule stage picks for this prim_func (sch_default_rule: by the
+ * host's vector ISA, the output channels and the padding; see the scripts'
+ * headers).  With --packed-weights, the _prepacked form of the AVX-512
+ * script, which the stage uses when the weights are constants. */
 static const char *default_schedule(const Layer *l, char *buf, size_t cap) {
-  __builtin_cpu_init();
-  bool avx512 = __builtin_cpu_supports("avx512f");
-  int lanes = avx512 ? 16 : 8;
-  if (l->F % (2 * lanes) && avx512 && !packed_v && l->F % lanes == 0)
-    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_avx512_f16.sched.tvs", TVS_SOURCE_DIR);
-  else if (l->F % (2 * lanes))
-    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_generic.sched.tvs", TVS_SOURCE_DIR);
-  else
-    snprintf(buf, cap, "%s/stdlib/schedules/conv2d_nchw_%s%s%s.sched.tvs", TVS_SOURCE_DIR,
-             avx512 ? "avx512" : "avx2", packed_v ? "_prepacked" : "", l->P ? "" : "_nopad");
+  /* the graph pipeline's own rule (sched/default_schedule.c) on this prim_func */
+  char *text = conv_source(l);
+  SourceFile *src = src_from_string(l->name, text, strlen(text));
+  free(text);
+  DiagCtx d;
+  diag_init(&d, stderr);
+  IrModule *m = tvs_load_module(src, &d);
+  const char *rule = m ? sch_default_rule(m->funcs[0].tir) : "generic";
+  char name[128];
+  snprintf(name, sizeof name, "%s", rule);
+  char *isa = strstr(name, "avx512");
+  if (packed_v && isa && !strstr(name, "_f16")) /* the prepacked form of the AVX-512 script */
+    snprintf(isa, sizeof name - (size_t)(isa - name), "avx512_prepacked%s", rule + (isa - name) + 6);
+  snprintf(buf, cap, "%s/stdlib/schedules/%s", TVS_SOURCE_DIR, name);
+  ir_module_free(m);
+  diag_free(&d);
+  src_free(src);
   return buf;
 }
-
- /* --packed-weights V; 0: TVS gets the OIHW weights */
 
 static int bench_layer(const Layer *l, const char *sched_path, const CgOptions *opt, const int *thr, int nthr,
                        int rounds, double round_s, Result *res) {
