@@ -14,7 +14,7 @@ import importlib.util
 import sys
 import types
 
-from . import _ffi, ir, nd, relax, runtime, script, te, testing, tir  # noqa: F401
+from . import _ffi, ir, nd, relax, runtime, script, te, testing, tir, viz  # noqa: F401
 from .base import BuildError, ParseError, RunError, ScheduleError, TVMError  # noqa: F401
 from .driver import Target, build  # noqa: F401
 from .ir import IRModule, assert_structural_equal, structural_equal  # noqa: F401

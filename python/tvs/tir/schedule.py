@@ -9,6 +9,7 @@ ScheduleError carrying the diagnostic, pointing at the caller's line."""
 import ast
 import inspect
 import json
+import linecache
 import sys
 import textwrap
 
@@ -125,6 +126,9 @@ class Schedule:
         rc = lib.tvs_sched_exec_named(self._h, ("\n" * (line - 1) + text).encode(), name.encode(), out)
         if rc < 0:
             msg = _ffi.last_error()
+            user = linecache.getline(name, line).strip() if frame is not None else ""
+            if user:  # the diagnostic quotes the generated statement; name the user's too
+                msg += f"\nnote: in the call: {user}"
             raise ScheduleError(msg)
         return _ffi.take_string(out)
 
