@@ -7,6 +7,12 @@ prim_func = function_decorator("prim_func", "@T.prim_func")
 
 
 def __getattr__(name):
+    if name == "TensorIntrin":
+        from ..tir import TensorIntrin
+        return TensorIntrin
+    if name == "index_map":
+        from ..tir import IndexMap
+        return IndexMap.from_func
     if name.startswith("__"):
         raise AttributeError(name)
     return Anything("T." + name)

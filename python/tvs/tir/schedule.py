@@ -91,11 +91,23 @@ def _lambda_text(fn):
     except SyntaxError:
         tree = ast.parse("(" + src.strip().rstrip(",") + ")")
         src = "(" + src.strip().rstrip(",") + ")"
-    nargs = fn.__code__.co_argcount
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda) and len(node.args.args) == nargs:
-            return ast.get_source_segment(src, node)
-    raise TVMError("tvs: cannot find the lambda of the index map in its source")
+    code = fn.__code__
+    names = list(code.co_varnames[:code.co_argcount])
+    found = [ast.get_source_segment(src, node) for node in ast.walk(tree)
+             if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == names]
+    if len(found) > 1:  # several lambdas with these parameters on the line: compare the code
+        found = [t for t in found if _same_code(t, code)] or found[:1]
+    if not found:
+        raise TVMError("tvs: cannot find the lambda of the index map in its source")
+    return found[0]
+
+
+def _same_code(text, code):
+    try:
+        lam = next(c for c in compile(text, "<lambda>", "eval").co_consts if hasattr(c, "co_code"))
+    except (SyntaxError, StopIteration):
+        return False
+    return lam.co_code == code.co_code and lam.co_consts == code.co_consts
 
 
 class Schedule:
@@ -109,8 +121,13 @@ class Schedule:
         check(lib.tvs_sched_create(self._input._h, out))
         self._h = ffi.gc(out[0], lib.tvs_sched_release)
         self._n = 0
-        if seed is not None:
-            self._exec(f"sch.seed({int(seed)})", 1)
+        opts = []
+        if seed is not None and int(seed) != -1:
+            opts.append(f"seed={int(seed)}")
+        if debug_mask not in ("none", 0, None):
+            opts.append(f"debug_mask={self._arg(debug_mask)}")
+        if opts:  # the script's Schedule() takes them (sched/script.c), and checks the function
+            self._exec(f"sch = tvm.tir.Schedule(Module, {', '.join(opts)})", 1)
 
     # -- statements
     def _exec(self, text, depth):
@@ -190,8 +207,12 @@ class Schedule:
         if name.startswith("_"):
             raise AttributeError(name)
         if name not in _methods():
-            raise AttributeError(f"'Schedule' object has no attribute '{name}' (TVS's schedule methods: "
-                                 f"{', '.join(sorted(k for k in _methods() if '#' not in k))})")
+            try:  # the evaluator's own message, with its suggestion
+                self._exec(f"sch.{name}()", 1)
+                msg = f"schedule has no method '{name}'"
+            except ScheduleError as e:
+                msg = str(e).split("error: ", 1)[-1].split("\n", 1)[0]
+            raise AttributeError(f"'Schedule' object has no attribute '{name}': {msg}")
 
         def method(*args, **kwargs):
             return self._call(name, args, kwargs)
@@ -279,3 +300,22 @@ class IndexMap:
     @staticmethod
     def from_func(fn, *args, **kwargs):
         return IndexMap(fn if isinstance(fn, str) else _lambda_text(fn))
+
+
+class TensorIntrin:
+    """tvm.tir.TensorIntrin.register(name, desc, impl): desc and impl are
+    prim_funcs of one module (their text is what TVS registers, process-wide)."""
+
+    _keep = []  # the modules of registered intrinsics (the registry points into them)
+
+    @staticmethod
+    def register(name, desc, impl, override=False):
+        from ..ir import BaseFunc
+        if not isinstance(desc, BaseFunc) or not isinstance(impl, BaseFunc):
+            raise TypeError("TensorIntrin.register takes two prim_funcs (desc, impl)")
+        if desc.mod is not impl.mod and impl.name not in desc.mod:
+            raise TVMError("tvs: TensorIntrin.register needs desc and impl in one module")
+        sch = Schedule(desc.mod)
+        sch._exec(f"T.TensorIntrin.register({json.dumps(name)}, {desc.name}, {impl.name}, "
+                  f"override={bool(override)})", 1)
+        TensorIntrin._keep.append(desc.mod)
