@@ -94,5 +94,7 @@ def empty(shape, dtype="float32", device=None):
 
 
 def from_dlpack(x):
-    """Wraps anything with __dlpack__ (a PyTorch tensor) without copying."""
-    return NDArray(np.from_dlpack(x))
+    """Wraps anything with __dlpack__ (a PyTorch tensor) without copying;
+    writes through the array are seen by x."""
+    from ._dlpack import to_numpy
+    return NDArray(to_numpy(x))

@@ -33,12 +33,16 @@ def _dtype_str(dt):
 class PackedFunc:
     """A compiled function: f(a, b, c) on tensors (and int/float scalars)."""
 
-    def __init__(self, handle, name, module):
+    def __init__(self, handle, name):
+        # (no reference to the Python Module: the C function keeps the code alive,
+        # and a cycle would hold compiled modules until the garbage collector runs)
         self._h = ffi.gc(handle, lib.tvs_function_release)
-        self.name, self._module = name, module
+        self.name = name
         self._nparams = lib.tvs_function_num_params(self._h)
         self._nout = lib.tvs_function_num_outputs(self._h)
-        cap = max(self._nparams, 1)
+        cap = self._cap = max(self._nparams, 1)
+        self._ldt = [None] * cap
+        self.release_arguments()
         self._args = ffi.new("TvsArg[]", cap)
         self._tensors = ffi.new("DLTensor[]", cap)
         self._shapes = [ffi.new("int64_t[8]") for _ in range(cap)]
@@ -71,19 +75,26 @@ class PackedFunc:
         return self._nout
 
     # -- calling
-    def _set(self, i, a, keep):
+    # The arrays of the last call stay bound (the DLTensors point into them,
+    # and the buffer exports keep NumPy from resizing them): calling again on
+    # the same arrays re-checks only their shapes.
+    def _set(self, i, a):
         arg = self._args[i]
+        obj = a
+        cacheable = True
         if type(a) is not np.ndarray:
             if isinstance(a, NDArray):
                 a = a._np
             elif isinstance(a, (bool, int, np.integer)):
                 arg.type, arg.i = 1, int(a)
+                self._lobj[i] = None
                 return
             elif isinstance(a, (float, np.floating)):
                 arg.type, arg.f = 2, float(a)
+                self._lobj[i] = None
                 return
             elif hasattr(a, "__dlpack__"):
-                a = np.from_dlpack(a)
+                a, cacheable = np.from_dlpack(a), False  # (a PyTorch tensor may be resized in place)
             else:
                 raise TypeError(f"{self.name}: argument {i}: expected a tensor (tvs.nd.NDArray, numpy array or "
                                 f"DLPack object) or a scalar, got {type(a).__name__}")
@@ -95,39 +106,51 @@ class PackedFunc:
         except (BufferError, ValueError, TypeError):
             raise RunError(f"{self.name}: argument {i}: the array is not C-contiguous (pass "
                            f"numpy.ascontiguousarray(x))") from None
-        keep.append(buf)
-        t = self._tensors[i]
-        t.data = buf
         n = a.ndim
         if n > 8:
             raise RunError(f"{self.name}: argument {i}: {n} dimensions (at most 8)")
+        t = self._tensors[i]
+        t.data = buf
         t.ndim = n
-        self._shapes[i][0:n] = a.shape
-        t.dtype.code, t.dtype.bits, t.dtype.lanes = dt
+        shape = a.shape
+        self._shapes[i][0:n] = shape
+        if self._ldt[i] is not dt:
+            t.dtype.code, t.dtype.bits, t.dtype.lanes = dt
+            self._ldt[i] = dt
         arg.type = 0
+        self._lbuf[i] = buf
+        self._larr[i] = a
+        self._lshape[i] = shape
+        self._lobj[i] = obj if cacheable else None
 
     def _prepare(self, args):
         n = len(args)
-        if n > self._nparams and self._nparams >= 0:
+        if n > self._cap:
             raise RunError(f"{self.name}: expected {self._nparams} arguments, got {n}")
-        keep = []
+        lobj, larr, lshape = self._lobj, self._larr, self._lshape
         for i in range(n):
-            self._set(i, args[i], keep)
-        return keep
+            a = args[i]
+            if a is lobj[i] and a is not None and larr[i].shape == lshape[i]:
+                continue
+            self._set(i, a)
 
     def __call__(self, *args):
         outs = None
         if self._nout and len(args) == self._nparams - self._nout:
             outs = self._alloc_outputs(args)  # a graph function called with its inputs only
             args = args + tuple(outs)
-        keep = self._prepare(args)
+        self._prepare(args)
         rc = lib.tvs_function_call(self._h, self._args, len(args))
-        del keep
         if rc:
             check(rc)
         if outs is not None:
             return outs[0] if len(outs) == 1 else tuple(outs)
         return None
+
+    def release_arguments(self):
+        """Drops the arrays of the last call (they are kept to make repeated calls cheap)."""
+        n = self._cap
+        self._lobj, self._larr, self._lshape, self._lbuf = [None] * n, [None] * n, [None] * n, [None] * n
 
     def _alloc_outputs(self, inputs):
         params = self.params()
@@ -149,10 +172,9 @@ class PackedFunc:
         return outs
 
     def time(self, args, number=10, repeat=1, min_repeat_ms=0):
-        keep = self._prepare(args)
+        self._prepare(args)
         res = ffi.new("double[]", repeat)
         check(lib.tvs_function_time(self._h, self._args, len(args), number, repeat, float(min_repeat_ms), res))
-        del keep
         return [res[i] for i in range(repeat)]
 
 
@@ -197,7 +219,7 @@ class Module:
         if f is None:
             out = ffi.new("TvsFunction **")
             check(lib.tvs_executable_get_function(self._h, name.encode(), out))
-            f = self._funcs[name] = PackedFunc(out[0], name, self)
+            f = self._funcs[name] = PackedFunc(out[0], name)
         return f
 
     def __getitem__(self, name):
