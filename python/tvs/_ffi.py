@@ -3,9 +3,11 @@
 The declarations below restate include/tvs/*.h; the library is found, in order,
 at $TVS_LIBRARY, beside this package (an installed wheel's tvs/lib), in the build
 tree next to the source tree (build*/libtvs.so) and by the dynamic loader
-(the install prefix's lib/, ldconfig)."""
+(ldconfig's paths), then in the libdir
+of `pkg-config tvs` (an install prefix named by PKG_CONFIG_PATH)."""
 import glob
 import os
+import subprocess
 
 import cffi
 
@@ -92,6 +94,13 @@ def _candidates():
         yield os.path.join(d, "libtvs.so")
     yield "libtvs.so.0"
     yield "libtvs.so"
+    try:  # an installed prefix that pkg-config knows (PKG_CONFIG_PATH)
+        libdir = subprocess.run(["pkg-config", "--variable=libdir", "tvs"], capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        if libdir:
+            yield os.path.join(libdir, "libtvs.so")
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 def _load():

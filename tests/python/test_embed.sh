@@ -30,5 +30,24 @@ nm -D --defined-only "$P/lib/libtvs.so" | awk '$2 == "T" {print $3}' | sort >"$W
 grep -ho '^TVS_API [^(]*(' "$SRC"/include/tvs/*.h | sed 's/.*[ *]\([a-z_0-9]*\)($/\1/' | sort >"$W/declared"
 if ! diff "$W/declared" "$W/exported" >"$W/diff"; then bad "libtvs.so exports differ from include/tvs/"; cat "$W/diff"; fi
 echo "exported: $(wc -l <"$W/exported") functions, all declared in include/tvs/"
+# The Python package, pip-installed from python/, finds the installed libtvs.so
+# through pkg-config (no TVS_LIBRARY, not run from the source tree).
+PY=${PYTHON3:-python3}
+if "$PY" -m pip install -q --no-deps --no-build-isolation --disable-pip-version-check --target "$W/site" \
+     "$SRC/python" >"$W/pip.log" 2>&1; then
+  rm -rf "$SRC/python/build" "$SRC"/python/*.egg-info
+  (cd "$W" && env -u TVS_LIBRARY PYTHONPATH="$W/site" "$PY" -c '
+import numpy as np, tvs
+from tvs import _ffi
+assert _ffi.library_path.startswith("'"$P"'"), _ffi.library_path
+m = tvs.IRModule.from_text("@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n    for i in range(4):\n        A[i] = A[i] * T.float32(2)\n")
+a = np.arange(4, dtype=np.float32)
+tvs.build(m)["f"](a)
+assert list(a) == [0, 2, 4, 6], a
+print("pip-installed tvs:", _ffi.library_path)
+') || bad "the pip-installed package does not work"
+else
+  bad "pip install ./python"; cat "$W/pip.log"
+fi
 [ $fail = 0 ] && echo "embed: ok"
 exit $fail
