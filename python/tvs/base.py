@@ -13,6 +13,17 @@ class ParseError(TVMError, SyntaxError):
 
     def __init__(self, msg):
         TVMError.__init__(self, msg)
+        # SyntaxError's fields, from the first diagnostic, so that tracebacks and
+        # notebooks point at the line: file:line:col: error: message / source / caret.
+        import re
+        lines = msg.split("\n")
+        m = re.match(r"(.*?):(\d+):(\d+): error: (.*)", lines[0])
+        self.msg = msg
+        if m:
+            self.filename, self.lineno, self.offset = m.group(1), int(m.group(2)), int(m.group(3))
+            self.text = lines[1] + "\n" if len(lines) > 1 else None
+            self.msg = m.group(4)
+            self.end_lineno = self.end_offset = None
 
     def __str__(self):
         return self.args[0] if self.args else ""

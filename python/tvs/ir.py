@@ -12,8 +12,7 @@ class IRModule:
 
     def __init__(self, handle=None):
         if handle is None or isinstance(handle, dict):
-            raise NotImplementedError("tvs: IRModule({...}) from Python function objects is not implemented; "
-                                      "write an @I.ir_module class (tvs.script.ir_module) instead")
+            handle = _compose(handle or {})
         self._h = ffi.gc(handle, lib.tvs_irmod_release)
 
     @staticmethod
@@ -94,6 +93,24 @@ def list_stages():
     return _ffi.take_string(out)
 
 
+def _compose(funcs):
+    """A module handle of {name: function} (tvm.IRModule({"main": f})): each
+    function's text under its new name, parsed as one class."""
+    import re
+    body = []
+    for name, f in funcs.items():
+        name = _name_of(name)
+        if not isinstance(f, BaseFunc):
+            raise TypeError(f"IRModule: '{name}' maps to a {type(f).__name__}, not a function")
+        text = "\n".join(l for l in f.script().split("\n") if not l.startswith("# from tvm"))
+        text = re.sub(r"^def " + re.escape(f.name) + r"\(", f"def {name}(", text.strip("\n"), count=1, flags=re.M)
+        body.append("\n".join("    " + l if l else l for l in text.split("\n")))
+    text = "@I.ir_module\nclass Module:\n" + ("\n\n".join(body) if body else "    pass") + "\n"
+    out = ffi.new("TvsIRModule **")
+    check(lib.tvs_irmod_parse(text.encode(), b"<IRModule>", 1, out))
+    return out[0]
+
+
 class GlobalVar:
     def __init__(self, name):
         self.name_hint = name
@@ -139,9 +156,19 @@ class BaseFunc:
     def as_module(self):
         return self.mod.select(self.name)
 
-    def with_attr(self, *args, **kwargs):
-        raise NotImplementedError("tvs: PrimFunc.with_attr is not implemented; write the attribute "
-                                  "in the script (T.func_attr)")
+    def with_attr(self, key, value=None):
+        """with_attr("global_symbol", name) (or a dict) renames the function;
+        "tir.noalias" is already what TVS assumes; other attributes belong in
+        the script (T.func_attr)."""
+        attrs = key if isinstance(key, dict) else {key: value}
+        f = self
+        for k, v in attrs.items():
+            if k == "global_symbol":
+                f = IRModule({str(v): f})[str(v)]
+            elif k != "tir.noalias":
+                raise NotImplementedError(f"tvs: with_attr({k!r}) is not implemented; write T.func_attr "
+                                          "in the script")
+        return f
 
 
 class PrimFunc(BaseFunc):
