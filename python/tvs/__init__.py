@@ -14,7 +14,7 @@ import importlib.util
 import sys
 import types
 
-from . import _ffi, ir, nd, relax, runtime, script, te, testing, tir, viz  # noqa: F401
+from . import _ffi, frontend, ir, nd, relax, runtime, script, te, testing, tir, viz  # noqa: F401
 from .base import BuildError, ParseError, RunError, ScheduleError, TVMError  # noqa: F401
 from .driver import Target, build  # noqa: F401
 from .ir import IRModule, assert_structural_equal, structural_equal  # noqa: F401
@@ -23,6 +23,12 @@ from .ndarray import cpu, device  # noqa: F401
 __version__ = _ffi.ffi.string(_ffi.lib.tvs_version()).decode()
 
 target = types.SimpleNamespace(Target=Target)
+
+
+def __getattr__(name):
+    if name in ("tune", "meta_schedule", "autotvm", "auto_scheduler", "rpc", "contrib", "topi"):
+        raise NotImplementedError(f"tvs.{name} is not implemented by TVS's Python package (yet)")
+    raise AttributeError(f"module 'tvs' has no attribute '{name}'")
 transform = types.SimpleNamespace()
 
 

@@ -36,5 +36,10 @@ class VirtualMachine:
 
 
 def __getattr__(name):
+    if name == "frontend":
+        import types
+        from . import frontend
+        return types.SimpleNamespace(from_onnx=frontend.from_onnx, onnx=types.SimpleNamespace(
+            from_onnx=frontend.from_onnx))
     raise NotImplementedError(f"tvs.relax.{name} is not implemented by TVS's Python package "
                               "(write the graph in TVMScript: @R.function)")

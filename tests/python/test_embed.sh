@@ -17,7 +17,9 @@ export PKG_CONFIG_PATH="$P/lib/pkgconfig"
 flags=$(pkg-config --cflags --libs tvs) || bad "pkg-config tvs"
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror "$SRC/examples/embed/embed.c" $flags -lm -o "$W/embed" || bad "embed.c does not build"
-"$W/embed" >"$W/out" 2>&1 || { bad "embed exits $?"; }
+# (a sanitizer build's libtvs.so needs the sanitizer runtimes loaded first)
+run() { if [ -n "${TVS_SAN_PRELOAD:-}" ]; then LD_PRELOAD=$TVS_SAN_PRELOAD ASAN_OPTIONS=detect_leaks=0 "$@"; else "$@"; fi; }
+run "$W/embed" >"$W/out" 2>&1 || { bad "embed exits $?"; }
 cat "$W/out"
 grep -q "T.vectorized(8)" "$W/out" || bad "no scheduled IR printed"
 grep -q "illegal split: TVS_ERR_SCHEDULE" "$W/out" || bad "the illegal split is not reported"
@@ -36,7 +38,7 @@ PY=${PYTHON3:-python3}
 if "$PY" -m pip install -q --no-deps --no-build-isolation --disable-pip-version-check --target "$W/site" \
      "$SRC/python" >"$W/pip.log" 2>&1; then
   rm -rf "$SRC/python/build" "$SRC"/python/*.egg-info
-  (cd "$W" && env -u TVS_LIBRARY PYTHONPATH="$W/site" "$PY" -c '
+  (cd "$W" && run env -u TVS_LIBRARY PYTHONPATH="$W/site" "$PY" -c '
 import numpy as np, tvs
 from tvs import _ffi
 assert _ffi.library_path.startswith("'"$P"'"), _ffi.library_path
