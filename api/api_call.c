@@ -92,7 +92,8 @@ int tvs_function_time(TvsFunction *f, const TvsArg *args, int nargs, int number,
     /* As TVM's min_repeat_ms: grow the number of calls until a group lasts long enough. */
     while (ms >= 0 && ms < min_repeat_ms && n < (1 << 24)) {
       double grow = ms > 0 ? min_repeat_ms / ms * 1.2 : 10;
-      n = (int)((double)n * (grow < 2 ? 2 : grow > 1000 ? 1000 : grow));
+      double next = (double)n * (grow < 2 ? 2 : grow > 1000 ? 1000 : grow);
+      n = next > (double)(1 << 24) ? (1 << 24) : (int)next;
       ms = time_calls(f, nargs, n);
     }
     if (ms < 0) return TVS_ERR_RUN;
