@@ -148,3 +148,28 @@ def test_stages(mm_relu):
     assert "define" in mm_relu.stage("llvm")
     with pytest.raises(tvs.TVMError, match="unknown stage"):
         mm_relu.stage("nope")
+
+
+def test_class_inside_a_function_with_graph_function():
+    from tvs.script import relax as R
+
+    @tvs.script.ir_module
+    class Local:
+        @T.prim_func
+        def relu0(x: T.Buffer((1, 8), "float32"), y: T.Buffer((1, 8), "float32")):
+            for i, j in T.grid(1, 8):
+                with T.block("Y"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    y[vi, vj] = T.max(x[vi, vj], T.float32(0))
+
+        @R.function
+        def main(x: R.Tensor((1, 8), "float32")):
+            with R.dataflow():
+                lv0 = R.call_tir(Local.relu0, (x,), R.Tensor((1, 8), dtype="float32"))
+                R.output(lv0)
+            return lv0
+
+    assert [g.name_hint for g in Local.get_global_vars()] == ["relu0", "main"]
+    vm = tvs.relax.VirtualMachine(tvs.relax.build(Local), tvs.cpu())
+    x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(1, 8)
+    np.testing.assert_array_equal(vm["main"](x).numpy(), np.maximum(x, 0))

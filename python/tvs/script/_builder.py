@@ -43,8 +43,9 @@ def function_decorator(kind, decorator_line):
     """The @T.prim_func / @R.function decorator, with or without arguments."""
 
     def apply(func):
-        if "." in func.__qualname__ and "<locals>" not in func.__qualname__.rsplit(".", 1)[0]:
-            return Deferred(func, kind)  # inside a class body
+        parts = func.__qualname__.split(".")
+        if len(parts) >= 2 and parts[-2] != "<locals>":
+            return Deferred(func, kind)  # inside a class body (the class decorator parses it)
         from ..ir import IRModule
         from ._source import replace_decorators, source_of
         text, fname, first = source_of(func)
