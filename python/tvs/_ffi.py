@@ -89,6 +89,8 @@ def _candidates():
         yield env
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "lib", "libtvs.so")
+    # installed by CMake: <prefix>/lib/python3/site-packages/tvs -> <prefix>/lib/libtvs.so
+    yield os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(here))), "libtvs.so")
     root = os.path.dirname(os.path.dirname(here))  # the source tree, when run from it
     for d in sorted(glob.glob(os.path.join(root, "build*"))):
         yield os.path.join(d, "libtvs.so")

@@ -51,5 +51,12 @@ print("pip-installed tvs:", _ffi.library_path)
 else
   bad "pip install ./python"; cat "$W/pip.log"
 fi
+# The package CMake installed beside the library.
+(cd "$W" && run env -u TVS_LIBRARY PYTHONPATH="$P/lib/python3/site-packages" "$PY" -c '
+import tvs
+from tvs import _ffi
+assert _ffi.library_path.startswith("'"$P"'"), _ffi.library_path
+print("installed package:", tvs.__version__, _ffi.library_path)
+') || bad "the package installed by cmake does not find its libtvs.so"
 [ $fail = 0 ] && echo "embed: ok"
 exit $fail
