@@ -16,7 +16,7 @@ import types
 
 from . import _ffi, frontend, ir, nd, relax, runtime, script, te, testing, tir, viz  # noqa: F401
 from .base import BuildError, ParseError, RunError, ScheduleError, TVMError  # noqa: F401
-from .driver import Target, build  # noqa: F401
+from .driver import Target, build, lower  # noqa: F401
 from .ir import IRModule, assert_structural_equal, structural_equal  # noqa: F401
 from .ndarray import cpu, device  # noqa: F401
 

@@ -41,3 +41,15 @@ class Target:
 
     def __str__(self):
         return self.text
+
+
+def lower(mod, args=None, name="main", simple_mode=False):
+    """tvm.lower: the module after every lowering pass (the stage before
+    llvm-unopt), parsed back (TVS prints lowered IR as text that parses)."""
+    from .ir import IRModule, list_stages
+    if args is not None:
+        raise NotImplementedError("tvs.lower(te schedule, args) is not implemented; pass an IRModule or PrimFunc")
+    names = [line.split()[0] for line in list_stages().splitlines() if line.strip()]
+    last = names[names.index("llvm-unopt") - 1]
+    m = _as_module(mod)
+    return IRModule.from_text(m.stage(last), f"<lowered: {last}>")

@@ -173,3 +173,16 @@ def test_class_inside_a_function_with_graph_function():
     vm = tvs.relax.VirtualMachine(tvs.relax.build(Local), tvs.cpu())
     x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(1, 8)
     np.testing.assert_array_equal(vm["main"](x).numpy(), np.maximum(x, 0))
+
+
+def test_lower_and_from_source(mm_relu):
+    low = tvs.lower(mm_relu)
+    text = low.script()
+    assert "T.block" not in text and "Y = T.decl_buffer((16384,))" in text, text[:500]
+    again = tvs.script.from_source(mm_relu.script())
+    tvs.ir.assert_structural_equal(again, mm_relu)
+    # The lowered module still runs.
+    a, b, want = _inputs()
+    c = np.zeros((128, 128), np.float32)
+    tvs.build(low)["mm_relu"](a, b, c)
+    np.testing.assert_allclose(c, want, rtol=1e-5)

@@ -5,4 +5,12 @@ definition.  `from tvs.script import tir as T, relax as R, ir as I`."""
 from . import ir, relax, tir  # noqa: F401
 from .ir import ir_module  # noqa: F401
 
-__all__ = ["ir_module", "tir", "relax", "ir"]
+
+
+def from_source(text, name="<string>"):
+    """tvm.script.from_source: an IRModule of TVMScript text."""
+    from ..ir import IRModule
+    return IRModule.from_text(text, name)
+
+
+__all__ = ["ir_module", "tir", "relax", "ir", "from_source"]
