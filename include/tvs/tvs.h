@@ -17,8 +17,12 @@
  *    released with the matching *_free (NULL-safe).  Strings returned through
  *    `char **out` are released with tvs_string_free.  `const char *` results
  *    are borrowed from their handle and live as long as it does.
- *  - Handles are not thread-safe: use one from one thread at a time.  Different
- *    handles may be used from different threads. */
+ *  - Threads: the compiler side (parsing, schedules, builds, printing stages)
+ *    keeps process-wide state (registries, caches, LLVM's initialisation):
+ *    call it from one thread at a time.  Compiled functions
+ *    (tvs_function_call, tvs_function_time) may be called from any number of
+ *    threads at once, each with its own TvsFunction handle; the error message
+ *    is per thread. */
 #ifndef TVS_TVS_H
 #define TVS_TVS_H
 

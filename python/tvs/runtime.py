@@ -5,6 +5,8 @@ functions, called on tvs.nd arrays, NumPy arrays or anything with __dlpack__
 The call path is kept short (it is measured: a few microseconds per call):
 one reusable DLTensor per parameter, the data pointer from the buffer
 protocol, the shape copied in, a cached dtype."""
+import threading
+
 import numpy as np
 
 from . import _ffi
@@ -204,7 +206,7 @@ class Module:
     def __init__(self, handle, ir=None):
         self._h = ffi.gc(handle, lib.tvs_executable_release)
         self._ir = ir  # the IRModule built (for export_library)
-        self._funcs = {}
+        self._local = threading.local()  # function objects per thread (each has its own argument scratch)
 
     @property
     def type_key(self):
@@ -215,11 +217,14 @@ class Module:
                 for i in range(lib.tvs_executable_num_funcs(self._h))]
 
     def get_function(self, name, query_imports=False):
-        f = self._funcs.get(name)
+        funcs = getattr(self._local, "funcs", None)
+        if funcs is None:
+            funcs = self._local.funcs = {}
+        f = funcs.get(name)
         if f is None:
             out = ffi.new("TvsFunction **")
             check(lib.tvs_executable_get_function(self._h, name.encode(), out))
-            f = self._funcs[name] = PackedFunc(out[0], name)
+            f = funcs[name] = PackedFunc(out[0], name)
         return f
 
     def __getitem__(self, name):

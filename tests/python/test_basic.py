@@ -186,3 +186,42 @@ def test_lower_and_from_source(mm_relu):
     c = np.zeros((128, 128), np.float32)
     tvs.build(low)["mm_relu"](a, b, c)
     np.testing.assert_allclose(c, want, rtol=1e-5)
+
+
+def test_graph_module_export_and_load(tmp_path, root):
+    import os
+    mod = tvs.IRModule.from_file(os.path.join(root, "examples", "mlp.tvs"))
+    so = tmp_path / "mlp.so"
+    tvs.relax.build(mod).export_library(str(so))
+    vm = tvs.relax.VirtualMachine(tvs.runtime.load_module(str(so)), tvs.cpu())
+    rng = np.random.default_rng(1)
+    x, w0, b0 = (rng.random(s, dtype=np.float32) for s in ((1, 784), (784, 128), (128,)))
+    w1, b1 = rng.random((128, 10), dtype=np.float32), rng.random(10, dtype=np.float32)
+    out = vm["main"](x, w0, b0, w1, b1).numpy()
+    np.testing.assert_allclose(out, np.maximum(x @ w0 + b0, 0) @ w1 + b1, rtol=1e-4)
+
+
+def test_calls_from_several_threads(mm_relu):
+    import threading
+    lib = tvs.build(mm_relu)
+    a, b, want = _inputs()
+    errors = []
+
+    def work():
+        try:
+            c = np.zeros((128, 128), np.float32)
+            f = lib["mm_relu"]  # this thread's own function object
+            for _ in range(20):
+                f(a, b, c)
+                np.testing.assert_allclose(c, want, rtol=1e-5)
+            with pytest.raises(tvs.RunError):
+                f(a, b, c[:64].copy())
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
