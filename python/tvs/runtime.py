@@ -32,6 +32,23 @@ def _dtype_str(dt):
     return {(4, 16, 1): "bfloat16"}.get((dt.code, dt.bits, dt.lanes), f"dtype({dt.code},{dt.bits},{dt.lanes})")
 
 
+_TORCH_DTYPES = None
+
+
+def _is_torch(a):
+    return type(a).__module__.startswith("torch") and hasattr(a, "data_ptr")
+
+
+def _torch_dtypes():
+    global _TORCH_DTYPES
+    if _TORCH_DTYPES is None:
+        import torch
+        names = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint8": "uint8",
+                 "float16": "float16", "float32": "float32", "float64": "float64", "bool": "bool"}
+        _TORCH_DTYPES = {getattr(torch, k): _DTYPES[np.dtype(v)] for k, v in names.items()}
+    return _TORCH_DTYPES
+
+
 class PackedFunc:
     """A compiled function: f(a, b, c) on tensors (and int/float scalars)."""
 
@@ -95,8 +112,11 @@ class PackedFunc:
                 arg.type, arg.f = 2, float(a)
                 self._lobj[i] = None
                 return
+            elif _is_torch(a):
+                self._set_torch(i, a)
+                return
             elif hasattr(a, "__dlpack__"):
-                a, cacheable = np.from_dlpack(a), False  # (a PyTorch tensor may be resized in place)
+                a, cacheable = np.from_dlpack(a), False  # (it may be resized in place)
             else:
                 raise TypeError(f"{self.name}: argument {i}: expected a tensor (tvs.nd.NDArray, numpy array or "
                                 f"DLPack object) or a scalar, got {type(a).__name__}")
@@ -104,26 +124,47 @@ class PackedFunc:
         if dt is None:
             raise RunError(f"{self.name}: argument {i}: dtype {a.dtype} is not supported by TVS")
         try:
-            buf = ffi.from_buffer(a, require_writable=False)
+            buf = ffi.from_buffer(a)  # (read-only arrays too: require_writable is False by default)
         except (BufferError, ValueError, TypeError):
             raise RunError(f"{self.name}: argument {i}: the array is not C-contiguous (pass "
                            f"numpy.ascontiguousarray(x))") from None
-        n = a.ndim
-        if n > 8:
-            raise RunError(f"{self.name}: argument {i}: {n} dimensions (at most 8)")
         t = self._tensors[i]
         t.data = buf
-        t.ndim = n
         shape = a.shape
-        self._shapes[i][0:n] = shape
-        if self._ldt[i] is not dt:
-            t.dtype.code, t.dtype.bits, t.dtype.lanes = dt
-            self._ldt[i] = dt
+        self._set_shape_dtype(i, t, shape, dt)
         arg.type = 0
         self._lbuf[i] = buf
         self._larr[i] = a
         self._lshape[i] = shape
         self._lobj[i] = obj if cacheable else None
+
+    def _set_shape_dtype(self, i, t, shape, dt):
+        if shape != self._tshape[i]:  # (writing the shape costs more than comparing it)
+            n = len(shape)
+            if n > 8:
+                raise RunError(f"{self.name}: argument {i}: {n} dimensions (at most 8)")
+            t.ndim = n
+            self._shapes[i][0:n] = shape
+            self._tshape[i] = shape
+        if self._ldt[i] is not dt:
+            t.dtype.code, t.dtype.bits, t.dtype.lanes = dt
+            self._ldt[i] = dt
+
+    def _set_torch(self, i, a):
+        """A PyTorch tensor without going through a DLPack capsule (the call
+        holds the tensor; it is not kept for the next call)."""
+        if a.device.type != "cpu":
+            raise RunError(f"{self.name}: argument {i}: a {a.device.type} tensor (TVS runs on the CPU)")
+        if not a.is_contiguous():
+            raise RunError(f"{self.name}: argument {i}: the tensor is not contiguous (pass x.contiguous())")
+        dt = _torch_dtypes().get(a.dtype)
+        if dt is None:
+            raise RunError(f"{self.name}: argument {i}: dtype {a.dtype} is not supported by TVS")
+        t = self._tensors[i]
+        t.data = ffi.cast("void *", a.data_ptr())
+        self._set_shape_dtype(i, t, tuple(a.shape), dt)
+        self._args[i].type = 0
+        self._lobj[i] = None
 
     def _prepare(self, args):
         n = len(args)
@@ -153,6 +194,7 @@ class PackedFunc:
         """Drops the arrays of the last call (they are kept to make repeated calls cheap)."""
         n = self._cap
         self._lobj, self._larr, self._lshape, self._lbuf = [None] * n, [None] * n, [None] * n, [None] * n
+        self._tshape = [None] * n  # the shape each DLTensor holds now
 
     def _alloc_outputs(self, inputs):
         params = self.params()
