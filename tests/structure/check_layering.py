@@ -33,8 +33,13 @@ BELOW = {
     "repl": ["base", "runtime", "ir", "lang", "parser", "codegen", "sched", "frontend", "driver",
              "autotune"],
     "lsp": ["base", "runtime", "ir", "lang", "parser", "sched", "frontend", "driver"],
+    # include/tvs/: the public C API's headers (self-contained: DLPack and their own).
+    "include": [],
+    # api/: libtvs.so, the thin layer behind include/tvs/ over everything below.
+    "api": ["base", "runtime", "ir", "lang", "parser", "codegen", "sched", "frontend", "driver",
+            "autotune", "include"],
     "tools": ["base", "runtime", "ir", "lang", "parser", "codegen", "sched", "frontend", "driver",
-              "autotune", "repl", "lsp"],
+              "autotune", "repl", "lsp", "include", "api"],
 }
 # Folders whose files may include anything (they test or measure the layers).
 ANY = {"tests", "bench", "examples", "stdlib", "docs", "build", "python", "scripts"}
