@@ -1,0 +1,109 @@
+/* edit.c - textDocument/formatting (the canonical printer's form, offered only
+ * when printing loses nothing) and textDocument/codeAction (a quick fix for
+ * each diagnostic that carries a fix-it, such as "did you mean 'T.grid'"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/printer.h"
+#include "lsp/lsp_internal.h"
+#include "sched/schedule.h"
+
+/* Why printing the module would lose part of the file, or NULL. */
+static const char *unformattable(const LspDoc *d, const LspAnalysis *a) {
+  if (!a->mod) return "the file has errors";
+  if (sch_file_has_script(a->ast)) return "the printer would drop the file's schedule statements";
+  bool in_str = false;
+  char q = 0;
+  for (size_t i = 0; i < d->len; i++) { /* a '#' outside strings starts a comment */
+    char c = d->text[i];
+    if (in_str) {
+      if (c == '\\') i++;
+      else if (c == q || c == '\n') in_str = false;
+    } else if (c == '"' || c == '\'') {
+      in_str = true, q = c;
+    } else if (c == '#') {
+      return "the printer would drop the file's comments";
+    }
+  }
+  return NULL;
+}
+
+cJSON *lsp_formatting(LspServer *s, const cJSON *params, int *code, const char **msg) {
+  LspDoc *d = lsp_doc_of_params(s, params);
+  if (!d) {
+    *code = LSP_ERR_INVALID_PARAMS;
+    *msg = "unknown document (not opened)";
+    return NULL;
+  }
+  LspAnalysis *a = lsp_doc_analysis(d);
+  const char *why = unformattable(d, a);
+  cJSON *edits = cJSON_CreateArray();
+  if (why) {
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddNumberToObject(p, "type", 3);
+    char *m = xasprintf("tvs: not formatting: %s", why);
+    cJSON_AddStringToObject(p, "message", m);
+    free(m);
+    lsp_send_notification(s, "window/showMessage", p);
+    return edits;
+  }
+  StrBuf out;
+  sb_init(&out);
+  PrintOptions po = print_options_default();
+  print_module(&out, a->mod, &po);
+  if (out.len != d->len || memcmp(out.data, d->text, d->len)) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddItemToObject(e, "range", lsp_json_range(d->text, d->len, 0, d->len));
+    cJSON_AddStringToObject(e, "newText", out.data);
+    cJSON_AddItemToArray(edits, e);
+  }
+  sb_free(&out);
+  return edits;
+}
+
+/* Whether byte ranges [a, a+al] and [b, b+bl] touch. */
+static bool overlaps(size_t a, size_t al, size_t b, size_t bl) { return a <= b + bl && b <= a + al; }
+
+cJSON *lsp_code_action(LspServer *s, const cJSON *params, int *code, const char **msg) {
+  LspDoc *d = lsp_doc_of_params(s, params);
+  const cJSON *range = cJSON_GetObjectItemCaseSensitive(params, "range");
+  if (!d || !cJSON_IsObject(range)) {
+    *code = LSP_ERR_INVALID_PARAMS;
+    *msg = d ? "missing range" : "unknown document (not opened)";
+    return NULL;
+  }
+  /* the position reader takes {"position": ...}: wrap each end */
+  cJSON *tmp = cJSON_CreateObject();
+  cJSON_AddItemReferenceToObject(tmp, "position", cJSON_GetObjectItemCaseSensitive(range, "start"));
+  size_t a0 = 0, a1 = 0;
+  bool ok = lsp_params_offset(d, tmp, &a0);
+  cJSON_DeleteItemFromObject(tmp, "position");
+  cJSON_AddItemReferenceToObject(tmp, "position", cJSON_GetObjectItemCaseSensitive(range, "end"));
+  ok = ok && lsp_params_offset(d, tmp, &a1);
+  cJSON_Delete(tmp);
+  if (!ok || a1 < a0) {
+    *code = LSP_ERR_INVALID_PARAMS;
+    *msg = "malformed range";
+    return NULL;
+  }
+  LspAnalysis *an = lsp_doc_analysis(d);
+  cJSON *actions = cJSON_CreateArray();
+  for (int i = 0; i < an->diag.len; i++) {
+    const Diag *g = &an->diag.items[i];
+    if (!g->fixit || g->span.file != an->src || !overlaps(a0, a1 - a0, g->span.off, g->span.len)) continue;
+    cJSON *act = cJSON_CreateObject();
+    char *title = xasprintf("Replace with '%s'", g->fixit);
+    cJSON_AddStringToObject(act, "title", title);
+    free(title);
+    cJSON_AddStringToObject(act, "kind", "quickfix");
+    cJSON *edit = cJSON_AddObjectToObject(act, "edit");
+    cJSON *changes = cJSON_AddObjectToObject(edit, "changes");
+    cJSON *edits = cJSON_AddArrayToObject(changes, d->uri);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddItemToObject(e, "range", lsp_json_range(d->text, d->len, g->span.off, g->span.len));
+    cJSON_AddStringToObject(e, "newText", g->fixit);
+    cJSON_AddItemToArray(edits, e);
+    cJSON_AddItemToArray(actions, act);
+  }
+  return actions;
+}
