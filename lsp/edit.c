@@ -1,6 +1,7 @@
 /* edit.c - textDocument/formatting (the canonical printer's form, offered only
  * when printing loses nothing) and textDocument/codeAction (a quick fix for
  * each diagnostic that carries a fix-it, such as "did you mean 'T.grid'"). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,19 @@ cJSON *lsp_formatting(LspServer *s, const cJSON *params, int *code, const char *
   return edits;
 }
 
+/* The replacement a diagnostic suggests: its fix-it, or the name of a
+ * "did you mean 'X'?" (written into buf); NULL when none. */
+static const char *suggestion(const Diag *g, char *buf, size_t n) {
+  if (g->fixit) return g->fixit;
+  const char *p = strstr(g->msg, "did you mean '");
+  if (!p) return NULL;
+  p += strlen("did you mean '");
+  const char *q = strchr(p, '\'');
+  if (!q || (size_t)(q - p) >= n) return NULL;
+  snprintf(buf, n, "%.*s", (int)(q - p), p);
+  return buf;
+}
+
 /* Whether byte ranges [a, a+al] and [b, b+bl] touch. */
 static bool overlaps(size_t a, size_t al, size_t b, size_t bl) { return a <= b + bl && b <= a + al; }
 
@@ -90,9 +104,11 @@ cJSON *lsp_code_action(LspServer *s, const cJSON *params, int *code, const char 
   cJSON *actions = cJSON_CreateArray();
   for (int i = 0; i < an->diag.len; i++) {
     const Diag *g = &an->diag.items[i];
-    if (!g->fixit || g->span.file != an->src || !overlaps(a0, a1 - a0, g->span.off, g->span.len)) continue;
+    char buf[128];
+    const char *fix = suggestion(g, buf, sizeof buf);
+    if (!fix || g->span.file != an->src || !overlaps(a0, a1 - a0, g->span.off, g->span.len)) continue;
     cJSON *act = cJSON_CreateObject();
-    char *title = xasprintf("Replace with '%s'", g->fixit);
+    char *title = xasprintf("Replace with '%s'", fix);
     cJSON_AddStringToObject(act, "title", title);
     free(title);
     cJSON_AddStringToObject(act, "kind", "quickfix");
@@ -101,7 +117,7 @@ cJSON *lsp_code_action(LspServer *s, const cJSON *params, int *code, const char 
     cJSON *edits = cJSON_AddArrayToObject(changes, d->uri);
     cJSON *e = cJSON_CreateObject();
     cJSON_AddItemToObject(e, "range", lsp_json_range(d->text, d->len, g->span.off, g->span.len));
-    cJSON_AddStringToObject(e, "newText", g->fixit);
+    cJSON_AddStringToObject(e, "newText", fix);
     cJSON_AddItemToArray(edits, e);
     cJSON_AddItemToArray(actions, act);
   }

@@ -48,12 +48,12 @@ static bool attr_doc(const LspAnalysis *a, const Ast *n, StrBuf *out) {
   return ok;
 }
 
-static void sym_doc(const LspAnalysis *a, const LspSym *s, StrBuf *out) {
+static void sym_doc(const LspAnalysis *a, const IrModule *mod, const LspSym *s, StrBuf *out) {
   StrBuf info;
   sb_init(&info);
   LspSymKind k = s->kind;
-  bool ok = lsp_ir_info(a->mod, s->func, s->name, k, &info);
-  if (!ok && k == LSP_SYM_VAR) ok = lsp_ir_info(a->mod, s->func, s->name, LSP_SYM_BUFFER, &info);
+  bool ok = lsp_ir_info(mod, s->func, s->name, k, &info);
+  if (!ok && k == LSP_SYM_VAR) ok = lsp_ir_info(mod, s->func, s->name, LSP_SYM_BUFFER, &info);
   if (ok) {
     sb_printf(out, "```python\n%s\n```\n(%s)", info.data, lsp_sym_kind_name(k));
   } else {
@@ -81,7 +81,7 @@ cJSON *lsp_hover(LspServer *s, const cJSON *params, int *code, const char **msg)
   const Ast *n = attr_at(a->ast->module, (uint32_t)off);
   if (r) {
     int k = lsp_index_resolve(&a->ix, r);
-    if (k >= 0) sym_doc(a, &a->ix.syms[k], &text);
+    if (k >= 0) sym_doc(a, lsp_doc_module(d), &a->ix.syms[k], &text);
     hoff = r->off, hlen = r->len;
   } else if (n && attr_doc(a, n, &text)) {
     hoff = n->span.off, hlen = n->span.len;

@@ -103,7 +103,14 @@ typedef struct LspDoc {
   int version;
   bool dirty;          /* changed since the diagnostics were published */
   LspAnalysis *an;     /* of the current text, or NULL (analysed on demand) */
+  LspAnalysis *good;   /* the latest earlier analysis whose module elaborated, or NULL:
+                          hovers use its IR while the current text has errors */
 } LspDoc;
+
+/* Drops d's analysis after a change, keeping it as d->good if it elaborated. */
+void lsp_doc_invalidate(LspDoc *d);
+/* The module hovers describe: the current one, else the last good one. */
+const IrModule *lsp_doc_module(const LspDoc *d);
 
 /* Applies one contentChanges entry (ranged or whole); false on bad params. */
 bool lsp_doc_apply_change(LspDoc *d, const cJSON *change);

@@ -18,6 +18,22 @@ static void doc_free(LspDoc *d) {
   free(d->uri);
   free(d->text);
   lsp_analysis_free(d->an);
+  lsp_analysis_free(d->good);
+}
+
+void lsp_doc_invalidate(LspDoc *d) {
+  if (d->an && d->an->mod) {
+    lsp_analysis_free(d->good);
+    d->good = d->an;
+  } else {
+    lsp_analysis_free(d->an);
+  }
+  d->an = NULL;
+}
+
+const IrModule *lsp_doc_module(const LspDoc *d) {
+  if (d->an && d->an->mod) return d->an->mod;
+  return d->good ? d->good->mod : NULL;
 }
 
 void lsp_server_free(LspServer *s) {
@@ -138,8 +154,7 @@ static void did_open(LspServer *s, const cJSON *params) {
   d->text = xstrdup(text->valuestring);
   d->len = strlen(d->text);
   d->version = cJSON_IsNumber(ver) ? ver->valueint : 0;
-  lsp_analysis_free(d->an);
-  d->an = NULL;
+  lsp_doc_invalidate(d);
   d->dirty = true;
 }
 
@@ -152,8 +167,7 @@ static void did_change(LspServer *s, const cJSON *params) {
     if (!lsp_doc_apply_change(d, c) && s->log) fprintf(s->log, "tvs lsp: bad change ignored\n");
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(params, "textDocument"), "version");
   if (cJSON_IsNumber(ver)) d->version = ver->valueint;
-  lsp_analysis_free(d->an);
-  d->an = NULL;
+  lsp_doc_invalidate(d);
   d->dirty = true; /* analysed when the input goes quiet (debounce) */
 }
 
