@@ -47,6 +47,20 @@ void lsp_position_of(const char *text, size_t len, size_t off, int *line, int *u
   *utf16_col = col;
 }
 
+void lsp_cursor_advance(LspPosCursor *c, size_t off) {
+  if (off > c->len) off = c->len;
+  while (c->off < off) {
+    if (c->text[c->off] == '\n') {
+      c->line++, c->col = 0, c->off++;
+      continue;
+    }
+    int n = utf8_len((unsigned char)c->text[c->off]);
+    if (c->off + (size_t)n > c->len) n = 1;
+    c->col += n == 4 ? 2 : 1;
+    c->off += (size_t)n;
+  }
+}
+
 cJSON *lsp_json_position(const char *text, size_t len, size_t off) {
   int line, col;
   lsp_position_of(text, len, off, &line, &col);

@@ -25,7 +25,7 @@ const char *lsp_sym_kind_name(LspSymKind k) {
 }
 
 static int add_sym(Walk *w, const char *name, LspSymKind kind, uint32_t off, uint32_t len, Span full) {
-  LspSym s = {name, kind, off, len, full.off, full.len, w->scope_off, w->scope_len, w->parent, w->func};
+  LspSym s = {name, kind, off, len, full.off, full.len, w->scope_off, w->scope_len, w->parent, w->func, 0};
   LspIndex *ix = w->ix;
   VEC_PUSH(ix->syms, ix->nsyms, ix->capsyms, s);
   return ix->nsyms - 1;
@@ -111,18 +111,39 @@ static LspSymKind assigned_kind(Walk *w, const Ast *value) {
   return LSP_SYM_VAR;
 }
 
-static void define_targets(Walk *w, const Ast *t, LspSymKind kind, Span full) {
+/* Defines the names of target t; iter_kinds (may be NULL) gives the kind
+ * letter of the n-th name defined (*n counts them). */
+static void define_names(Walk *w, const Ast *t, LspSymKind kind, Span full, const char *iter_kinds, int *n) {
   if (!t) return;
   if (t->kind == AST_NAME) {
-    add_sym(w, t->name, kind, t->span.off, t->span.len, full);
+    int k = add_sym(w, t->name, kind, t->span.off, t->span.len, full);
+    if (iter_kinds) w->ix->syms[k].iter = *n < (int)strlen(iter_kinds) ? iter_kinds[*n] : 0;
+    (*n)++;
     add_ref(w, t->name, t->span.off, t->span.len, false);
   } else if (t->kind == AST_TUPLE || t->kind == AST_LIST) {
-    for (int i = 0; i < t->list.len; i++) define_targets(w, t->list.items[i], kind, full);
+    for (int i = 0; i < t->list.len; i++) define_names(w, t->list.items[i], kind, full, iter_kinds, n);
   } else if (t->kind == AST_STARRED) {
-    define_targets(w, t->a, kind, full);
+    define_names(w, t->a, kind, full, iter_kinds, n);
   } else {
     walk_expr(w, t);
   }
+}
+
+static void define_targets(Walk *w, const Ast *t, LspSymKind kind, Span full) {
+  int n = 0;
+  define_names(w, t, kind, full, NULL, &n);
+}
+
+/* The iter kind letters an assignment from a T.axis.* call defines. */
+static const char *iter_kinds_of(Walk *w, const Ast *value) {
+  const char *callee = ast_dotted_name(w->arena, value->a);
+  if (!strcmp(callee, "T.axis.remap"))
+    return value->list.len > 0 && value->list.items[0]->kind == AST_STR ? value->list.items[0]->str : NULL;
+  const char *kind = callee + 7;
+  if (!strcmp(kind, "spatial") || !strcmp(kind, "S")) return "S";
+  if (!strcmp(kind, "reduce") || !strcmp(kind, "R")) return "R";
+  if (!strcmp(kind, "scan")) return "C";
+  return "O";
 }
 
 static void walk_body(Walk *w, const AstList *body);
@@ -184,7 +205,11 @@ static void walk_stmt(Walk *w, const Ast *st) {
       walk_expr(w, st->a);
       walk_expr(w, st->b);
       LspSymKind k = assigned_kind(w, st->a);
-      for (int i = 0; i < st->list.len; i++) define_targets(w, st->list.items[i], k, st->span);
+      const char *kinds = k == LSP_SYM_ITER_VAR ? iter_kinds_of(w, st->a) : NULL;
+      for (int i = 0; i < st->list.len; i++) {
+        int n = 0;
+        define_names(w, st->list.items[i], k, st->span, kinds, &n);
+      }
       return;
     }
     case AST_FOR:
@@ -207,6 +232,14 @@ static void walk_body(Walk *w, const AstList *body) {
   for (int i = 0; i < body->len; i++) walk_stmt(w, body->items[i]);
 }
 
+static const LspIndex *sort_ix; /* qsort has no context argument */
+
+static int by_name(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  int c = strcmp(sort_ix->syms[x].name, sort_ix->syms[y].name);
+  return c ? c : (x > y) - (x < y);
+}
+
 void lsp_index_build(LspIndex *ix, const AstFile *f) {
   memset(ix, 0, sizeof *ix);
   Arena scratch;
@@ -214,11 +247,16 @@ void lsp_index_build(LspIndex *ix, const AstFile *f) {
   Walk w = {ix, f->src, -1, NULL, 0, (uint32_t)f->src->len + 1, &scratch};
   walk_body(&w, &f->module->body);
   arena_free(&scratch);
+  ix->by_name = xmalloc(sizeof *ix->by_name * (size_t)(ix->nsyms + 1));
+  for (int i = 0; i < ix->nsyms; i++) ix->by_name[i] = i;
+  sort_ix = ix;
+  qsort(ix->by_name, (size_t)ix->nsyms, sizeof *ix->by_name, by_name);
 }
 
 void lsp_index_free(LspIndex *ix) {
   free(ix->syms);
   free(ix->refs);
+  free(ix->by_name);
   memset(ix, 0, sizeof *ix);
 }
 
@@ -229,10 +267,17 @@ const LspRef *lsp_index_ref_at(const LspIndex *ix, uint32_t off) {
 }
 
 int lsp_index_resolve(const LspIndex *ix, const LspRef *r) {
+  int lo = 0, hi = ix->nsyms; /* the first symbol called r->name */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (strcmp(ix->syms[ix->by_name[mid]].name, r->name) < 0) lo = mid + 1;
+    else hi = mid;
+  }
   int best = -1;
-  for (int i = 0; i < ix->nsyms; i++) {
+  for (int j = lo; j < ix->nsyms && !strcmp(ix->syms[ix->by_name[j]].name, r->name); j++) {
+    int i = ix->by_name[j]; /* in definition order */
     const LspSym *s = &ix->syms[i];
-    if (strcmp(s->name, r->name) || (s->kind == LSP_SYM_BLOCK) != r->is_block) continue;
+    if ((s->kind == LSP_SYM_BLOCK) != r->is_block) continue;
     if (r->is_block) return i;
     if (r->off < s->scope_off || r->off > s->scope_off + s->scope_len) continue;
     if (best < 0) {

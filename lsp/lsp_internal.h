@@ -34,6 +34,15 @@ enum {
 size_t lsp_offset_of(const char *text, size_t len, long line, long utf16_col);
 /* The LSP position of byte offset off. */
 void lsp_position_of(const char *text, size_t len, size_t off, int *line, int *utf16_col);
+/* A position walked forward through a text (positions of sorted offsets in
+ * one pass). */
+typedef struct LspPosCursor {
+  const char *text;
+  size_t len, off;
+  int line, col;
+} LspPosCursor;
+/* Moves c to byte offset off (>= c->off) and returns its position. */
+void lsp_cursor_advance(LspPosCursor *c, size_t off);
 /* {"line":..,"character":..} and {"start":..,"end":..} for bytes [off, off+n). */
 cJSON *lsp_json_position(const char *text, size_t len, size_t off);
 cJSON *lsp_json_range(const char *text, size_t len, size_t off, size_t n);
@@ -54,6 +63,7 @@ typedef struct LspSym {
   uint32_t scope_off, scope_len; /* where the name is visible */
   int parent;         /* enclosing function (or block) symbol, -1 at top level */
   const char *func;   /* the enclosing function's name, or NULL */
+  char iter;          /* ITER_VAR: its kind letter as T.axis.remap spells it (S, R, ...), else 0 */
 } LspSym;
 
 /* A use of a name (NAME nodes, block-name strings, definitions themselves). */
@@ -68,6 +78,7 @@ typedef struct LspIndex {
   int nsyms, capsyms;
   LspRef *refs;
   int nrefs, caprefs;
+  int *by_name;       /* symbol indices sorted by name, then by index (resolution) */
 } LspIndex;
 
 /* Builds the index of a parsed file. */
@@ -157,6 +168,11 @@ cJSON *lsp_document_symbols(LspServer *s, const cJSON *params, int *code, const 
 cJSON *lsp_workspace_symbols(LspServer *s, const cJSON *params, int *code, const char **msg);
 cJSON *lsp_formatting(LspServer *s, const cJSON *params, int *code, const char **msg);
 cJSON *lsp_code_action(LspServer *s, const cJSON *params, int *code, const char **msg);
+cJSON *lsp_semantic_tokens(LspServer *s, const cJSON *params, int *code, const char **msg);
+cJSON *lsp_show_stage(LspServer *s, const cJSON *params, int *code, const char **msg);
+cJSON *lsp_schedule_trace(LspServer *s, const cJSON *params, int *code, const char **msg);
+/* The legend of semantic tokens (initialize's capabilities). */
+cJSON *lsp_semantic_legend(void);
 
 /* Builtin documentation (builtin_docs.c): the signature and one-line summary
  * of a T./R./I./te. name, false when it is not a builtin. */

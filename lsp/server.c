@@ -205,6 +205,9 @@ static cJSON *capabilities(void) {
   cJSON_AddBoolToObject(c, "workspaceSymbolProvider", 1);
   cJSON_AddBoolToObject(c, "documentFormattingProvider", 1);
   cJSON_AddBoolToObject(c, "codeActionProvider", 1);
+  cJSON *sem = cJSON_AddObjectToObject(c, "semanticTokensProvider");
+  cJSON_AddItemToObject(sem, "legend", lsp_semantic_legend());
+  cJSON_AddBoolToObject(sem, "full", 1);
   return c;
 }
 
@@ -243,6 +246,9 @@ static const Route requests[] = {
     {"workspace/symbol", lsp_workspace_symbols},
     {"textDocument/formatting", lsp_formatting},
     {"textDocument/codeAction", lsp_code_action},
+    {"textDocument/semanticTokens/full", lsp_semantic_tokens},
+    {"tvs/showStage", lsp_show_stage},
+    {"tvs/scheduleTrace", lsp_schedule_trace},
 };
 
 static void handle_notification(LspServer *s, const char *method, const cJSON *params) {

@@ -202,3 +202,50 @@ async def test_hover_keeps_last_good_ir_while_text_has_errors(client: LanguageCl
     assert [d.message for d in client.diagnostics[uri]] == ["unknown builtin 'T.gird'; did you mean 'T.grid'?"]
     h = await client.text_document_hover_async(t.HoverParams(doc(uri), pos(12, 8)))
     assert h.contents.value.startswith('```python\nY: T.Buffer((128, 128), "float32")')
+
+
+def decode_tokens(data, legend):
+    line = col = 0
+    out = []
+    for i in range(0, len(data), 5):
+        dl, dc, n, ty, mods = data[i:i + 5]
+        line += dl
+        col = col + dc if dl == 0 else dc
+        out.append((line, col, n, legend.token_types[ty],
+                    [m for b, m in enumerate(legend.token_modifiers) if mods & (1 << b)]))
+    return out
+
+
+async def test_semantic_tokens_iter_vars_by_kind(client: LanguageClient):
+    uri = await open_doc(client, "sched.tvs", SCHED)
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend
+    r = await client.text_document_semantic_tokens_full_async(t.SemanticTokensParams(doc(uri)))
+    toks = decode_tokens(r.data, legend)
+    # line 18: `vi, vj, vk = T.axis.remap("SSR", [i, j, k])`
+    assert [x for x in toks if x[0] == 17] == [
+        (17, 16, 2, "variable", ["declaration", "spatial"]), (17, 20, 2, "variable", ["declaration", "spatial"]),
+        (17, 24, 2, "variable", ["declaration", "reduce"]), (17, 50, 1, "variable", ["loop"]),
+        (17, 53, 1, "variable", ["loop"]), (17, 56, 1, "variable", ["loop"])]
+    assert (16, 26, 1, "struct", ["declaration"]) in toks  # the block "Y"
+    assert (8, 16, 1, "property", ["declaration"]) in toks  # the buffer A
+
+
+async def test_show_stage_is_tvs_show(client: LanguageClient, tmp_path):
+    uri = await open_doc(client, "sched.tvs", SCHED)
+    f = tmp_path / "sched.tvs"
+    f.write_text(SCHED)
+    for stage in ["graph", "tir", "lower-init-block"]:
+        r = await client.protocol.send_request_async("tvs/showStage", {"textDocument": {"uri": uri}, "stage": stage})
+        want = subprocess.run([TVS, "show", str(f), "--stage", stage], capture_output=True, text=True, check=True)
+        assert r.text == want.stdout, stage
+    with pytest.raises(Exception, match="unknown stage"):
+        await client.protocol.send_request_async("tvs/showStage", {"textDocument": {"uri": uri}, "stage": "asm"})
+
+
+async def test_schedule_trace(client: LanguageClient):
+    uri = await open_doc(client, "sched.tvs", SCHED)
+    r = await client.protocol.send_request_async("tvs/scheduleTrace", {"textDocument": {"uri": uri}})
+    assert r.trace.splitlines()[:3] == [
+        'b0 = sch.get_block(name="Y", func_name="mm_relu")',
+        "l1, l2, l3 = sch.get_loops(block=b0)",
+        "l4, l5 = sch.split(loop=l2, factors=[None, 16], preserve_unit_iters=True, disable_predication=False)"]
