@@ -227,7 +227,7 @@ async def test_semantic_tokens_iter_vars_by_kind(client: LanguageClient):
         (17, 24, 2, "variable", ["declaration", "reduce"]), (17, 50, 1, "variable", ["loop"]),
         (17, 53, 1, "variable", ["loop"]), (17, 56, 1, "variable", ["loop"])]
     assert (16, 26, 1, "struct", ["declaration"]) in toks  # the block "Y"
-    assert (8, 16, 1, "property", ["declaration"]) in toks  # the buffer A
+    assert (10, 16, 1, "property", ["declaration"]) in toks  # the buffer A
 
 
 async def test_show_stage_is_tvs_show(client: LanguageClient, tmp_path):
