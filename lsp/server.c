@@ -313,7 +313,7 @@ void lsp_handle_message(LspServer *s, const char *body, size_t len) {
      * else with an id is an invalid request. */
     if (id_ok && !cJSON_GetObjectItemCaseSensitive(msg, "result") && !cJSON_GetObjectItemCaseSensitive(msg, "error"))
       lsp_send_error(s, id, LSP_ERR_INVALID_REQUEST, "the message has no method");
-  } else if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params)) {
+  } else if (params && !cJSON_IsObject(params) && !cJSON_IsArray(params) && !cJSON_IsNull(params)) {
     if (id_ok) lsp_send_error(s, id, LSP_ERR_INVALID_PARAMS, "params must be an object or an array");
   } else if (id_ok) {
     handle_request(s, id, method->valuestring, params);

@@ -249,3 +249,20 @@ async def test_schedule_trace(client: LanguageClient):
         'b0 = sch.get_block(name="Y", func_name="mm_relu")',
         "l1, l2, l3 = sch.get_loops(block=b0)",
         "l4, l5 = sch.split(loop=l2, factors=[None, 16], preserve_unit_iters=True, disable_predication=False)"]
+
+
+def test_vscode_extension_files_agree():
+    ext = SRC / "editors" / "vscode"
+    pkg = json.loads((ext / "package.json").read_text())
+    (lang,) = pkg["contributes"]["languages"]
+    assert lang["extensions"] == [".tvs", ".sch"]
+    json.loads((ext / lang["configuration"][2:]).read_text())
+    (gram,) = pkg["contributes"]["grammars"]
+    assert json.loads((ext / gram["path"][2:]).read_text())["scopeName"] == gram["scopeName"] == "source.tvs"
+
+
+def test_docs_transcripts(tmp_path):
+    p = subprocess.run([os.environ.get("PYTHON3", "python3"), str(SRC / "tests" / "e2e" / "doc_transcripts.py"),
+                        str(SRC / "docs" / "lsp.md"), str(tmp_path), TVS, "tvsc"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 passed, 0 failed" in p.stdout

@@ -20,10 +20,11 @@ int cmd_lsp(int argc, char **argv) {
     bool missing;
     const ToolOption *o = opt_match(lsp_options, argc, argv, &i, &val, &spelled, &missing);
     if (o && o->id == LSP_HELP) {
-      tool_print_help("usage: tvs lsp [--stdio]\n"
-                      "Runs the language server for .tvs files and schedule scripts, speaking the\n"
-                      "Language Server Protocol over stdin and stdout (see docs/lsp.md).\n",
-                      lsp_options);
+      fputs("usage: tvs lsp [--stdio]\n"
+            "Runs the language server for .tvs files and schedule scripts, speaking the\n"
+            "Language Server Protocol over stdin and stdout (see docs/lsp.md).\n\noptions:\n",
+            stdout);
+      opt_print(stdout, lsp_options); /* the common options do not apply: replies are JSON */
       return 0;
     }
     if (!o) return tool_usage_error("lsp", "unknown option '%s'", argv[i]);
