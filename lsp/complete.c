@@ -93,6 +93,16 @@ static void in_scope(cJSON *items, const LspAnalysis *a, uint32_t off, const cha
     if (!strncmp(ns[i], prefix, strlen(prefix))) add_item(items, ns[i], KIND_MODULE, "builtin namespace");
 }
 
+typedef struct BlockItems {
+  cJSON *items;
+  const char *prefix;
+} BlockItems;
+
+static void add_block(void *user, const char *block, const char *func) {
+  BlockItems *b = user;
+  if (!strncmp(block, b->prefix, strlen(b->prefix))) add_item(b->items, block, KIND_STRUCT, func);
+}
+
 /* Completion inside a string literal that starts at t[q]. */
 static void in_string(cJSON *items, const LspAnalysis *a, const char *t, long q, const char *prefix) {
   char callee[128];
@@ -105,6 +115,8 @@ static void in_string(cJSON *items, const LspAnalysis *a, const char *t, long q,
       for (int i = 0; i < a->ix.nsyms; i++)
         if (a->ix.syms[i].kind == LSP_SYM_BLOCK && !strncmp(a->ix.syms[i].name, prefix, strlen(prefix)))
           add_item(items, a->ix.syms[i].name, KIND_STRUCT, a->ix.syms[i].func ? a->ix.syms[i].func : "block");
+      BlockItems bi = {items, prefix}; /* a script alone: the blocks of the module it schedules */
+      lsp_ir_blocks(a->target, add_block, &bi);
       return;
     }
   }

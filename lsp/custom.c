@@ -67,6 +67,19 @@ static IrModule *scheduled(LspServer *s, const cJSON *params, DiagCtx *d, int *c
   return m;
 }
 
+/* $/progress {token, value: {kind, title|message}} for a client-given
+ * workDoneToken (lowering a large module takes a while). */
+static void progress(LspServer *s, const cJSON *params, const char *kind, const char *text) {
+  const cJSON *tok = cJSON_GetObjectItemCaseSensitive(params, "workDoneToken");
+  if (!cJSON_IsString(tok) && !cJSON_IsNumber(tok)) return;
+  cJSON *p = cJSON_CreateObject();
+  cJSON_AddItemToObject(p, "token", cJSON_Duplicate(tok, 1));
+  cJSON *v = cJSON_AddObjectToObject(p, "value");
+  cJSON_AddStringToObject(v, "kind", kind);
+  cJSON_AddStringToObject(v, !strcmp(kind, "begin") ? "title" : "message", text);
+  lsp_send_notification(s, "$/progress", p);
+}
+
 cJSON *lsp_show_stage(LspServer *s, const cJSON *params, int *code, const char **msg) {
   const cJSON *stage = cJSON_GetObjectItemCaseSensitive(params, "stage");
   const cJSON *func = cJSON_GetObjectItemCaseSensitive(params, "function");
@@ -77,8 +90,10 @@ cJSON *lsp_show_stage(LspServer *s, const cJSON *params, int *code, const char *
   }
   DiagCtx d;
   diag_init(&d, NULL);
+  progress(s, params, "begin", "tvs: lowering");
   IrModule *m = scheduled(s, params, &d, code, msg);
   IrModule *out = m ? after_stage(m, stage->valuestring, &d, msg) : NULL;
+  progress(s, params, "end", out ? stage->valuestring : "failed");
   cJSON *res = NULL;
   if (out) {
     StrBuf sb;

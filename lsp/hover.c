@@ -82,6 +82,13 @@ cJSON *lsp_hover(LspServer *s, const cJSON *params, int *code, const char **msg)
   if (r) {
     int k = lsp_index_resolve(&a->ix, r);
     if (k >= 0) sym_doc(a, lsp_doc_module(d), &a->ix.syms[k], &text);
+    else if (r->is_block && lsp_ir_info(a->target, NULL, r->name, LSP_SYM_BLOCK, &text)) { /* a script alone */
+      StrBuf md;
+      sb_init(&md);
+      sb_printf(&md, "```python\n%s\n```\n(block of %s)", text.data, a->target_src->name);
+      sb_free(&text);
+      text = md;
+    }
     hoff = r->off, hlen = r->len;
   } else if (n && attr_doc(a, n, &text)) {
     hoff = n->span.off, hlen = n->span.len;

@@ -187,3 +187,39 @@ bool lsp_ir_info(const IrModule *m, const char *func, const char *name, LspSymKi
   }
   return false;
 }
+
+typedef struct BlockWalk {
+  void (*fn)(void *user, const char *block, const char *func);
+  void *user;
+  const char *func;
+} BlockWalk;
+
+static void walk_blocks(BlockWalk *w, const TirStmt *s) {
+  if (!s) return;
+  switch (s->kind) {
+    case TIR_S_FOR: walk_blocks(w, s->loop.body); return;
+    case TIR_S_SEQ:
+      for (int i = 0; i < s->seq.n; i++) walk_blocks(w, s->seq.stmts[i]);
+      return;
+    case TIR_S_BLOCK_REALIZE: walk_blocks(w, s->realize.block); return;
+    case TIR_S_BLOCK:
+      if (strcmp(s->block.name, "root")) w->fn(w->user, s->block.name, w->func);
+      walk_blocks(w, s->block.init);
+      walk_blocks(w, s->block.body);
+      return;
+    case TIR_S_IF: walk_blocks(w, s->ifs.then_s); walk_blocks(w, s->ifs.else_s); return;
+    case TIR_S_LET: walk_blocks(w, s->let.body); return;
+    case TIR_S_ALLOCATE: walk_blocks(w, s->alloc.body); return;
+    case TIR_S_DECL_BUFFER: walk_blocks(w, s->decl.body); return;
+    case TIR_S_ATTR: walk_blocks(w, s->attr.body); return;
+    default: return;
+  }
+}
+
+void lsp_ir_blocks(const IrModule *m, void (*fn)(void *user, const char *block, const char *func), void *user) {
+  for (int i = 0; m && i < m->nfuncs; i++) {
+    if (m->funcs[i].kind != IR_FUNC_TIR) continue;
+    BlockWalk w = {fn, user, m->funcs[i].name};
+    walk_blocks(&w, m->funcs[i].tir->body);
+  }
+}

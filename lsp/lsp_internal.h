@@ -99,6 +99,10 @@ typedef struct LspAnalysis {
   IrModule *mod;     /* the elaborated module, or NULL on errors */
   DiagCtx diag;      /* every diagnostic, with spans into src */
   LspIndex ix;
+  /* A schedule script alone (X.sched.tvs, X.sch: no functions of its own) runs
+   * against the module of X.tvs beside it, when there is one. */
+  SourceFile *target_src;
+  IrModule *target;
 } LspAnalysis;
 
 /* Parses, elaborates and applies the schedule statements of a document. */
@@ -177,5 +181,9 @@ cJSON *lsp_semantic_legend(void);
 /* Builtin documentation (builtin_docs.c): the signature and one-line summary
  * of a T./R./I./te. name, false when it is not a builtin. */
 bool lsp_builtin_doc(const char *dotted, StrBuf *sig, StrBuf *doc);
+
+/* Calls fn(user, block name, function name) for every block of m but the
+ * root blocks (ir_info.c). */
+void lsp_ir_blocks(const IrModule *m, void (*fn)(void *user, const char *block, const char *func), void *user);
 
 #endif

@@ -238,6 +238,11 @@ async def test_show_stage_is_tvs_show(client: LanguageClient, tmp_path):
         r = await client.protocol.send_request_async("tvs/showStage", {"textDocument": {"uri": uri}, "stage": stage})
         want = subprocess.run([TVS, "show", str(f), "--stage", stage], capture_output=True, text=True, check=True)
         assert r.text == want.stdout, stage
+    client.progress_reports.setdefault("p1", [])
+    await client.protocol.send_request_async(
+        "tvs/showStage", {"textDocument": {"uri": uri}, "stage": "tir", "workDoneToken": "p1"})
+    assert [(r.kind, getattr(r, "title", None) or r.message) for r in client.progress_reports["p1"]] == \
+        [("begin", "tvs: lowering"), ("end", "tir")]
     with pytest.raises(Exception, match="unknown stage"):
         await client.protocol.send_request_async("tvs/showStage", {"textDocument": {"uri": uri}, "stage": "asm"})
 
@@ -266,3 +271,27 @@ def test_docs_transcripts(tmp_path):
                         str(SRC / "docs" / "lsp.md"), str(tmp_path), TVS, "tvsc"], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "1 passed, 0 failed" in p.stdout
+
+
+async def test_schedule_script_alone_runs_against_its_module(client: LanguageClient):
+    path = SRC / "bench" / "kernels" / "mm_1024.sched.tvs"
+    text = path.read_text()
+    uri = path.as_uri()
+    client.text_document_did_open(
+        t.DidOpenTextDocumentParams(t.TextDocumentItem(uri=uri, language_id="tvs", version=1, text=text)))
+    await client.wait_for_notification("textDocument/publishDiagnostics")
+    assert list(client.diagnostics[uri]) == []
+    line = next(i for i, l in enumerate(text.splitlines()) if l.startswith('b0 = sch.get_block("C")'))
+    h = await client.text_document_hover_async(t.HoverParams(doc(uri), pos(line, 20)))
+    assert h.contents.value.startswith('```python\nblock "C"\nvi: spatial, domain [0, 1024), int32')
+    assert h.contents.value.endswith("(block of " + str(SRC / "bench" / "kernels" / "mm_1024.tvs") + ")")
+    c = await client.text_document_completion_async(t.CompletionParams(doc(uri), pos(line, 20)))
+    assert [(i.label, i.detail) for i in c.items] == [("C", "mm")]  # block C of prim_func mm
+    # a factor list that does not multiply to the extent is the script's error
+    bad = text.replace("factors=[None, 4]", "factors=[3, 4]")
+    client.text_document_did_change(t.DidChangeTextDocumentParams(
+        text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[t.TextDocumentContentChangeWholeDocument(text=bad)]))
+    await client.wait_for_notification("textDocument/publishDiagnostics")
+    (d,) = client.diagnostics[uri]
+    assert d.range.start.line == line + 2 and "1024" in d.message, d
