@@ -75,6 +75,21 @@ static const char *suggestion(const Diag *g, char *buf, size_t n) {
   return buf;
 }
 
+/* For "split: factors [a, b] multiply to N but loop has extent M": the
+ * factor list with its first factor left to inference ("[None, b]"), as TVM
+ * allows one None; NULL otherwise (buf receives the text). */
+static const char *split_fix(const Diag *g, const SourceFile *src, char *buf, size_t n) {
+  if (strncmp(g->msg, "split: factors ", 15) || !strstr(g->msg, "multiply to") || g->span.len < 3 ||
+      g->span.len >= n - 8)
+    return NULL;
+  const char *t = src->text + g->span.off;
+  if (t[0] != '[' || t[g->span.len - 1] != ']') return NULL;
+  const char *comma = memchr(t, ',', g->span.len);
+  if (!comma) return NULL;
+  snprintf(buf, n, "[None%.*s", (int)(t + g->span.len - comma), comma);
+  return buf;
+}
+
 /* Whether byte ranges [a, a+al] and [b, b+bl] touch. */
 static bool overlaps(size_t a, size_t al, size_t b, size_t bl) { return a <= b + bl && b <= a + al; }
 
@@ -106,6 +121,7 @@ cJSON *lsp_code_action(LspServer *s, const cJSON *params, int *code, const char 
     const Diag *g = &an->diag.items[i];
     char buf[128];
     const char *fix = suggestion(g, buf, sizeof buf);
+    if (!fix && g->span.file == an->src) fix = split_fix(g, an->src, buf, sizeof buf);
     if (!fix || g->span.file != an->src || !overlaps(a0, a1 - a0, g->span.off, g->span.len)) continue;
     cJSON *act = cJSON_CreateObject();
     char *title = xasprintf("Replace with '%s'", fix);

@@ -98,13 +98,33 @@ LspDoc *lsp_doc_of_params(LspServer *s, const cJSON *params) {
   return uri ? find_doc(s, uri) : NULL;
 }
 
-/* The file name diagnostics carry: the URI's path. */
-static const char *uri_name(const char *uri) {
-  return strncmp(uri, "file://", 7) ? uri : uri + 7;
+/* The file name diagnostics carry: a file URI's path, percent-decoded
+ * (malloc'd); another URI as it is. */
+static char *uri_path(const char *uri) {
+  if (strncmp(uri, "file://", 7)) return xstrdup(uri);
+  const char *p = uri + 7;
+  char *out = xmalloc(strlen(p) + 1), *o = out;
+  static const char hex[] = "0123456789abcdef";
+  for (; *p; p++) {
+    const char *h1 = p[0] == '%' && p[1] ? strchr(hex, p[1] | 32) : NULL;
+    const char *h2 = h1 && p[2] ? strchr(hex, p[2] | 32) : NULL;
+    if (h1 && h2 && p[1] != '\0' && p[2] != '\0') {
+      *o++ = (char)((h1 - hex) * 16 + (h2 - hex));
+      p += 2;
+    } else {
+      *o++ = *p;
+    }
+  }
+  *o = 0;
+  return out;
 }
 
 LspAnalysis *lsp_doc_analysis(LspDoc *d) {
-  if (!d->an) d->an = lsp_analyze(uri_name(d->uri), d->text, d->len);
+  if (!d->an) {
+    char *name = uri_path(d->uri);
+    d->an = lsp_analyze(name, d->text, d->len);
+    free(name);
+  }
   return d->an;
 }
 

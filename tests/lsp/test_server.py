@@ -88,7 +88,11 @@ async def test_schedule_error_is_a_diagnostic(client: LanguageClient):
     (d,) = client.diagnostics[uri]
     line = next(i for i, l in enumerate(text.splitlines()) if "factors=[3, 16]" in l)
     assert d.range.start.line == line
-    assert "128" in d.message, d.message
+    assert d.message == "split: factors [3, 16] multiply to 48 but loop 'j' has extent 128"
+    (a,) = await client.text_document_code_action_async(t.CodeActionParams(
+        doc(uri), d.range, t.CodeActionContext(diagnostics=[d])))
+    assert a.title == "Replace with '[None, 16]'"
+    assert list(a.edit.changes[uri]) == [t.TextEdit(range=d.range, new_text="[None, 16]")]
 
 
 async def test_hover_buffer_block_loop_builtin_method(client: LanguageClient):
