@@ -140,6 +140,8 @@ typedef struct LspServer {
   cJSON *cancelled;    /* ids of requests cancelled before they ran (array) */
 } LspServer;
 
+/* Whether a message body is a $/cancelRequest notification. */
+bool lsp_is_cancel(const char *body, size_t len);
 /* Handles one message body (already unframed); replies are written to out. */
 void lsp_handle_message(LspServer *s, const char *body, size_t len);
 void lsp_server_init(LspServer *s, FILE *out, FILE *log);

@@ -2,6 +2,7 @@
  * document synchronisation and published diagnostics.  Every request gets
  * exactly one reply; a message that is not valid JSON-RPC gets an error reply
  * (id null when the id cannot be read); notifications never get one. */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,14 +273,19 @@ static const Route requests[] = {
 };
 
 static void handle_notification(LspServer *s, const char *method, const cJSON *params) {
-  if (!strcmp(method, "exit")) s->exit_now = true;
-  else if (!s->initialized) return; /* dropped before initialize, as the protocol says */
-  else if (!strcmp(method, "textDocument/didOpen")) did_open(s, params);
-  else if (!strcmp(method, "textDocument/didChange")) did_change(s, params);
-  else if (!strcmp(method, "textDocument/didClose")) did_close(s, params);
-  else if (!strcmp(method, "$/cancelRequest")) {
+  if (!strcmp(method, "exit")) {
+    s->exit_now = true;
+  } else if (!strcmp(method, "$/cancelRequest")) { /* may come before the batch's initialize runs */
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "id");
     if (id && cJSON_GetArraySize(s->cancelled) < 1024) cJSON_AddItemToArray(s->cancelled, cJSON_Duplicate(id, 1));
+  } else if (!s->initialized) {
+    return; /* dropped before initialize, as the protocol says */
+  } else if (!strcmp(method, "textDocument/didOpen")) {
+    did_open(s, params);
+  } else if (!strcmp(method, "textDocument/didChange")) {
+    did_change(s, params);
+  } else if (!strcmp(method, "textDocument/didClose")) {
+    did_close(s, params);
   }
 }
 
@@ -317,6 +323,16 @@ static void handle_request(LspServer *s, const cJSON *id, const char *method, co
   char *m = xasprintf("unknown method '%.100s'", method);
   lsp_send_error(s, id, LSP_ERR_METHOD_NOT_FOUND, m);
   free(m);
+}
+
+bool lsp_is_cancel(const char *body, size_t len) {
+  if (!memmem(body, len, "$/cancelRequest", 15)) return false;
+  cJSON *m = cJSON_ParseWithLength(body, len);
+  const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
+  bool yes = cJSON_IsString(method) && !strcmp(method->valuestring, "$/cancelRequest") &&
+             !cJSON_GetObjectItemCaseSensitive(m, "id");
+  cJSON_Delete(m);
+  return yes;
 }
 
 void lsp_handle_message(LspServer *s, const char *body, size_t len) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lsp/lsp.h"
 #include "lsp/lsp_internal.h"
 #include "tests/unit/check.h"
 
@@ -168,7 +169,41 @@ static void test_error_replies(void) {
   lsp_server_free(&s);
 }
 
+/* A request followed by its $/cancelRequest in one write: the request is
+ * answered with RequestCancelled, the others normally. */
+static void test_cancel_queued_request(void) {
+  const char *msgs[] = {
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}",
+      "{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":"
+      "{\"uri\":\"file:///a.tvs\",\"version\":1,\"text\":\"x = 1\\n\"}}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"textDocument/hover\",\"params\":{\"textDocument\":"
+      "{\"uri\":\"file:///a.tvs\"},\"position\":{\"line\":0,\"character\":0}}}",
+      "{\"jsonrpc\":\"2.0\",\"method\":\"$/cancelRequest\",\"params\":{\"id\":5}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"textDocument/hover\",\"params\":{\"textDocument\":"
+      "{\"uri\":\"file:///a.tvs\"},\"position\":{\"line\":0,\"character\":0}}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"shutdown\"}",
+      "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}",
+  };
+  StrBuf in;
+  sb_init(&in);
+  for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++)
+    sb_printf(&in, "Content-Length: %zu\r\n\r\n%s", strlen(msgs[i]), msgs[i]);
+  int fd = fd_of(in.data, in.len);
+  sb_free(&in);
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *out = open_memstream(&buf, &n);
+  CHECK_EQ_INT(lsp_serve(fd, out, NULL), 0);
+  fclose(out);
+  close(fd);
+  CHECK(strstr(buf, "\"id\":5,\"error\":{\"code\":-32800") != NULL);
+  CHECK(strstr(buf, "\"id\":6,\"result\":{\"contents\"") != NULL);
+  CHECK(strstr(buf, "\"id\":7,\"result\":null") != NULL);
+  free(buf);
+}
+
 int main(void) {
+  test_cancel_queued_request();
   test_framing();
   test_positions();
   test_incremental_change();
