@@ -10,6 +10,11 @@ end
 local buf = vim.api.nvim_get_current_buf()
 check(vim.bo[buf].filetype == 'tvs', 'filetype is ' .. vim.bo[buf].filetype)
 
+-- syntax highlighting (editors/nvim/syntax/tvs.vim): T.grid's name, a block name
+local function syn(line, col) return vim.fn.synIDattr(vim.fn.synID(line, col, 1), 'name') end
+check(syn(14, 26) == 'tvsBuiltin', 'syntax of grid in T.grid: ' .. syn(14, 26))
+check(syn(15, 26) == 'tvsBlockName', 'syntax of "Y" in T.block("Y"): ' .. syn(15, 26))
+
 -- diagnostics arrive once the server has analysed the file
 vim.wait(10000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
 local diags = vim.diagnostic.get(buf)

@@ -6,7 +6,7 @@ endif
 runtime! syntax/python.vim
 unlet! b:current_syntax
 syntax match tvsNamespace "\<\(T\|R\|I\|te\)\.\@="
-syntax match tvsBuiltin "\<\(T\|R\|I\|te\)\.\zs[A-Za-z_][A-Za-z0-9_.]*"
+syntax match tvsBuiltin "\(\<\(T\|R\|I\|te\)\.\)\@<=[A-Za-z_][A-Za-z0-9_.]*"
 syntax match tvsBlockName +\(T\.s\?block(\|get_block(\)\@<=["'][^"']*["']+
 syntax match tvsDtype +["']\(float\|int\|uint\|bfloat\)\d\+\(x\d\+\)\?["']+
 highlight default link tvsNamespace Include
