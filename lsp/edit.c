@@ -9,8 +9,20 @@
 #include "lsp/lsp_internal.h"
 #include "sched/schedule.h"
 
-/* Why printing the module would lose part of the file, or NULL. */
-static const char *unformattable(const LspDoc *d, const LspAnalysis *a) {
+/* Whether the comment at text[i..] (to the end of its line) is in printed,
+ * as the printer writes some itself ("# from tvm.script import tir as T"). */
+static bool comment_kept(const char *text, size_t len, size_t i, const char *printed) {
+  size_t e = i;
+  while (e < len && text[e] != '\n') e++;
+  while (e > i && (text[e - 1] == ' ' || text[e - 1] == '\r')) e--;
+  char *c = xstrndup(text + i, e - i);
+  bool kept = strstr(printed, c) != NULL;
+  free(c);
+  return kept;
+}
+
+/* Why replacing the file with printed would lose part of it, or NULL. */
+static const char *unformattable(const LspDoc *d, const LspAnalysis *a, const char *printed) {
   if (!a->mod) return "the file has errors";
   if (sch_file_has_script(a->ast)) return "the printer would drop the file's schedule statements";
   bool in_str = false;
@@ -23,7 +35,8 @@ static const char *unformattable(const LspDoc *d, const LspAnalysis *a) {
     } else if (c == '"' || c == '\'') {
       in_str = true, q = c;
     } else if (c == '#') {
-      return "the printer would drop the file's comments";
+      if (!comment_kept(d->text, d->len, i, printed)) return "the printer would drop the file's comments";
+      while (i + 1 < d->len && d->text[i + 1] != '\n') i++;
     }
   }
   return NULL;
@@ -37,7 +50,13 @@ cJSON *lsp_formatting(LspServer *s, const cJSON *params, int *code, const char *
     return NULL;
   }
   LspAnalysis *a = lsp_doc_analysis(d);
-  const char *why = unformattable(d, a);
+  StrBuf out;
+  sb_init(&out);
+  if (a->mod) {
+    PrintOptions po = print_options_default();
+    print_module(&out, a->mod, &po);
+  }
+  const char *why = unformattable(d, a, out.data);
   cJSON *edits = cJSON_CreateArray();
   if (why) {
     cJSON *p = cJSON_CreateObject();
@@ -46,13 +65,7 @@ cJSON *lsp_formatting(LspServer *s, const cJSON *params, int *code, const char *
     cJSON_AddStringToObject(p, "message", m);
     free(m);
     lsp_send_notification(s, "window/showMessage", p);
-    return edits;
-  }
-  StrBuf out;
-  sb_init(&out);
-  PrintOptions po = print_options_default();
-  print_module(&out, a->mod, &po);
-  if (out.len != d->len || memcmp(out.data, d->text, d->len)) {
+  } else if (out.len != d->len || memcmp(out.data, d->text, d->len)) {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddItemToObject(e, "range", lsp_json_range(d->text, d->len, 0, d->len));
     cJSON_AddStringToObject(e, "newText", out.data);

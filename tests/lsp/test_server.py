@@ -173,11 +173,16 @@ async def test_signature_help(client: LanguageClient):
 async def test_formatting(client: LanguageClient):
     uri = await open_doc(client, "mm_relu.tvs", MM)
     e = await client.text_document_formatting_async(t.DocumentFormattingParams(doc(uri), t.FormattingOptions(4, True)))
-    assert list(e) == []  # the file has comments: left alone
+    assert list(e) == []  # the file has comments the printer would drop: left alone, with a message
+    assert client.messages[-1].message == "tvs: not formatting: the printer would drop the file's comments"
     plain = "\n".join(l for l in MM.splitlines() if not l.lstrip().startswith("#")) + "\n"
     uri = await open_doc(client, "plain.tvs", plain)
     (edit,) = await client.text_document_formatting_async(t.DocumentFormattingParams(doc(uri), t.FormattingOptions(4, True)))
     assert edit.new_text.startswith("# from tvm.script import ir as I") and "def mm_relu(" in edit.new_text
+    # the printer's own comments are not lost: formatting its output changes nothing
+    uri = await open_doc(client, "printed.tvs", edit.new_text)
+    e = await client.text_document_formatting_async(t.DocumentFormattingParams(doc(uri), t.FormattingOptions(4, True)))
+    assert list(e) == []
 
 
 async def test_code_action_did_you_mean(client: LanguageClient):
