@@ -13,7 +13,7 @@ from lsprotocol import types as t
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 TVS = os.environ.get("TVS_BIN", "tvs")
-SRC = pathlib.Path(os.environ.get("TVS_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+SRC = pathlib.Path(os.environ.get("TVS_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2])).resolve()
 MM = (SRC / "examples" / "mm_relu.tvs").read_text()
 SCHED = (SRC / "examples" / "mm_relu_scheduled.tvs").read_text()
 BAD = (SRC / "tests" / "lsp" / "Inputs" / "mm_error.tvs").read_text()
