@@ -61,10 +61,18 @@ if def and def[1] then def = def[1] end
 check(def and def.range and def.range.start.line == 12 and def.range.start.character == 8,
       'definition: ' .. vim.inspect(def))
 
+-- the lowered IR beside the source: a file that elaborates, :TvsShowStage's function
+vim.cmd('edit ' .. os.getenv('TVS_SOURCE_DIR') .. '/examples/mm_relu.tvs')
+vim.wait(10000, function() return #vim.lsp.buf_get_clients(0) > 0 end, 20)
+local out = require('tvs').show_stage('lower-init-block')
+local text = out and table.concat(vim.api.nvim_buf_get_lines(out, 0, -1, false), '\n') or ''
+check(text:find('def mm_relu(', 1, true) ~= nil and vim.bo[out or 0].filetype == 'tvs',
+      'show_stage: ' .. text:sub(1, 200))
+
 if #failures > 0 then
   io.stderr:write('nvim LSP check failed:\n  ' .. table.concat(failures, '\n  ') .. '\n')
   vim.cmd('cquit 1')
 else
-  io.stdout:write('nvim: 1 diagnostic, hover and definition as expected\n')
+  io.stdout:write('nvim: 1 diagnostic, hovers, definition, syntax and a stage as expected\n')
   vim.cmd('qall!')
 end

@@ -3,6 +3,7 @@
 --   set runtimepath+=/path/to/tvs/editors/nvim
 --   lua require('tvs').setup({ cmd = { 'tvs', 'lsp' } })
 --
+-- :TvsShowStage [STAGE] shows the IR after a stage (default tir) beside the source.
 -- Every buffer of filetype tvs (*.tvs, *.sch: ftdetect/tvs.vim) attaches to
 -- one server per root directory (the nearest folder holding .git, else the
 -- file's folder).
@@ -33,8 +34,34 @@ function M.attach(bufnr, opts)
   return id
 end
 
+-- The IR of the current buffer after a stage (`tvs show --list-stages`), in a
+-- scratch buffer beside it: the server's tvs/showStage request.
+function M.show_stage(stage)
+  local buf = vim.api.nvim_get_current_buf()
+  local params = { textDocument = vim.lsp.util.make_text_document_params(), stage = stage or 'tir' }
+  local res = vim.lsp.buf_request_sync(buf, 'tvs/showStage', params, 10000) or {}
+  for _, r in pairs(res) do
+    if r.error then
+      vim.notify('tvs/showStage: ' .. r.error.message, vim.log.levels.ERROR)
+      return nil
+    end
+    if r.result then
+      vim.cmd('vnew')
+      local out = vim.api.nvim_get_current_buf()
+      vim.bo[out].buftype = 'nofile'
+      vim.api.nvim_buf_set_lines(out, 0, -1, false, vim.split(r.result.text, '\n', { plain = true }))
+      vim.bo[out].filetype = 'tvs'
+      vim.bo[out].modifiable = false
+      return out
+    end
+  end
+  return nil
+end
+
 function M.setup(opts)
   opts = opts or {}
+  vim.api.nvim_create_user_command('TvsShowStage', function(a) M.show_stage(a.args ~= '' and a.args or 'tir') end,
+                                   { nargs = '?' })
   local group = vim.api.nvim_create_augroup('tvs_lsp', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
