@@ -111,3 +111,12 @@ const char *builtin_suggest(const char *canonical) {
   if (len <= 2) limit = 1;
   return best_d <= limit && best_d > 0 ? best : NULL;
 }
+
+const char *builtin_name_at(int i) {
+  if (i < 0) return NULL;
+  if (i < NELEMS(builtin_names)) return builtin_names[i];
+  i -= NELEMS(builtin_names);
+  if (i < NELEMS(intrinsic_names)) return intrinsic_names[i];
+  i -= NELEMS(intrinsic_names);
+  return i < NELEMS(relax_op_names) ? relax_op_names[i] : NULL;
+}

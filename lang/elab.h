@@ -20,4 +20,8 @@ IrModule *elab_module(const AstFile *file, DiagCtx *diag);
 /* Convenience: parse + elaborate a file's text. */
 IrModule *tvs_load_module(const SourceFile *src, DiagCtx *diag);
 
+/* Builtin name i of the T./R./I./te. namespaces ("T.grid", "R.nn.relu"), NULL
+ * past the end (completion in the language server). */
+const char *builtin_name_at(int i);
+
 #endif

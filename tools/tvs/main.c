@@ -22,6 +22,7 @@ static const char usage[] =
     "  check FILE           parse and elaborate, report diagnostics only\n"
     "  repl [FILE.tvs] [--script FILE] [--keep-going]\n"
     "                       interactive scheduling (script mode when stdin is not a terminal)\n"
+    "  lsp                  the language server (LSP over stdio) for editors\n"
     "`tvs COMMAND --help` lists every option of a command.\n";
 
 /* The top-level options (the parser is main's strcmp chain below). */
@@ -58,6 +59,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "equal")) return cmd_equal(argc - 1, argv + 1);
   if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) return cmd_repl(argc - 1, argv + 1);
+  if (!strcmp(cmd, "lsp")) return cmd_lsp(argc - 1, argv + 1);
   fprintf(stderr, "tvs: error: unknown command '%s'\n", cmd);
   print_usage(stderr);
   return 2;
