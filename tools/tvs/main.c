@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "equal")) return cmd_equal(argc - 1, argv + 1);
   if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) return cmd_repl(argc - 1, argv + 1);
+  if (!strcmp(cmd, "tune")) return cmd_tune(argc - 1, argv + 1);
   fprintf(stderr, "tvs: error: unknown command '%s'\n", cmd);
   print_usage(stderr);
   return 2;
