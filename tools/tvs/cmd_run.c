@@ -19,6 +19,7 @@
 #include "ir/transform.h"
 #include "runtime/npy.h"
 #include "runtime/npz.h"
+#include "autotune/tune.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
@@ -40,6 +41,7 @@ typedef struct RunArgs {
   const char *params;  /* --params w.npz: weights bound to graph-function params */
   bool profile;        /* --profile: per-kernel table of a graph function */
   bool memory_plan;    /* --memory-plan: the graph's static memory plan */
+  const char *tuning_db; /* --tuning-db log.jsonl: apply the best tuned schedules */
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
@@ -838,7 +840,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_TUNING_DB, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -862,6 +864,7 @@ static const ToolOption run_options[] = {
     {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive) and --profile (default 20)"},
     {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
     {RUN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
+    {RUN_TUNING_DB, "--tuning-db", NULL, "FILE", 0, "apply the best schedule `tvs tune` recorded for each prim_func"},
     {RUN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -950,6 +953,10 @@ static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **
       case RUN_SCHEDULE:
         if (missing) return tool_usage_error("run", "--schedule needs a file");
         *sched_path = val;
+        return 0;
+      case RUN_TUNING_DB:
+        if (missing) return tool_usage_error("run", "--tuning-db needs a file");
+        ra->tuning_db = val;
         return 0;
       default:
         if (missing) return tool_usage_error("run", "%s needs a value", spelled);
@@ -1091,6 +1098,7 @@ static int run_source(const RunArgs *ra, const ToolCommon *common, const char *s
     StrBuf sout;
     sb_init(&sout);
     if (sch_apply_schedules(&m, src, sched_path, &d, &sout)) ir_module_free(m), m = NULL;
+    if (m && ra->tuning_db && tune_db_apply(&m, ra->tuning_db, &d) < 0) ir_module_free(m), m = NULL;
     diag_flush(&d);
     fputs(sout.data, stdout);
     sb_free(&sout);
