@@ -127,7 +127,7 @@ static void test_search(const IrModule *m) {
   setenv("TVS_TUNE_FAULT", "crash=1,hang=2,wrong=3", 1);
   DiagCtx d;
   diag_init(&d, stderr);
-  TuneMeasureOptions mo = {1, 20, 2.0, false, 1};
+  TuneMeasureOptions mo = {1, 20, 1.0, false, 1};
   TuneMeasurer *t = tune_measurer_new(m, "mm", &mo, &d);
   diag_flush(&d);
   CHECK(t != NULL);
