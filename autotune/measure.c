@@ -39,6 +39,7 @@ struct TuneMeasurer {
   double *ref;             /* shared: every output's reference values, concatenated */
   size_t ref_len;          /* elements */
   double flops;
+  double best_ms;          /* the best median so far (0: none): the cutoff's base */
 };
 
 const char *tune_status_name(TuneStatus s) {
@@ -160,14 +161,20 @@ static double fake_time_ms(const IrModule *m) {
   return 1.0 + (double)(h % 10007) / 1000.0;
 }
 
-static void time_candidate(CandCtx *c, DrvRunner *ru, TuneResult *r) {
+/* Times the candidate; first_ms is its checked first run.  A candidate
+ * over 4x slower than the best so far is not timed further: one run says
+ * enough, and slow candidates would otherwise eat the tuning time. */
+static void time_candidate(CandCtx *c, DrvRunner *ru, double first_ms, TuneResult *r) {
   TuneMeasurer *t = c->t;
   if (getenv("TVS_TUNE_FAKE_TIME")) {
     r->median_ms = r->min_ms = fake_time_ms(c->m);
     r->reps = 1;
+  } else if (t->best_ms > 0 && first_ms > 4 * t->best_ms) {
+    r->median_ms = r->min_ms = first_ms;
+    r->reps = 1;
   } else {
     CallCtx cc = {ru, t};
-    DrvTimeOptions to = {0, t->o.budget_ms, 1, 0};
+    DrvTimeOptions to = {3, 0, 1, t->o.budget_ms};
     DrvTiming tm;
     if (drv_time_calls(call_once, &cc, &to, &tm)) {
       r->status = TUNE_ERR_RUN;
@@ -193,11 +200,12 @@ static void run_candidate(void *ctx, TuneResult *r) {
   DiagCtx d;
   diag_init(&d, NULL);
   DrvRunner ru;
+  double first_ms = 0;
   zero_outputs(t);
   if (drv_runner_init(&ru, c->m, t->func, &cg, true, &d) != DRV_RUN_OK) {
     r->status = TUNE_ERR_BUILD;
     first_error(&d, "does not compile", r->msg, sizeof r->msg);
-  } else if (call_once(&(CallCtx){&ru, t})) {
+  } else if ((first_ms = drv_now_ms(), call_once(&(CallCtx){&ru, t}))) {
     r->status = TUNE_ERR_RUN;
     snprintf(r->msg, sizeof r->msg, "%s", tvs_get_last_error());
   } else if (c->reference) {
@@ -211,7 +219,7 @@ static void run_candidate(void *ctx, TuneResult *r) {
     if (!(err <= 1e-3)) {
       r->status = TUNE_ERR_WRONG;
       snprintf(r->msg, sizeof r->msg, "max relative error %.3g against the untuned function", err);
-    } else time_candidate(c, &ru, r);
+    } else time_candidate(c, &ru, drv_now_ms() - first_ms, r);
   }
   drv_runner_free(&ru);
   diag_free(&d);
@@ -290,6 +298,8 @@ void tune_measurer_free(TuneMeasurer *t) {
 }
 
 double tune_measurer_flops(const TuneMeasurer *t) { return t->flops; }
+
+void tune_measurer_set_best(TuneMeasurer *t, double best_ms) { t->best_ms = best_ms; }
 
 void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *r) {
   CandCtx c = {t, cand, trial, false};

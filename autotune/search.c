@@ -198,6 +198,7 @@ static void record(Search *s, Entry *e, const TuneResult *r) {
     o->best_gflops = r->gflops;
     o->best_ms = r->median_ms;
     o->best_dec = e->c.dec;
+    if (s->o->measurer) tune_measurer_set_best(s->o->measurer, r->median_ms);
   }
   o->best_curve[t] = o->best_gflops;
   o->time_curve[t] = drv_now_ms() / 1000.0 - s->t0;

@@ -24,6 +24,8 @@
 static const int64_t unroll_steps[] = {0, 16, 64, 512};
 /* Write-cache levels: none, after the second spatial tile level, the third. */
 static const int64_t cache_levels[] = {0, 1, 2};
+/* Packing of the reused operand: no, yes. */
+static const int64_t pack_choices[] = {0, 1};
 
 /* The block the space tiles, found by walking the function. */
 typedef struct BlockInfo {
@@ -44,6 +46,19 @@ static bool find_blocks(TirVisitor *v, const TirStmt *s) {
   for (int i = 0; i < b->niters; i++) red |= b->iters[i].type == TIR_ITER_REDUCE;
   if (red && !bi->has_reduce) bi->main = b->name, bi->main_realize = s, bi->has_reduce = true;
   if (!bi->has_reduce) bi->main = b->name, bi->main_realize = s;
+  return true;
+}
+
+/* The realize of the block called name. */
+typedef struct NameFinder {
+  const char *name;
+  const TirStmt *realize;
+} NameFinder;
+
+static bool find_named(TirVisitor *v, const TirStmt *s) {
+  NameFinder *nf = v->ctx;
+  if (nf->realize) return false;
+  if (s->kind == TIR_S_BLOCK_REALIZE && !strcmp(s->realize.block->block.name, nf->name)) nf->realize = s;
   return true;
 }
 
@@ -113,7 +128,10 @@ static void find_nest(const TirFunc *f, const TirStmt *realize, LoopNest *ln) {
 
 typedef struct Gen {
   Schedule *s;
+  const char *func;         /* the prim_func scheduled */
+  const char *main;         /* its main block's name */
   const TuneDecisions *in;  /* decisions to reuse, or NULL */
+  int ncand[TUNE_MAX_DECISIONS]; /* candidates of each categorical decision */
   int next;                 /* the next decision's index */
 } Gen;
 
@@ -124,6 +142,7 @@ static const int64_t *next_decision(Gen *g, int len) {
 }
 
 static int64_t sample_cat(Gen *g, const int64_t *cands, int n) {
+  if (g->next < TUNE_MAX_DECISIONS) g->ncand[g->next] = n;
   double probs[8];
   for (int i = 0; i < n; i++) probs[i] = 1.0;
   SchRV rv = sch_sample_categorical(g->s, cands, probs, n, next_decision(g, 1));
@@ -159,13 +178,80 @@ static void unroll_inner(Gen *g, const SchRV *loops, const int64_t *ext, int n, 
   }
 }
 
-/* Vectorizes the innermost loop of block (when its extent is a small
- * constant) and unrolls the one outside it: the write-back and init stages. */
-static void vectorize_stage(Gen *g, SchRV block) {
+/* The names of the blocks of the current function (to find the block a
+ * primitive added: cache stages, the init block). */
+static void current_blocks(Gen *g, BlockInfo *bi) {
+  memset(bi, 0, sizeof *bi);
+  TirVisitor v = {0};
+  v.pre_stmt = find_blocks;
+  v.ctx = bi;
+  tir_visit_func(&v, sched_func(g->s, g->func));
+}
+
+/* The innermost loop extent around the one block not in before (-1). */
+static int64_t new_stage_extent(Gen *g, const BlockInfo *before) {
+  BlockInfo now;
+  current_blocks(g, &now);
+  for (int i = 0; i < now.nblocks; i++) {
+    bool old = false;
+    for (int k = 0; k < before->nblocks && !old; k++) old = !strcmp(now.names[i], before->names[k]);
+    if (old) continue;
+    TirVisitor v = {0};
+    NameFinder nf = {now.names[i], NULL};
+    v.pre_stmt = find_named;
+    v.ctx = &nf;
+    tir_visit_func(&v, sched_func(g->s, g->func));
+    LoopNest ln;
+    if (nf.realize) find_nest(sched_func(g->s, g->func), nf.realize, &ln);
+    return nf.realize && ln.n ? ln.extent[ln.n - 1] : -1;
+  }
+  return -1;
+}
+
+/* Vectorizes the innermost loop of a new stage (the write-back, the init,
+ * a packing copy): directly up to 64 lanes, else 16 lanes of a split. */
+static void vectorize_stage(Gen *g, SchRV block, const BlockInfo *before) {
+  int64_t ext = new_stage_extent(g, before);
   SchRV *loops = NULL;
   int n = sch_get_loops(g->s, block, &loops);
-  if (n > 0) sch_vectorize(g->s, loops[n - 1]);
+  if (n > 0 && ext > 1 && ext <= 64) sch_vectorize(g->s, loops[n - 1]);
+  else if (n > 0 && ext > 64 && ext % 16 == 0) {
+    SchRV parts[2];
+    int64_t f[2] = {ext / 16, 16};
+    if (!sch_split(g->s, loops[n - 1], f, 2, true, false, parts)) sch_vectorize(g->s, parts[1]);
+  }
   free(loops);
+}
+
+/* The read of the main block to pack: a buffer it only reads whose index
+ * does not use the first spatial iter (B of a matmul: reused across rows). */
+static int reused_read(Gen *g) {
+  TirVisitor v = {0};
+  NameFinder nf = {g->main, NULL};
+  v.pre_stmt = find_named;
+  v.ctx = &nf;
+  tir_visit_func(&v, sched_func(g->s, g->func));
+  if (!nf.realize) return -1;
+  const TirBlock *b = &nf.realize->realize.block->block;
+  if (b->niters == 0 || b->nwrites == 0) return -1;
+  for (int r = 0; r < b->nreads; r++) {
+    if (b->reads[r].buffer == b->writes[0].buffer) continue;
+    bool uses = false;
+    for (int d = 0; d < b->reads[r].n; d++) uses |= tir_expr_uses_var(b->reads[r].ranges[d].min, b->iters[0].var);
+    if (!uses) return r;
+  }
+  return -1;
+}
+
+/* Packs the reused operand into a contiguous copy per S0 tile (cache_read
+ * + compute_at under the last S0 loop), as hand-written GEMMs pack B. */
+static void pack_operand(Gen *g, SchRV block, SchRV at) {
+  int r = reused_read(g);
+  if (r < 0) return;
+  BlockInfo before;
+  current_blocks(g, &before);
+  SchRV cr = sch_cache_read(g->s, block, r, "global");
+  if (cr >= 0 && !sch_compute_at(g->s, cr, at, true, -1)) vectorize_stage(g, cr, &before);
 }
 
 /* The tiles of the main block by level: S0 S1 R0 S2 R1 S3. */
@@ -211,13 +297,18 @@ static int tile_main(Gen *g, SchRV block, const LoopNest *ln, int64_t unroll) {
   if (tile_levels(g, block, ln, &lv)) return -1;
   int64_t level = sample_cat(g, cache_levels, 3);
   int at = level == 1 ? 1 : 3;
+  BlockInfo before;
+  current_blocks(g, &before);
   if (level && lv.n[at]) {
     SchRV cw = sch_cache_write(g->s, block, 0, "local");
-    if (cw >= 0 && !sch_reverse_compute_at(g->s, cw, lv.l[at][lv.n[at] - 1], true, -1)) vectorize_stage(g, cw);
+    if (cw >= 0 && !sch_reverse_compute_at(g->s, cw, lv.l[at][lv.n[at] - 1], true, -1))
+      vectorize_stage(g, cw, &before);
   }
+  if (sample_cat(g, pack_choices, 2) && lv.n[0]) pack_operand(g, block, lv.l[0][lv.n[0] - 1]);
+  current_blocks(g, &before);
   if (lv.n[2]) {
     SchRV init = sch_decompose_reduction(g->s, block, lv.l[2][0]);
-    if (init >= 0) vectorize_stage(g, init);
+    if (init >= 0) vectorize_stage(g, init, &before);
   }
   SchRV inner[2 * MAX_LOOPS];
   int64_t iext[2 * MAX_LOOPS];
@@ -234,7 +325,7 @@ static int tile_main(Gen *g, SchRV block, const LoopNest *ln, int64_t unroll) {
 }
 
 /* Reads the decisions the schedule took back into out. */
-static void read_decisions(Schedule *s, TuneDecisions *out) {
+static void read_decisions(Schedule *s, const Gen *g, TuneDecisions *out) {
   memset(out, 0, sizeof *out);
   int n = sch_trace_decision_count(s);
   for (int i = 0; i < n && out->n < TUNE_MAX_DECISIONS; i++) {
@@ -242,7 +333,7 @@ static void read_decisions(Schedule *s, TuneDecisions *out) {
     out->len[k] = sch_trace_get_decision(s, i, out->v[k], TUNE_MAX_TILE);
     const char *m = sch_trace_decision_method(s, i);
     out->tile[k] = m && !strcmp(m, "sample_perfect_tile");
-    out->ncand[k] = out->tile[k] ? 0 : 3;
+    out->ncand[k] = out->tile[k] ? 0 : g->ncand[k];
   }
 }
 
@@ -264,13 +355,16 @@ int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions
   int rc = -1;
   if (!s || sch_work_on(s, func)) goto done;
   sch_seed(s, seed);
-  Gen g = {s, dec, 0};
+  Gen g;
+  memset(&g, 0, sizeof g);
+  g.s = s, g.func = func, g.in = dec;
   BlockInfo bi = {0};
   TirVisitor v = {0};
   v.pre_stmt = find_blocks;
   v.ctx = &bi;
   tir_visit_func(&v, sched_func(s, func));
   if (!bi.main) goto done;
+  g.main = bi.main;
   /* Sampled first, so that every candidate has the same decision layout. */
   int64_t unroll = sample_cat(&g, unroll_steps, 4);
   auto_inline(&g, &bi, func);
@@ -281,9 +375,7 @@ int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions
   LoopNest ln;
   find_nest(sched_func(s, func), cur.main_realize, &ln);
   if (block < 0 || tile_main(&g, block, &ln, unroll)) goto done;
-  read_decisions(s, &out->dec);
-  for (int i = 0; i < out->dec.n; i++)
-    if (!out->dec.tile[i]) out->dec.ncand[i] = i == 0 ? 4 : 3;
+  read_decisions(s, &g, &out->dec);
   StrBuf sb;
   sb_init(&sb);
   sch_trace_print(s, &sb, false);

@@ -119,7 +119,7 @@ typedef struct TuneMeasurer TuneMeasurer;
 
 typedef struct TuneMeasureOptions {
   int threads;        /* thread pool size for the timed calls */
-  double budget_ms;   /* timing: calls for about this long (>= 3 calls) */
+  double budget_ms;   /* timing: calls spanning at least this long (>= 3 calls) */
   double timeout_s;   /* a candidate running longer is killed */
   bool fast_math;     /* CgOptions.fast_math */
   uint64_t input_seed;/* random inputs */
@@ -131,6 +131,9 @@ typedef struct TuneMeasureOptions {
 TuneMeasurer *tune_measurer_new(const IrModule *m, const char *func, const TuneMeasureOptions *o,
                                 DiagCtx *diag);
 void tune_measurer_free(TuneMeasurer *t);
+/* The best median so far: a candidate whose checked run takes over 4x
+ * longer is recorded with that one run instead of being timed. */
+void tune_measurer_set_best(TuneMeasurer *t, double best_ms);
 /* The static FLOP count of the function. */
 double tune_measurer_flops(const TuneMeasurer *t);
 /* Builds and times a scheduled module in a child process; never fails the
