@@ -62,8 +62,10 @@ static void entry_free(Entry *e) { tune_candidate_free(&e->c); }
 static bool make_entry(Search *s, const TuneDecisions *dec, Entry *e) {
   DiagCtx d;
   diag_init(&d, NULL);
-  bool ok = tune_space_generate(s->m, s->o->func, dec, (int64_t)(rnd(s) & 0x7fffffff), &e->c, &d) == 0 &&
-            tune_features(e->c.mod, s->o->func, e->feat) == 0;
+  int64_t seed = (int64_t)(rnd(s) & 0x7fffffff);
+  int rc = s->o->space_script ? tune_space_script(s->m, s->o->space_script, dec, seed, &e->c, &d)
+                              : tune_space_generate(s->m, s->o->func, dec, seed, &e->c, &d);
+  bool ok = rc == 0 && tune_features(e->c.mod, s->o->func, e->feat) == 0;
   diag_free(&d);
   if (!ok) tune_candidate_free(&e->c);
   e->score = 0;
@@ -253,8 +255,8 @@ TuneOptions tune_options_default(void) {
   o.batch = 8;
   o.seed = 1;
   o.epsilon = 0.25;
-  o.population = 48;
-  o.generations = 3;
+  o.population = 128;
+  o.generations = 4;
   o.threads = 1;
   return o;
 }
@@ -266,7 +268,9 @@ static int finish(Search *s) {
     return -1;
   }
   TuneCandidate c;
-  if (tune_space_generate(s->m, s->o->func, &o->best_dec, 0, &c, s->diag)) return -1;
+  int rc = s->o->space_script ? tune_space_script(s->m, s->o->space_script, &o->best_dec, 0, &c, s->diag)
+                              : tune_space_generate(s->m, s->o->func, &o->best_dec, 0, &c, s->diag);
+  if (rc) return -1;
   o->best_trace = c.trace;
   o->best_mod = c.mod;
   return 0;
@@ -289,6 +293,17 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   s.target = tune_target_string();
   out->best_curve = xcalloc((size_t)o->trials + 1, sizeof(double));
   out->time_curve = xcalloc((size_t)o->trials + 1, sizeof(double));
+  /* A space that yields no candidate is reported with its errors. */
+  TuneCandidate probe;
+  int prc = o->space_script ? tune_space_script(m, o->space_script, NULL, 1, &probe, diag)
+                            : tune_space_generate(m, o->func, NULL, 1, &probe, diag);
+  tune_candidate_free(&probe);
+  if (prc) {
+    tune_model_free(s.model);
+    free(s.workload);
+    free(s.target);
+    return -1;
+  }
   if (o->resume && o->db) resume(&s);
   if (out->ntrials) tune_model_train(s.model);
   int stalls = 0;

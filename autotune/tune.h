@@ -60,6 +60,11 @@ void tune_candidate_free(TuneCandidate *c);
  * 0, or -1 with errors in diag. */
 int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions *dec, int64_t seed,
                         TuneCandidate *out, DiagCtx *diag);
+/* A candidate of a user's space: script (schedule-script text whose
+ * sampling calls are the knobs) run on a schedule seeded by seed, or, with
+ * dec, its trace replayed with dec's decisions.  0, or -1 with errors. */
+int tune_space_script(const IrModule *m, const char *script, const TuneDecisions *dec, int64_t seed,
+                      TuneCandidate *out, DiagCtx *diag);
 /* A random neighbour of d: one tile decision with a prime factor moved
  * between two positions (innermost kept <= 64), or one categorical decision
  * changed.  rng: the search's xorshift state.  false when nothing can move. */
@@ -189,6 +194,8 @@ typedef void (*TuneBatchFn)(void *ctx, TuneCandidate *cands, const int *trials, 
 
 typedef struct TuneOptions {
   const char *func;         /* the prim_func tuned */
+  const char *space_script; /* a user's design space (schedule-script text), or NULL:
+                               the generated space */
   int trials;               /* measurements in all */
   int batch;                /* measured per round */
   uint64_t seed;            /* makes the search deterministic apart from times */

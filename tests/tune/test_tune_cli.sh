@@ -47,8 +47,8 @@ expect 'cmp -s plain.txt tuned.txt'
 "$TVS" run mm.tvs --schedule best.sch.tvs > script.txt
 expect 'cmp -s plain.txt script.txt'
 
-# Faults: a crash, a hang (killed after --timeout) and a wrong result.
-TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=crash=0,hang=1,wrong=2 "$TVS" tune mm.tvs --trials 5 --batch 5 --timeout 1 \
+# Faults: a crash, a hang (killed after --timeout 5) and a wrong result.
+TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=crash=0,hang=1,wrong=2 "$TVS" tune mm.tvs --trials 5 --batch 5 --timeout 5 \
   --db faults.jsonl > fout.txt 2> ferr.txt
 expect '[ $? -eq 0 ]'
 expect 'grep -q "\"status\": \"crash\"" faults.jsonl'

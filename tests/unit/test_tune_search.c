@@ -84,6 +84,31 @@ static void test_space(const IrModule *m) {
   diag_free(&d);
 }
 
+/* A user's script as the space: its sampling calls are the knobs. */
+static void test_script_space(const IrModule *m) {
+  static const char script[] =
+      "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+      "i0, i1 = sch.split(i, factors=sch.sample_perfect_tile(i, n=2))\n"
+      "j0, j1 = sch.split(j, factors=sch.sample_perfect_tile(j, n=2))\n"
+      "sch.reorder(i0, j0, k, i1, j1)\n";
+  DiagCtx d;
+  diag_init(&d, stderr);
+  TuneCandidate a, b;
+  CHECK_EQ_INT(tune_space_script(m, script, NULL, 4, &a, &d), 0);
+  CHECK_EQ_INT(a.dec.n, 2);
+  TuneDecisions dec = a.dec;
+  dec.v[0][0] = 4, dec.v[0][1] = 8;
+  CHECK_EQ_INT(tune_space_script(m, script, &dec, 9, &b, &d), 0);
+  CHECK(b.mod && b.dec.v[0][0] == 4 && b.dec.v[0][1] == 8);
+  CHECK(b.trace && strstr(b.trace, "decision=[4, 8]") != NULL);
+  TuneCandidate c;
+  CHECK_EQ_INT(tune_space_script(m, "sch.nope()\n", NULL, 1, &c, &d), -1);
+  CHECK(d.nerr > 0 && c.mod == NULL);
+  tune_candidate_free(&a);
+  tune_candidate_free(&b);
+  diag_free(&d);
+}
+
 static void test_model(void) {
   TuneModel *mdl = tune_model_new(1);
   float x[TUNE_NFEATURES];
@@ -127,7 +152,7 @@ static void test_search(const IrModule *m) {
   setenv("TVS_TUNE_FAULT", "crash=1,hang=2,wrong=3", 1);
   DiagCtx d;
   diag_init(&d, stderr);
-  TuneMeasureOptions mo = {1, 20, 1.0, false, 1};
+  TuneMeasureOptions mo = {1, 20, 5.0, false, 1};
   TuneMeasurer *t = tune_measurer_new(m, "mm", &mo, &d);
   diag_flush(&d);
   CHECK(t != NULL);
@@ -177,6 +202,7 @@ int main(void) {
   CHECK(m != NULL);
   if (m) {
     test_space(m);
+    test_script_space(m);
     test_model();
     test_search(m);
     ir_module_free(m);

@@ -13,7 +13,7 @@
 #include "tools/tvs/tvs.h"
 
 typedef struct TuneArgs {
-  const char *file, *func, *db, *plot, *schedule, *output;
+  const char *file, *func, *db, *plot, *schedule, *output, *space;
   int trials, batch, threads, top;
   uint64_t seed;
   bool random, compare_random, resume, fast_math;
@@ -21,7 +21,7 @@ typedef struct TuneArgs {
 } TuneArgs;
 
 enum { TN_FUNC, TN_TRIALS, TN_BATCH, TN_DB, TN_SEED, TN_THREADS, TN_SEARCH, TN_COMPARE, TN_PLOT, TN_TOP,
-       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_SCHEDULE, TN_OUTPUT, TN_HELP };
+       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_HELP };
 
 static const ToolOption tune_options[] = {
     {TN_FUNC, "--func", NULL, "F", 0, "the prim_func to tune (default: the only one, or main)"},
@@ -39,6 +39,8 @@ static const ToolOption tune_options[] = {
     {TN_BUDGET, "--budget-ms", NULL, "MS", 0, "timing budget per candidate (default 300)"},
     {TN_FAST_MATH, "--fast-math", NULL, NULL, 0, "compile candidates with fast-math"},
     {TN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script before tuning"},
+    {TN_SPACE, "--space", NULL, "FILE", 0, "a schedule script whose sample_* calls are the design space\n"
+     "(default: the space generated from the function)"},
     {TN_OUTPUT, "--output", "-o", "FILE", 0, "write the best schedule script to FILE"},
     {TN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
@@ -85,6 +87,7 @@ static int set_value(TuneArgs *ta, int id, const char *v, const char *spelled) {
   else if (id == TN_PLOT) ta->plot = v;
   else if (id == TN_SCHEDULE) ta->schedule = v;
   else if (id == TN_OUTPUT) ta->output = v;
+  else if (id == TN_SPACE) ta->space = v;
   return 0;
 }
 
@@ -168,9 +171,10 @@ static int write_script(const char *path, const char *text) {
 
 /* Rank 0 (or the only process): the search, its report and its outputs. */
 static int search_and_report(const IrModule *m, const char *func, TuneMeasurer *t, const TuneArgs *ta, int size,
-                             DiagCtx *d) {
+                             const char *space, DiagCtx *d) {
   TuneOptions o = tune_options_default();
   o.func = func;
+  o.space_script = space;
   o.trials = ta->trials;
   o.batch = ta->batch;
   o.seed = ta->seed;
@@ -227,6 +231,12 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
     sb_free(&sout);
   }
   const char *func = m ? pick_func(m, ta->func) : NULL;
+  const char *why = NULL;
+  SourceFile *space = func && ta->space ? src_from_path(ta->space, &why) : NULL;
+  if (ta->space && func && !space) {
+    fprintf(stderr, "tvs tune: error: cannot read '%s': %s\n", ta->space, why);
+    func = NULL;
+  }
   TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1};
   TuneMeasurer *t = func ? tune_measurer_new(m, func, &mo, &d) : NULL;
   diag_flush(&d);
@@ -234,11 +244,12 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
     tune_mpi_worker(m, t);
     rc = 0;
   } else if (t) {
-    rc = search_and_report(m, func, t, ta, size, &d);
+    rc = search_and_report(m, func, t, ta, size, space ? space->text : NULL, &d);
   }
   if (rank == 0 && size > 1) tune_mpi_stop_workers();
   tune_measurer_free(t);
   if (m) ir_module_free(m);
+  if (space) src_free(space);
   src_free(src);
   diag_free(&d);
   return rc;
