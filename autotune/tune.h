@@ -232,6 +232,19 @@ void tune_run_free(TuneRun *r);
 /* Tunes prim_func o->func of m.  0, or -1 with errors in diag. */
 int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *diag);
 
+/* ----------------------------------------------------- whole-model tuning */
+
+/* The module whose prim_funcs are the tasks: m after the graph passes
+ * (legalize, fuse-ops, fuse-tir) when it has graph functions, else a copy. */
+IrModule *tune_graph_tasks_module(const IrModule *m, DiagCtx *diag);
+/* Tunes every kernel of fused (tasks deduplicated by workload, weighted by
+ * FLOPs x count), base->trials in all, base->batch per round, each round to
+ * the task with the largest share of the end-to-end time (one per task
+ * first).  Reports per task on report; *tuned (may be NULL) receives fused
+ * with the best schedules applied.  0, or -1 when no task could be tuned. */
+int tune_graph(const IrModule *fused, const TuneOptions *base, const TuneMeasureOptions *mo, FILE *report,
+               IrModule **tuned, DiagCtx *diag);
+
 /* Writes an SVG of best-so-far GFLOP/s against trials for one or two runs
  * (b may be NULL) through a temporary file.  0 / -1. */
 int tune_plot_svg(const char *path, const char *title, const TuneRun *a, const char *alabel,

@@ -4,7 +4,8 @@
 # SVG curve, --top, `tvs run --tuning-db` (same results as untuned),
 # a crashing, a hanging and a wrong candidate recorded and skipped, a tuning
 # run killed mid-way leaving a database that loads and --resume finishing
-# it, usage errors, and (when mpirun exists) an MPI run finding the same
+# it, a user's script as the design space, whole-model tuning of an MLP,
+# usage errors, and (when mpirun exists) an MPI run finding the same
 # best as one process under injected times.
 # usage: test_tune_cli.sh TVS WORKDIR
 set -u
@@ -47,6 +48,20 @@ expect 'cmp -s plain.txt tuned.txt'
 "$TVS" run mm.tvs --schedule best.sch.tvs > script.txt
 expect 'cmp -s plain.txt script.txt'
 
+# A user's design space: a schedule script whose sample_* calls are the knobs.
+cat > space.sch.tvs <<'SCH'
+b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i0, i1 = sch.split(i, factors=sch.sample_perfect_tile(i, n=2, max_innermost_factor=8))
+j0, j1 = sch.split(j, factors=sch.sample_perfect_tile(j, n=2))
+sch.reorder(i0, j0, k, i1, j1)
+SCH
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --space space.sch.tvs --trials 4 --batch 2 > space.txt 2> /dev/null
+expect '[ $? -eq 0 ] && grep -q "sch.reorder(l" space.txt && grep -q "max_innermost_factor=8" space.txt'
+echo 'sch.nope()' > bad.sch.tvs
+"$TVS" tune mm.tvs --space bad.sch.tvs --trials 2 > /dev/null 2> bad.txt
+expect '[ $? -eq 1 ] && grep -q "design-space script, line 1: schedule has no method .nope." bad.txt'
+
 # Faults: a crash, a hang (killed after --timeout 5) and a wrong result.
 TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=crash=0,hang=1,wrong=2 "$TVS" tune mm.tvs --trials 5 --batch 5 --timeout 5 \
   --db faults.jsonl > fout.txt 2> ferr.txt
@@ -70,6 +85,15 @@ expect '[ "$n" -ge 3 ] && [ "$n" -lt 8 ]'
 expect '"$TVS" tune --top 1 --db kill.jsonl > /dev/null'
 TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --trials 8 --batch 2 --db kill.jsonl --resume > /dev/null 2>&1
 expect '[ $? -eq 0 ] && [ "$(wc -l < kill.jsonl)" -eq 8 ]'
+
+# Whole-model tuning: the fused kernels of a graph function are the tasks;
+# -o writes the fused module with the best schedules, which runs the same.
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --trials 6 --batch 2 -o mlp_tuned.tvs \
+  > mlp.txt 2> /dev/null
+expect '[ $? -eq 0 ] && [ "$(grep -c "^# task fused_" mlp.txt)" -eq 2 ]'
+expect 'grep -q "sample_perfect_tile\|T.parallel\|T.vectorized" mlp_tuned.tvs'
+"$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" > mlp_plain.txt && "$TVS" run mlp_tuned.tvs > mlp_run.txt
+expect 'cmp -s mlp_plain.txt mlp_run.txt'
 
 # Usage errors.
 "$TVS" tune > /dev/null 2> e1.txt; expect '[ $? -eq 2 ] && grep -q "no input file" e1.txt'

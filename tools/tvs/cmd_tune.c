@@ -9,6 +9,7 @@
 
 #include "autotune/tune.h"
 #include "base/util.h"
+#include "ir/printer.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
@@ -169,12 +170,9 @@ static int write_script(const char *path, const char *text) {
   return rc;
 }
 
-/* Rank 0 (or the only process): the search, its report and its outputs. */
-static int search_and_report(const IrModule *m, const char *func, TuneMeasurer *t, const TuneArgs *ta, int size,
-                             const char *space, DiagCtx *d) {
+static TuneOptions search_options(const TuneArgs *ta, const char *func) {
   TuneOptions o = tune_options_default();
   o.func = func;
-  o.space_script = space;
   o.trials = ta->trials;
   o.batch = ta->batch;
   o.seed = ta->seed;
@@ -183,8 +181,16 @@ static int search_and_report(const IrModule *m, const char *func, TuneMeasurer *
   o.resume = ta->resume;
   o.progress = stderr;
   o.tty = isatty(2);
-  o.measurer = t;
   o.threads = ta->threads;
+  return o;
+}
+
+/* Rank 0 (or the only process): the search, its report and its outputs. */
+static int search_and_report(const IrModule *m, const char *func, TuneMeasurer *t, const TuneArgs *ta, int size,
+                             const char *space, DiagCtx *d) {
+  TuneOptions o = search_options(ta, func);
+  o.space_script = space;
+  o.measurer = t;
   if (size > 1) o.measure = tune_mpi_measure_batch;
   TuneRun run, rnd;
   memset(&rnd, 0, sizeof rnd);
@@ -217,6 +223,42 @@ static int search_and_report(const IrModule *m, const char *func, TuneMeasurer *
   return rc ? 1 : 0;
 }
 
+/* Whether to tune the whole model: --func names a graph function, or none
+ * is named and the module has one. */
+static bool graph_mode(const IrModule *m, const char *want) {
+  if (want) {
+    const IrGlobal *g = ir_module_lookup(m, want);
+    return g && g->kind == IR_FUNC_RELAX;
+  }
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i].kind == IR_FUNC_RELAX) return true;
+  return false;
+}
+
+/* Whole-model tuning: the fused kernels as tasks; -o writes the fused
+ * module with the best schedules applied. */
+static int tune_model(const IrModule *m, const TuneArgs *ta, DiagCtx *d) {
+  IrModule *fused = tune_graph_tasks_module(m, d);
+  diag_flush(d);
+  if (!fused) return 1;
+  TuneOptions o = search_options(ta, NULL);
+  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1};
+  IrModule *tuned = NULL;
+  int rc = tune_graph(fused, &o, &mo, stdout, ta->output ? &tuned : NULL, d);
+  diag_flush(d);
+  if (!rc && tuned) {
+    StrBuf sb;
+    sb_init(&sb);
+    PrintOptions po = print_options_default();
+    print_module(&sb, tuned, &po);
+    rc = write_script(ta->output, sb.data);
+    sb_free(&sb);
+  }
+  if (tuned) ir_module_free(tuned);
+  ir_module_free(fused);
+  return rc ? 1 : 0;
+}
+
 static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int size) {
   DiagCtx d;
   tool_diag_init(&d, common);
@@ -229,6 +271,14 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
     if (sch_apply_schedules(&m, src, ta->schedule, &d, &sout)) ir_module_free(m), m = NULL;
     diag_flush(&d);
     sb_free(&sout);
+  }
+  if (m && graph_mode(m, ta->func)) {
+    rc = size > 1 ? 1 : tune_model(m, ta, &d);
+    if (size > 1 && rank == 0) fprintf(stderr, "tvs tune: error: whole-model tuning runs in one process (no mpirun)\n");
+    ir_module_free(m);
+    src_free(src);
+    diag_free(&d);
+    return rc;
   }
   const char *func = m ? pick_func(m, ta->func) : NULL;
   const char *why = NULL;
