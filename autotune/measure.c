@@ -155,6 +155,12 @@ typedef struct CandCtx {
   bool reference;   /* compute the reference outputs instead */
 } CandCtx;
 
+/* Whether TVS_TUNE_FAKE_TIME is set (not empty, not 0). */
+static bool fake_times(void) {
+  const char *fake = getenv("TVS_TUNE_FAKE_TIME");
+  return fake && *fake && strcmp(fake, "0");
+}
+
 /* A time derived from the module (TVS_TUNE_FAKE_TIME): 1..11 ms. */
 static double fake_time_ms(const IrModule *m) {
   uint64_t h = shash_module(m);
@@ -166,8 +172,7 @@ static double fake_time_ms(const IrModule *m) {
  * enough, and slow candidates would otherwise eat the tuning time. */
 static void time_candidate(CandCtx *c, DrvRunner *ru, double first_ms, TuneResult *r) {
   TuneMeasurer *t = c->t;
-  const char *fake = getenv("TVS_TUNE_FAKE_TIME");
-  if (fake && *fake && strcmp(fake, "0")) {
+  if (fake_times()) {
     r->median_ms = r->min_ms = fake_time_ms(c->m);
     r->reps = 1;
   } else if (t->best_ms > 0 && first_ms > 4 * t->best_ms) {
@@ -307,8 +312,9 @@ void tune_measurer_set_best(TuneMeasurer *t, double best_ms) { t->best_ms = best
 
 void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *r) {
   CandCtx c = {t, cand, trial, false};
-  /* Once a best is known, far slower candidates are cut short. */
-  double limit = t->o.timeout_s;
-  if (t->best_ms > 0 && 5 + 0.02 * t->best_ms < limit) limit = 5 + 0.02 * t->best_ms;
+  /* Once a best is known, far slower candidates are cut short (not under
+   * injected times, where the best says nothing about build times). */
+  double limit = t->o.timeout_s, cut = 10 + 0.02 * t->best_ms;
+  if (t->best_ms > 0 && cut < limit && !fake_times()) limit = cut;
   in_child(run_candidate, &c, limit, r);
 }
