@@ -200,7 +200,10 @@ static void time_candidate(CandCtx *c, DrvRunner *ru, double first_ms, TuneResul
 static void run_candidate(void *ctx, TuneResult *r) {
   CandCtx *c = ctx;
   TuneMeasurer *t = c->t;
-  if (c->trial >= 0 && c->trial == fault_trial("crash")) raise(SIGSEGV);
+  if (c->trial >= 0 && c->trial == fault_trial("crash")) {
+    signal(SIGSEGV, SIG_DFL); /* a plain crash, not a sanitizer report */
+    raise(SIGSEGV);
+  }
   if (c->trial >= 0 && c->trial == fault_trial("hang"))
     for (;;) pause();
   tvs_thread_pool_set_num_threads(t->o.threads > 0 ? t->o.threads : 1);

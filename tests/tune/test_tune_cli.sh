@@ -76,7 +76,7 @@ expect 'grep -q "trial 1/5: crash: worker died" ferr.txt'
 TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=hang=3 "$TVS" tune mm.tvs --trials 8 --batch 1 --timeout 30 --db kill.jsonl \
   > /dev/null 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do [ -s kill.jsonl ] && [ "$(wc -l < kill.jsonl)" -ge 3 ] && break; sleep 0.1; done
+for _ in $(seq 1 600); do [ -s kill.jsonl ] && [ "$(wc -l < kill.jsonl)" -ge 3 ] && break; sleep 0.1; done
 sleep 0.3
 kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 pkill -9 -P $pid 2>/dev/null
