@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,8 +60,12 @@ static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double timeout
     return;
   }
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    /* A worker dies with its tuner: killing `tvs tune` leaves no worker. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
     close(fds[0]);
     TuneResult cr;
     memset(&cr, 0, sizeof cr);
