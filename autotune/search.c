@@ -191,13 +191,21 @@ static void progress(Search *s, int trial, const TuneResult *r) {
   fflush(f);
 }
 
+/* What the search maximizes: GFLOP/s, or calls per ms for a function
+ * without arithmetic (a copy, a transpose); 0 for a failure. */
+static double perf(const TuneResult *r) {
+  if (r->status != TUNE_OK) return 0;
+  return r->gflops > 0 ? r->gflops : r->median_ms > 0 ? 1.0 / r->median_ms : 0;
+}
+
 static void record(Search *s, Entry *e, const TuneResult *r) {
   TuneRun *o = s->out;
   int t = o->ntrials++;
   bool ok = r->status == TUNE_OK;
+  double p = perf(r);
   if (!ok) o->nfailed++;
-  if (ok && r->gflops > o->best_gflops) {
-    o->best_gflops = r->gflops;
+  if (ok && p > o->best_gflops) {
+    o->best_gflops = p;
     o->best_ms = r->median_ms;
     o->best_dec = e->c.dec;
     if (s->o->measurer) tune_measurer_set_best(s->o->measurer, r->median_ms);
@@ -205,8 +213,8 @@ static void record(Search *s, Entry *e, const TuneResult *r) {
   o->best_curve[t] = o->best_gflops;
   o->time_curve[t] = drv_now_ms() / 1000.0 - s->t0;
   mark_seen(s, tune_decisions_hash(&e->c.dec));
-  tune_model_add(s->model, e->feat, ok ? r->gflops : 0);
-  if (ok) insert_measured(s, &e->c.dec, r->gflops);
+  tune_model_add(s->model, e->feat, p);
+  if (ok) insert_measured(s, &e->c.dec, p);
   if (s->o->db) {
     TuneRecord rec = {s->workload, (char *)s->o->func, s->target, e->c.trace,
                       (char *)tune_status_name(r->status), r->median_ms, r->gflops, s->o->threads, e->c.dec};
@@ -240,10 +248,15 @@ static void resume(Search *s) {
 static void measure_batch(Search *s, Entry *b, size_t n, TuneResult *res) {
   TuneCandidate *cands = xcalloc(n ? n : 1, sizeof *cands);
   int *trials = xcalloc(n ? n : 1, sizeof *trials);
+  double best = s->out->best_gflops;
   for (size_t i = 0; i < n; i++) cands[i] = b[i].c, trials[i] = s->out->ntrials + (int)i;
   if (s->o->measure) s->o->measure(s->o->measure_ctx, cands, trials, (int)n, res);
   else
-    for (size_t i = 0; i < n; i++) tune_measure(s->o->measurer, cands[i].mod, trials[i], &res[i]);
+    for (size_t i = 0; i < n; i++) {
+      tune_measure(s->o->measurer, cands[i].mod, trials[i], &res[i]);
+      /* The best so far cuts slow candidates short, within a batch too. */
+      if (perf(&res[i]) > best) best = perf(&res[i]), tune_measurer_set_best(s->o->measurer, res[i].median_ms);
+    }
   free(cands);
   free(trials);
 }

@@ -222,7 +222,7 @@ typedef struct TuneRun {
   int nfailed;              /* of which failed (crash, timeout, wrong, build) */
   double *best_curve;       /* best GFLOP/s after trial i (ntrials entries) */
   double *time_curve;       /* seconds since the start after trial i */
-  double best_gflops, best_ms;
+  double best_gflops, best_ms;  /* best_gflops: calls per ms for a function without FLOPs */
   char *best_trace;         /* the best candidate's schedule script (owned) */
   IrModule *best_mod;       /* the best scheduled module (owned) */
   TuneDecisions best_dec;

@@ -205,8 +205,12 @@ static int search_and_report(const IrModule *m, const char *func, TuneMeasurer *
   }
   diag_flush(d);
   if (!rc) {
-    printf("# %s: best %.2f GFLOP/s (%.4f ms) after %d trials (%d failed), %d thread%s\n", func, run.best_gflops,
-           run.best_ms, run.ntrials, run.nfailed, ta->threads, ta->threads == 1 ? "" : "s");
+    if (tune_measurer_flops(t) > 0)
+      printf("# %s: best %.2f GFLOP/s (%.4f ms) after %d trials (%d failed), %d thread%s\n", func, run.best_gflops,
+             run.best_ms, run.ntrials, run.nfailed, ta->threads, ta->threads == 1 ? "" : "s");
+    else
+      printf("# %s: best %.4f ms after %d trials (%d failed), %d thread%s\n", func, run.best_ms, run.ntrials,
+             run.nfailed, ta->threads, ta->threads == 1 ? "" : "s");
     if (ta->compare_random) printf("# random search: best %.2f GFLOP/s after %d trials\n", rnd.best_gflops, rnd.ntrials);
     fputs(run.best_trace, stdout);
     if (ta->output && write_script(ta->output, run.best_trace)) rc = -1;
