@@ -95,6 +95,12 @@ expect 'grep -q "sample_perfect_tile\|T.parallel\|T.vectorized" mlp_tuned.tvs'
 "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" > mlp_plain.txt && "$TVS" run mlp_tuned.tvs > mlp_run.txt
 expect 'cmp -s mlp_plain.txt mlp_run.txt'
 
+# The REPL: :tune applies the best schedule as a step (:diff shows it, :undo takes it back).
+printf ':tune --trials 3 --seed 2\n:diff\n:undo\n:tune nope\n' | TVS_TUNE_FAKE_TIME=1 "$TVS" repl mm.tvs --keep-going \
+  > repl.txt 2>&1
+expect 'grep -q "^tuned mm: best .* after 3 trials" repl.txt && grep -q "^+.*T.parallel" repl.txt'
+expect 'grep -q "^undid: v0 = sch.sample_categorical" repl.txt && grep -q "nope" repl.txt'
+
 # Usage errors.
 "$TVS" tune > /dev/null 2> e1.txt; expect '[ $? -eq 2 ] && grep -q "no input file" e1.txt'
 "$TVS" tune mm.tvs --trials 0 > /dev/null 2> e2.txt; expect '[ $? -eq 2 ] && grep -q "trials" e2.txt'
