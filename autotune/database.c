@@ -2,7 +2,7 @@
  * JSONDatabase keeps tuning records the same way), append-only.
  *
  *   {"workload": "9f3c...", "func": "mm", "target": "llvm -mcpu=znver4 -num-cores=2",
- *    "threads": 1, "status": "ok", "median_ms": 20.1, "min_ms": 19.8, "gflops": 106.8,
+ *    "threads": 1, "status": "ok", "median_ms": 20.1, "gflops": 106.8,
  *    "decisions": [[2], [4, 2, 8, 16], ...], "trace": "b0 = sch.get_block(...)\n...",
  *    "error": "", "version": "tvs 0.1.0"}
  *
@@ -70,6 +70,8 @@ int tune_db_append(const char *path, const TuneRecord *rec) {
   sb_printf(&sb, ", \"median_ms\": %.6g, \"gflops\": %.6g, \"decisions\": %s, \"trace\": ", rec->median_ms,
             rec->gflops, dec);
   put_json_string(&sb, rec->trace);
+  sb_puts(&sb, ", \"error\": ");
+  put_json_string(&sb, rec->error ? rec->error : "");
   sb_puts(&sb, ", \"version\": \"" TVS_VERSION "\"}\n");
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
   int rc = -1;
@@ -150,6 +152,7 @@ static void record_free(TuneRecord *r) {
   free(r->target);
   free(r->trace);
   free(r->status);
+  free(r->error);
 }
 
 static bool parse_line(const char *line, TuneRecord *r) {
@@ -161,6 +164,7 @@ static bool parse_line(const char *line, TuneRecord *r) {
   r->target = parse_string(find_key(line, "target"));
   r->status = parse_string(find_key(line, "status"));
   r->trace = parse_string(find_key(line, "trace"));
+  r->error = parse_string(find_key(line, "error"));
   const char *p;
   if ((p = find_key(line, "threads"))) r->threads = atoi(p);
   if ((p = find_key(line, "median_ms"))) r->median_ms = strtod(p, NULL);

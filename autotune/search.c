@@ -216,8 +216,8 @@ static void record(Search *s, Entry *e, const TuneResult *r) {
   tune_model_add(s->model, e->feat, p);
   if (ok) insert_measured(s, &e->c.dec, p);
   if (s->o->db) {
-    TuneRecord rec = {s->workload, (char *)s->o->func, s->target, e->c.trace,
-                      (char *)tune_status_name(r->status), r->median_ms, r->gflops, s->o->threads, e->c.dec};
+    TuneRecord rec = {s->workload, (char *)s->o->func, s->target, e->c.trace, (char *)tune_status_name(r->status),
+                      (char *)(ok ? "" : r->msg), r->median_ms, r->gflops, s->o->threads, e->c.dec};
     if (tune_db_append(s->o->db, &rec))
       diag_warning(s->diag, span_none, "tune: cannot append to '%s'", s->o->db);
   }

@@ -154,6 +154,7 @@ typedef struct TuneRecord {
   char *target;     /* target string */
   char *trace;      /* schedule-script text */
   char *status;     /* "ok" or a TuneStatus name */
+  char *error;      /* why it failed ("" when ok; may be NULL when read) */
   double median_ms, gflops;
   int threads;
   TuneDecisions dec;

@@ -69,6 +69,7 @@ expect '[ $? -eq 0 ]'
 expect 'grep -q "\"status\": \"crash\"" faults.jsonl'
 expect 'grep -q "\"status\": \"timeout\"" faults.jsonl'
 expect 'grep -q "\"status\": \"wrong_result\"" faults.jsonl'
+expect 'grep -q "\"error\": \"worker died: Segmentation fault\"" faults.jsonl'
 expect 'grep -q "after 5 trials ([345] failed)" fout.txt'
 expect 'grep -q "trial 1/5: crash: worker died" ferr.txt'
 

@@ -1,4 +1,4 @@
-/* main.c - `tvs`: the command-line front door (run, show, equal, check).
+/* main.c - `tvs`: the command-line front door (run, show, equal, check, repl, tune).
  * Dispatches to one file per subcommand; all real work lives in the libraries. */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +21,8 @@ static const char usage[] =
     "  check FILE           parse and elaborate, report diagnostics only\n"
     "  repl [FILE.tvs] [--script FILE] [--keep-going]\n"
     "                       interactive scheduling (script mode when stdin is not a terminal)\n"
+    "  tune FILE [--func F] [--trials N] [--db log.jsonl] [--threads T] [--plot c.svg]\n"
+    "                       search schedules with a learned cost model (docs/tuning.md)\n"
     "`tvs COMMAND --help` lists every option of a command.\n";
 
 /* The top-level options (the parser is main's strcmp chain below). */
