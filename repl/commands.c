@@ -606,6 +606,9 @@ static const ReplCmd commands[] = {
      "median time and GFLOP/s (after a warm-up) on the current target,\n"
      "with the ratio to the previous :time of the same function; a graph\n"
      "function: a table of its kernels' medians, then the whole graph's", repl_cmd_time},
+    {"tune", "[FUNC] [--trials N] [--seed S] [--db FILE]",
+     "auto-tune the prim_func (docs/tuning.md); the best schedule found becomes\n"
+     "the next step (:diff shows it, :undo takes it back)", repl_cmd_tune},
     {"set", "NAME VALUE", "settings: threads N (0 = default), repeat N (0 = adaptive), color on|off|auto, pager on|off (long outputs through $PAGER on a terminal)", cmd_set},
     {"quit", "", "leave the REPL (also :q, :exit, Ctrl-D)", cmd_quit},
 };

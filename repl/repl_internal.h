@@ -103,5 +103,10 @@ int repl_cmd_run(Repl *r, int argc, char **argv);
 int repl_cmd_time(Repl *r, int argc, char **argv);
 void repl_free_refs(Repl *r);
 
+/* ---------------------------------------------------------------- tune.c */
+
+/* :tune [F] [--trials N] [--seed S] [--db FILE]: the best schedule becomes a step. */
+int repl_cmd_tune(Repl *r, int argc, char **argv);
+
 
 #endif

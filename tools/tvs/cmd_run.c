@@ -20,6 +20,7 @@
 #include "ir/transform.h"
 #include "runtime/npy.h"
 #include "runtime/npz.h"
+#include "autotune/tune.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
@@ -42,6 +43,7 @@ typedef struct RunArgs {
   bool profile;        /* --profile: per-kernel table of a graph function */
   bool memory_plan;    /* --memory-plan: the graph's static memory plan */
   const char *races;   /* --check-races PASS: GPU pass to run after, or NULL */
+  const char *tuning_db; /* --tuning-db log.jsonl: apply the best tuned schedules */
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
@@ -881,7 +883,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -912,6 +914,7 @@ static const ToolOption run_options[] = {
      "what runs on a device): reads of shared memory another thread wrote\n"
      "without a barrier between are errors (no outputs: emulated threads\n"
      "run one by one, so the values are not the device's)"},
+    {RUN_TUNING_DB, "--tuning-db", NULL, "FILE", 0, "apply the best schedule `tvs tune` recorded for each prim_func"},
     {RUN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -1008,6 +1011,10 @@ static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **
       case RUN_SCHEDULE:
         if (missing) return tool_usage_error("run", "--schedule needs a file");
         *sched_path = val;
+        return 0;
+      case RUN_TUNING_DB:
+        if (missing) return tool_usage_error("run", "--tuning-db needs a file");
+        ra->tuning_db = val;
         return 0;
       default:
         if (missing) return tool_usage_error("run", "%s needs a value", spelled);
@@ -1154,6 +1161,7 @@ static int run_source(const RunArgs *ra, const ToolCommon *common, const char *s
     StrBuf sout;
     sb_init(&sout);
     if (sch_apply_schedules(&m, src, sched_path, &d, &sout)) ir_module_free(m), m = NULL;
+    if (m && ra->tuning_db && tune_db_apply(&m, ra->tuning_db, &d) < 0) ir_module_free(m), m = NULL;
     diag_flush(&d);
     fputs(sout.data, stdout);
     sb_free(&sout);

@@ -13,6 +13,7 @@
 #include "base/util.h"
 #include "parser/parser.h"
 #include "sched/schedule.h"
+#include "autotune/tune.h"
 #include "tools/tvs/tvs.h"
 
 /* Printing the prim_funcs only, as a module of their own. */
@@ -179,6 +180,7 @@ typedef struct ShowArgs {
   ToolCommon common;
   const char *file, *stage;
   const char *sched_path; /* --schedule FILE */
+  const char *tuning_db;  /* --tuning-db FILE: the best tuned schedules applied */
   DumpAfter dump;
   CgOptions cg;
   bool list_stages;       /* --list-stages */
@@ -187,7 +189,7 @@ typedef struct ShowArgs {
 } ShowArgs;
 
 enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_DIFF, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
-       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_HELP };
+       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_TUNING_DB, SHOW_HELP };
 
 static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
 
@@ -200,6 +202,7 @@ static const ToolOption show_options[] = {
     {SHOW_DUMP_AFTER, "--dump-after", NULL, "PASS|all", 0, "also print the IR after that graph or lowering pass"},
     {SHOW_DIFF, "--diff", NULL, NULL, 0, "with --dump-after: print what each pass changed (unified diff)"},
     {SHOW_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
+    {SHOW_TUNING_DB, "--tuning-db", NULL, "FILE", 0, "apply the best schedule `tvs tune` recorded for each prim_func"},
     {SHOW_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's)"},
     {SHOW_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma"},
     {SHOW_O0, "-O0", NULL, NULL, 0, show_opt_help},
@@ -247,6 +250,10 @@ static int set_show_option(ShowArgs *sa, int id, const char *val, const char *sp
     case SHOW_TARGET:
       if (missing || !tir_is_gpu_target(val)) return tool_usage_error("show", "--target takes cuda or opencl");
       sa->target = val;
+      return 0;
+    case SHOW_TUNING_DB:
+      if (missing) return tool_usage_error("show", "--tuning-db needs a file");
+      sa->tuning_db = val;
       return 0;
     case SHOW_STAGE:
       if (missing) return tool_usage_error("show", "--stage needs a stage name");
@@ -356,6 +363,7 @@ static int show_file(ShowArgs *sa, bool dump_only, DiagCtx *d) {
     StrBuf sout;
     sb_init(&sout);
     if (sch_apply_schedules(&m, src, sa->sched_path, d, &sout)) ir_module_free(m), m = NULL;
+    if (m && sa->tuning_db && tune_db_apply(&m, sa->tuning_db, d) < 0) ir_module_free(m), m = NULL;
     diag_flush(d);
     fputs(sout.data, stdout);
     sb_free(&sout);

@@ -1,4 +1,4 @@
-/* main.c - `tvs`: the command-line front door (run, show, equal, check).
+/* main.c - `tvs`: the command-line front door (run, show, equal, check, repl, tune).
  * Dispatches to one file per subcommand; all real work lives in the libraries. */
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +23,8 @@ static const char usage[] =
     "  repl [FILE.tvs] [--script FILE] [--keep-going]\n"
     "                       interactive scheduling (script mode when stdin is not a terminal)\n"
     "  lsp                  the language server (LSP over stdio) for editors\n"
+    "  tune FILE [--func F] [--trials N] [--db log.jsonl] [--threads T] [--plot c.svg]\n"
+    "                       search schedules with a learned cost model (docs/tuning.md)\n"
     "`tvs COMMAND --help` lists every option of a command.\n";
 
 /* The top-level options (the parser is main's strcmp chain below). */
@@ -60,6 +62,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) return cmd_repl(argc - 1, argv + 1);
   if (!strcmp(cmd, "lsp")) return cmd_lsp(argc - 1, argv + 1);
+  if (!strcmp(cmd, "tune")) return cmd_tune(argc - 1, argv + 1);
   fprintf(stderr, "tvs: error: unknown command '%s'\n", cmd);
   print_usage(stderr);
   return 2;

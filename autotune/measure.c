@@ -1,0 +1,328 @@
+/* measure.c - building, checking and timing candidates in worker processes.
+ *
+ * Each candidate runs in a forked child: it JIT-compiles the scheduled
+ * module (driver/run.h's runner), runs it once on the random inputs made
+ * once in the parent, compares every output with the untuned function's
+ * (computed once, in a child too, into shared memory), then times it with
+ * the driver's harness and sends a TuneResult back through a pipe.  A
+ * crash (signal), a hang (killed after the timeout), a failed build or a
+ * wrong result is recorded in the result and never stops tuning.  The
+ * parent never runs LLVM or the thread pool, so forking stays safe.
+ *
+ * Test hooks (environment): TVS_TUNE_FAULT="crash=N,hang=N,wrong=N" makes
+ * trial N crash, hang or compute a wrong result; TVS_TUNE_FAKE_TIME=1
+ * replaces the timing by a time derived from the candidate's structural
+ * hash (deterministic, for tests and the MPI comparison). */
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "autotune/tune.h"
+#include "base/util.h"
+#include "driver/run.h"
+#include "ir/flops.h"
+#include "ir/structural_equal.h"
+
+struct TuneMeasurer {
+  const char *func;
+  TuneMeasureOptions o;
+  int n;                   /* params */
+  InterpArg *args;
+  TvsNDArray **arrays;     /* per buffer param */
+  bool *is_output;
+  double *ref;             /* shared: every output's reference values, concatenated */
+  size_t ref_len;          /* elements */
+  double flops;
+  double best_ms;          /* the best median so far (0: none): the cutoff's base */
+};
+
+const char *tune_status_name(TuneStatus s) {
+  static const char *names[] = {"ok", "build_error", "run_error", "crash", "timeout", "wrong_result"};
+  return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
+}
+
+/* ------------------------------------------------------------ child work */
+
+/* Runs fn(ctx, &r) in a child; the parent waits up to timeout_s. */
+static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double timeout_s, TuneResult *r) {
+  memset(r, 0, sizeof *r);
+  int fds[2];
+  if (pipe(fds)) {
+    r->status = TUNE_ERR_BUILD;
+    snprintf(r->msg, sizeof r->msg, "pipe failed");
+    return;
+  }
+  fflush(NULL);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* A worker dies with its tuner: killing `tvs tune` leaves no worker. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    close(fds[0]);
+    TuneResult cr;
+    memset(&cr, 0, sizeof cr);
+    fn(ctx, &cr);
+    ssize_t w = write(fds[1], &cr, sizeof cr);
+    _exit(w == (ssize_t)sizeof cr ? 0 : 1);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    r->status = TUNE_ERR_BUILD;
+    snprintf(r->msg, sizeof r->msg, "fork failed");
+    return;
+  }
+  struct pollfd p = {fds[0], POLLIN, 0};
+  int pr = poll(&p, 1, (int)(timeout_s * 1000));
+  ssize_t got = pr > 0 ? read(fds[0], r, sizeof *r) : 0;
+  if (pr == 0) kill(pid, SIGKILL);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  close(fds[0]);
+  if (pr == 0) {
+    memset(r, 0, sizeof *r);
+    r->status = TUNE_ERR_TIMEOUT;
+    snprintf(r->msg, sizeof r->msg, "killed after %.1f s", timeout_s);
+  } else if (got != (ssize_t)sizeof *r) {
+    memset(r, 0, sizeof *r);
+    r->status = TUNE_ERR_CRASH;
+    if (WIFSIGNALED(st)) snprintf(r->msg, sizeof r->msg, "worker died: %s", strsignal(WTERMSIG(st)));
+    else snprintf(r->msg, sizeof r->msg, "worker exited with status %d", WEXITSTATUS(st));
+  }
+}
+
+/* The trial number a fault hook names for kind ("crash"), or -1. */
+static int fault_trial(const char *kind) {
+  const char *env = getenv("TVS_TUNE_FAULT");
+  const char *p = env ? strstr(env, kind) : NULL;
+  return p && p[strlen(kind)] == '=' ? atoi(p + strlen(kind) + 1) : -1;
+}
+
+typedef struct CallCtx {
+  DrvRunner *ru;
+  TuneMeasurer *t;
+} CallCtx;
+
+static int call_once(void *ctx) {
+  CallCtx *c = ctx;
+  DiagCtx d;
+  diag_init(&d, NULL);
+  int rc = drv_runner_call(c->ru, c->t->args, c->t->n, &d) == DRV_RUN_OK ? 0 : -1;
+  diag_free(&d);
+  return rc;
+}
+
+static void first_error(const DiagCtx *d, const char *fallback, char *msg, size_t cap) {
+  for (int i = 0; i < d->len; i++)
+    if (d->items[i].sev == DIAG_ERROR) {
+      snprintf(msg, cap, "%s", d->items[i].msg);
+      return;
+    }
+  snprintf(msg, cap, "%s", fallback);
+}
+
+/* Compares the outputs with the reference; the largest error relative to
+ * the reference's largest magnitude. */
+static double compare_outputs(const TuneMeasurer *t) {
+  size_t off = 0;
+  double maxref = 0, maxerr = 0;
+  for (int i = 0; i < t->n; i++) {
+    if (!t->is_output[i]) continue;
+    const DLTensor *x = &t->arrays[i]->t;
+    int64_t n = tvs_ndarray_numel(x);
+    for (int64_t k = 0; k < n; k++, off++) {
+      double a = tvs_ndarray_get_f64(x, k), b = t->ref[off];
+      if (fabs(b) > maxref) maxref = fabs(b);
+      double e = isnan(a) != isnan(b) ? INFINITY : isnan(a) ? 0 : fabs(a - b);
+      if (e > maxerr) maxerr = e;
+    }
+  }
+  return maxref > 0 ? maxerr / maxref : maxerr;
+}
+
+static void zero_outputs(TuneMeasurer *t) {
+  for (int i = 0; i < t->n; i++)
+    if (t->is_output[i]) memset(t->arrays[i]->t.data, 0, (size_t)tvs_ndarray_nbytes(&t->arrays[i]->t));
+}
+
+typedef struct CandCtx {
+  TuneMeasurer *t;
+  const IrModule *m;
+  int trial;
+  bool reference;   /* compute the reference outputs instead */
+} CandCtx;
+
+/* Whether TVS_TUNE_FAKE_TIME is set (not empty, not 0). */
+static bool fake_times(void) {
+  const char *fake = getenv("TVS_TUNE_FAKE_TIME");
+  return fake && *fake && strcmp(fake, "0");
+}
+
+/* A time derived from the module (TVS_TUNE_FAKE_TIME): 1..11 ms. */
+static double fake_time_ms(const IrModule *m) {
+  uint64_t h = shash_module(m);
+  return 1.0 + (double)(h % 10007) / 1000.0;
+}
+
+/* Times the candidate; first_ms is its checked first run.  A candidate
+ * over 4x slower than the best so far is not timed further: one run says
+ * enough, and slow candidates would otherwise eat the tuning time. */
+static void time_candidate(CandCtx *c, DrvRunner *ru, double first_ms, TuneResult *r) {
+  TuneMeasurer *t = c->t;
+  if (fake_times()) {
+    r->median_ms = r->min_ms = fake_time_ms(c->m);
+    r->reps = 1;
+  } else if (t->best_ms > 0 && first_ms > 4 * t->best_ms) {
+    r->median_ms = r->min_ms = first_ms;
+    r->reps = 1;
+  } else {
+    CallCtx cc = {ru, t};
+    DrvTimeOptions to = {3, 0, 1, t->o.budget_ms};
+    DrvTiming tm;
+    if (drv_time_calls(call_once, &cc, &to, &tm)) {
+      r->status = TUNE_ERR_RUN;
+      snprintf(r->msg, sizeof r->msg, "%s", tvs_get_last_error());
+      return;
+    }
+    /* On one thread all the work runs on the calling thread: its CPU time
+     * discounts time-slicing by other processes on a loaded machine. */
+    bool one = t->o.threads <= 1 && tm.cpu_median_ms > 0;
+    r->median_ms = one ? tm.cpu_median_ms : tm.median_ms;
+    r->min_ms = one ? (tm.min_ms < r->median_ms ? tm.min_ms : r->median_ms) : tm.min_ms;
+    r->reps = tm.reps;
+  }
+  r->gflops = t->flops > 0 && r->median_ms > 0 ? t->flops / (r->median_ms * 1e6) : 0;
+}
+
+static void run_candidate(void *ctx, TuneResult *r) {
+  CandCtx *c = ctx;
+  TuneMeasurer *t = c->t;
+  if (c->trial >= 0 && c->trial == fault_trial("crash")) {
+    signal(SIGSEGV, SIG_DFL); /* a plain crash, not a sanitizer report */
+    raise(SIGSEGV);
+  }
+  if (c->trial >= 0 && c->trial == fault_trial("hang"))
+    for (;;) pause();
+  tvs_thread_pool_set_num_threads(t->o.threads > 0 ? t->o.threads : 1);
+  CgOptions cg = cg_options_default();
+  cg.fast_math = t->o.fast_math;
+  DiagCtx d;
+  diag_init(&d, NULL);
+  DrvRunner ru;
+  double first_ms = 0;
+  zero_outputs(t);
+  if (drv_runner_init(&ru, c->m, t->func, &cg, true, &d) != DRV_RUN_OK) {
+    r->status = TUNE_ERR_BUILD;
+    first_error(&d, "does not compile", r->msg, sizeof r->msg);
+  } else if ((first_ms = drv_now_ms(), call_once(&(CallCtx){&ru, t}))) {
+    r->status = TUNE_ERR_RUN;
+    snprintf(r->msg, sizeof r->msg, "%s", tvs_get_last_error());
+  } else if (c->reference) {
+    size_t off = 0;
+    for (int i = 0; i < t->n; i++)
+      if (t->is_output[i])
+        for (int64_t k = 0; k < tvs_ndarray_numel(&t->arrays[i]->t); k++) t->ref[off++] = tvs_ndarray_get_f64(&t->arrays[i]->t, k);
+  } else {
+    if (c->trial >= 0 && c->trial == fault_trial("wrong")) zero_outputs(t);
+    double err = compare_outputs(t);
+    if (!(err <= 1e-3)) {
+      r->status = TUNE_ERR_WRONG;
+      snprintf(r->msg, sizeof r->msg, "max relative error %.3g against the untuned function", err);
+    } else time_candidate(c, &ru, drv_now_ms() - first_ms, r);
+  }
+  drv_runner_free(&ru);
+  diag_free(&d);
+}
+
+/* ------------------------------------------------------------ the measurer */
+
+static int alloc_params(TuneMeasurer *t, const TirFunc *f, DiagCtx *diag) {
+  DrvBindings b = {NULL, 0, 0};
+  uint64_t rng = t->o.input_seed ? t->o.input_seed : 1;
+  for (int i = 0; i < t->n; i++) {
+    const TirBuffer *buf = f->buffer_map[i];
+    if (!buf) {
+      diag_error(diag, span_none, "tune: '%s' has a scalar parameter '%s' (only buffer parameters are tuned)", t->func,
+                 f->params[i]->name);
+      return -1;
+    }
+    if (drv_alloc_buffer(buf, &b, &t->arrays[i], NULL, NULL) != DRV_ALLOC_OK) {
+      diag_error(diag, span_none, "tune: cannot allocate '%s' of '%s' (tuning needs static shapes)", buf->name, t->func);
+      return -1;
+    }
+    t->args[i].tensor = &t->arrays[i]->t;
+    t->is_output[i] = drv_stmt_writes(f->body, buf->data);
+    if (!t->is_output[i]) tvs_ndarray_fill_random(&t->arrays[i]->t, &rng);
+    else t->ref_len += (size_t)tvs_ndarray_numel(&t->arrays[i]->t);
+  }
+  drv_bindings_free(&b);
+  return 0;
+}
+
+TuneMeasurer *tune_measurer_new(const IrModule *m, const char *func, const TuneMeasureOptions *o, DiagCtx *diag) {
+  const IrGlobal *g = ir_module_lookup(m, func);
+  if (!g || g->kind != IR_FUNC_TIR) {
+    diag_error(diag, span_none, "tune: no prim_func '%s'", func);
+    return NULL;
+  }
+  const TirFunc *f = g->tir;
+  TuneMeasurer *t = xcalloc(1, sizeof *t);
+  t->func = func;
+  t->o = *o;
+  t->n = f->nparams;
+  int n1 = t->n ? t->n : 1;
+  t->args = xcalloc((size_t)n1, sizeof *t->args);
+  t->arrays = xcalloc((size_t)n1, sizeof *t->arrays);
+  t->is_output = xcalloc((size_t)n1, sizeof *t->is_output);
+  t->flops = tir_count_flops(f, NULL, 0);
+  if (alloc_params(t, f, diag)) goto fail;
+  void *p = mmap(NULL, (t->ref_len ? t->ref_len : 1) * sizeof(double), PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    diag_error(diag, span_none, "tune: out of memory for the reference outputs");
+    goto fail;
+  }
+  t->ref = p;
+  CandCtx c = {t, m, -1, true};
+  TuneResult r;
+  in_child(run_candidate, &c, o->timeout_s * 20 + 60, &r);
+  if (r.status != TUNE_OK) {
+    diag_error(diag, span_none, "tune: the untuned '%s' does not run (%s: %s)", func, tune_status_name(r.status), r.msg);
+    goto fail;
+  }
+  return t;
+fail:
+  tune_measurer_free(t);
+  return NULL;
+}
+
+void tune_measurer_free(TuneMeasurer *t) {
+  if (!t) return;
+  for (int i = 0; i < t->n; i++) tvs_ndarray_free(t->arrays[i]);
+  if (t->ref) munmap(t->ref, (t->ref_len ? t->ref_len : 1) * sizeof(double));
+  free(t->arrays);
+  free(t->args);
+  free(t->is_output);
+  free(t);
+}
+
+double tune_measurer_flops(const TuneMeasurer *t) { return t->flops; }
+
+void tune_measurer_set_best(TuneMeasurer *t, double best_ms) { t->best_ms = best_ms; }
+
+void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *r) {
+  CandCtx c = {t, cand, trial, false};
+  /* Once a best is known, far slower candidates are cut short (not under
+   * injected times, where the best says nothing about build times). */
+  double limit = t->o.timeout_s, cut = 10 + 0.02 * t->best_ms;
+  if (t->best_ms > 0 && cut < limit && !fake_times()) limit = cut;
+  in_child(run_candidate, &c, limit, r);
+}

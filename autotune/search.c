@@ -1,0 +1,356 @@
+/* search.c - the tuning loop: rounds of (choose a batch, measure it, record
+ * it, retrain the cost model), as MetaSchedule's EvolutionarySearch runs.
+ *
+ * Choosing a batch: before the model is trained (and always in random mode)
+ * fresh random points of the design space.  After: a population of the best
+ * measured candidates plus fresh ones is evolved for a few generations by
+ * mutation (tune_mutate), parents drawn by the model's predicted score;
+ * the batch is the best-predicted unmeasured candidates, with an epsilon
+ * share of fresh random ones (epsilon-greedy).  Every measurement goes to
+ * the database as it completes; all randomness comes from o->seed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autotune/tune.h"
+#include "base/util.h"
+#include "base/vec.h"
+#include "driver/run.h"
+
+/* A candidate with its features and predicted score. */
+typedef struct Entry {
+  TuneCandidate c;
+  float feat[TUNE_NFEATURES];
+  float score;
+} Entry;
+
+typedef struct Search {
+  const IrModule *m;
+  const TuneOptions *o;
+  DiagCtx *diag;
+  TuneModel *model;
+  uint64_t rng;
+  uint64_t *seen;            /* decision hashes measured or queued */
+  size_t nseen, capseen;
+  TuneDecisions *mdec;       /* measured ok candidates, best first */
+  double *mgf;
+  size_t nm, capm, capg;
+  TuneRun *out;
+  double t0;
+  char *workload, *target;
+} Search;
+
+static uint64_t rnd(Search *s) {
+  uint64_t x = s->rng;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return s->rng = x;
+}
+
+static bool seen(const Search *s, uint64_t h) {
+  for (size_t i = 0; i < s->nseen; i++)
+    if (s->seen[i] == h) return true;
+  return false;
+}
+
+static void mark_seen(Search *s, uint64_t h) { VEC_PUSH(s->seen, s->nseen, s->capseen, h); }
+
+static void entry_free(Entry *e) { tune_candidate_free(&e->c); }
+
+/* A candidate from decisions (NULL: fresh); false when it does not apply. */
+static bool make_entry(Search *s, const TuneDecisions *dec, Entry *e) {
+  DiagCtx d;
+  diag_init(&d, NULL);
+  int64_t seed = (int64_t)(rnd(s) & 0x7fffffff);
+  int rc = s->o->space_script ? tune_space_script(s->m, s->o->space_script, dec, seed, &e->c, &d)
+                              : tune_space_generate(s->m, s->o->func, dec, seed, &e->c, &d);
+  bool ok = rc == 0 && tune_features(e->c.mod, s->o->func, e->feat) == 0;
+  diag_free(&d);
+  if (!ok) tune_candidate_free(&e->c);
+  e->score = 0;
+  return ok;
+}
+
+/* Fresh random candidates not seen, into v (up to want more). */
+static void add_random(Search *s, Entry **v, size_t *n, size_t *cap, size_t want) {
+  for (size_t tries = 0; want > 0 && tries < want * 6 + 8; tries++) {
+    Entry e;
+    if (!make_entry(s, NULL, &e)) continue;
+    uint64_t h = tune_decisions_hash(&e.c.dec);
+    bool dup = seen(s, h);
+    for (size_t i = 0; i < *n && !dup; i++) dup = tune_decisions_hash(&(*v)[i].c.dec) == h;
+    if (dup) {
+      entry_free(&e);
+      continue;
+    }
+    VEC_PUSH(*v, *n, *cap, e);
+    want--;
+  }
+}
+
+static int by_score(const void *a, const void *b) {
+  float x = ((const Entry *)a)->score, y = ((const Entry *)b)->score;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void predict(Search *s, Entry *v, size_t n) {
+  if (!n) return;
+  float *x = xmalloc(n * TUNE_NFEATURES * sizeof *x), *y = xmalloc(n * sizeof *y);
+  for (size_t i = 0; i < n; i++) memcpy(x + i * TUNE_NFEATURES, v[i].feat, sizeof v[i].feat);
+  if (tune_model_predict(s->model, x, (int)n, y) == 0)
+    for (size_t i = 0; i < n; i++) v[i].score = y[i];
+  free(x);
+  free(y);
+}
+
+/* One evolution step: children of parents drawn (tournament of two by
+ * score) from pop[0..n), appended to pop. */
+static void evolve(Search *s, Entry **pop, size_t *n, size_t *cap, size_t nchildren) {
+  size_t n0 = *n;
+  for (size_t k = 0, tries = 0; k < nchildren && n0 && tries < nchildren * 4; tries++) {
+    const Entry *a = &(*pop)[rnd(s) % n0], *b = &(*pop)[rnd(s) % n0];
+    TuneDecisions child;
+    if (!tune_mutate(&(a->score >= b->score ? a : b)->c.dec, &s->rng, &child)) continue;
+    uint64_t h = tune_decisions_hash(&child);
+    bool dup = seen(s, h);
+    for (size_t i = 0; i < *n && !dup; i++) dup = tune_decisions_hash(&(*pop)[i].c.dec) == h;
+    Entry e;
+    if (dup || !make_entry(s, &child, &e)) continue;
+    VEC_PUSH(*pop, *n, *cap, e);
+    k++;
+  }
+  predict(s, *pop + n0, *n - n0);
+}
+
+/* The next batch (at most want), chosen as the file header says. */
+static size_t choose_batch(Search *s, Entry **out, size_t want) {
+  size_t n = 0, cap = 0;
+  Entry *pop = NULL;
+  if (s->o->kind == TUNE_SEARCH_RANDOM || !tune_model_ready(s->model)) {
+    add_random(s, &pop, &n, &cap, want);
+    *out = pop;
+    return n;
+  }
+  size_t npop = (size_t)s->o->population;
+  for (size_t i = 0; i < s->nm && n < npop / 2; i++) {
+    Entry e;
+    if (make_entry(s, &s->mdec[i], &e)) VEC_PUSH(pop, n, cap, e);
+  }
+  add_random(s, &pop, &n, &cap, npop - n);
+  predict(s, pop, n);
+  for (int gen = 0; gen < s->o->generations; gen++) {
+    evolve(s, &pop, &n, &cap, npop);
+    qsort(pop, n, sizeof *pop, by_score);
+    while (n > npop) entry_free(&pop[--n]);
+  }
+  /* Measured parents stay out of the batch; the rest by score. */
+  Entry *batch = NULL;
+  size_t nb = 0, capb = 0, nexploit = (size_t)((double)want * (1.0 - s->o->epsilon) + 0.5);
+  for (size_t i = 0; i < n; i++) {
+    if (nb < nexploit && !seen(s, tune_decisions_hash(&pop[i].c.dec))) {
+      VEC_PUSH(batch, nb, capb, pop[i]);
+      mark_seen(s, tune_decisions_hash(&pop[i].c.dec));
+    } else entry_free(&pop[i]);
+  }
+  free(pop);
+  add_random(s, &batch, &nb, &capb, want - nb);
+  *out = batch;
+  return nb;
+}
+
+/* ------------------------------------------------------------- recording */
+
+static void insert_measured(Search *s, const TuneDecisions *d, double gf) {
+  size_t c1 = s->capm, c2 = s->capg;
+  VEC_RESERVE(s->mdec, c1, s->nm + 1);
+  VEC_RESERVE(s->mgf, c2, s->nm + 1);
+  s->capm = c1, s->capg = c2;
+  size_t j = s->nm++;
+  while (j > 0 && s->mgf[j - 1] < gf) s->mdec[j] = s->mdec[j - 1], s->mgf[j] = s->mgf[j - 1], j--;
+  s->mdec[j] = *d;
+  s->mgf[j] = gf;
+}
+
+static void progress(Search *s, int trial, const TuneResult *r) {
+  FILE *f = s->o->progress;
+  if (!f) return;
+  TuneRun *o = s->out;
+  double el = drv_now_ms() / 1000.0 - s->t0;
+  double left = trial > 0 ? el / trial * (s->o->trials - trial) : 0;
+  const char *lab = s->o->label ? s->o->label : "tune";
+  if (s->o->tty)
+    fprintf(f, "\r[%s] %s: %d/%d trials, best %.2f GFLOP/s, %d failed, %.0f s elapsed, ~%.0f s left\033[K", lab,
+            s->o->func, trial, s->o->trials, o->best_gflops, o->nfailed, el, left);
+  else if (r->status == TUNE_OK)
+    fprintf(f, "[%s] %s: trial %d/%d: %.2f GFLOP/s (%.3f ms), best %.2f GFLOP/s, %.1f s\n", lab, s->o->func,
+            trial, s->o->trials, r->gflops, r->median_ms, o->best_gflops, el);
+  else
+    fprintf(f, "[%s] %s: trial %d/%d: %s: %s, best %.2f GFLOP/s, %.1f s\n", lab, s->o->func, trial, s->o->trials,
+            tune_status_name(r->status), r->msg, o->best_gflops, el);
+  fflush(f);
+}
+
+/* What the search maximizes: GFLOP/s, or calls per ms for a function
+ * without arithmetic (a copy, a transpose); 0 for a failure. */
+static double perf(const TuneResult *r) {
+  if (r->status != TUNE_OK) return 0;
+  return r->gflops > 0 ? r->gflops : r->median_ms > 0 ? 1.0 / r->median_ms : 0;
+}
+
+static void record(Search *s, Entry *e, const TuneResult *r) {
+  TuneRun *o = s->out;
+  int t = o->ntrials++;
+  bool ok = r->status == TUNE_OK;
+  double p = perf(r);
+  if (!ok) o->nfailed++;
+  if (ok && p > o->best_gflops) {
+    o->best_gflops = p;
+    o->best_ms = r->median_ms;
+    o->best_dec = e->c.dec;
+    if (s->o->measurer) tune_measurer_set_best(s->o->measurer, r->median_ms);
+  }
+  o->best_curve[t] = o->best_gflops;
+  o->time_curve[t] = drv_now_ms() / 1000.0 - s->t0;
+  mark_seen(s, tune_decisions_hash(&e->c.dec));
+  tune_model_add(s->model, e->feat, p);
+  if (ok) insert_measured(s, &e->c.dec, p);
+  if (s->o->db) {
+    TuneRecord rec = {s->workload, (char *)s->o->func, s->target, e->c.trace, (char *)tune_status_name(r->status),
+                      (char *)(ok ? "" : r->msg), r->median_ms, r->gflops, s->o->threads, e->c.dec};
+    if (tune_db_append(s->o->db, &rec))
+      diag_warning(s->diag, span_none, "tune: cannot append to '%s'", s->o->db);
+  }
+  progress(s, o->ntrials, r);
+}
+
+/* --resume: the database's ok records of this workload count as measured. */
+static void resume(Search *s) {
+  TuneDb db;
+  if (tune_db_load(s->o->db, &db)) return;
+  for (int i = 0; i < db.n && s->out->ntrials < s->o->trials; i++) {
+    const TuneRecord *r = &db.r[i];
+    if (strcmp(r->workload, s->workload) || strcmp(r->func, s->o->func)) continue;
+    Entry e;
+    if (!make_entry(s, &r->dec, &e)) continue;
+    TuneResult res = {strcmp(r->status, "ok") ? TUNE_ERR_RUN : TUNE_OK, r->median_ms, r->median_ms, 1, r->gflops, ""};
+    const char *db_path = s->o->db;
+    ((TuneOptions *)s->o)->db = NULL;  /* already recorded */
+    record(s, &e, &res);
+    ((TuneOptions *)s->o)->db = db_path;
+    entry_free(&e);
+  }
+  tune_db_free(&db);
+}
+
+/* --------------------------------------------------------------- the loop */
+
+static void measure_batch(Search *s, Entry *b, size_t n, TuneResult *res) {
+  TuneCandidate *cands = xcalloc(n ? n : 1, sizeof *cands);
+  int *trials = xcalloc(n ? n : 1, sizeof *trials);
+  double best = s->out->best_gflops;
+  for (size_t i = 0; i < n; i++) cands[i] = b[i].c, trials[i] = s->out->ntrials + (int)i;
+  if (s->o->measure) s->o->measure(s->o->measure_ctx, cands, trials, (int)n, res);
+  else
+    for (size_t i = 0; i < n; i++) {
+      tune_measure(s->o->measurer, cands[i].mod, trials[i], &res[i]);
+      /* The best so far cuts slow candidates short, within a batch too. */
+      if (perf(&res[i]) > best) best = perf(&res[i]), tune_measurer_set_best(s->o->measurer, res[i].median_ms);
+    }
+  free(cands);
+  free(trials);
+}
+
+TuneOptions tune_options_default(void) {
+  TuneOptions o;
+  memset(&o, 0, sizeof o);
+  o.trials = 64;
+  o.batch = 8;
+  o.seed = 1;
+  o.epsilon = 0.25;
+  o.population = 128;
+  o.generations = 4;
+  o.threads = 1;
+  return o;
+}
+
+static int finish(Search *s) {
+  TuneRun *o = s->out;
+  if (o->best_gflops <= 0) {
+    diag_error(s->diag, span_none, "tune: no candidate of '%s' ran correctly in %d trials", s->o->func, o->ntrials);
+    return -1;
+  }
+  TuneCandidate c;
+  int rc = s->o->space_script ? tune_space_script(s->m, s->o->space_script, &o->best_dec, 0, &c, s->diag)
+                              : tune_space_generate(s->m, s->o->func, &o->best_dec, 0, &c, s->diag);
+  if (rc) return -1;
+  o->best_trace = c.trace;
+  o->best_mod = c.mod;
+  return 0;
+}
+
+int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *diag) {
+  memset(out, 0, sizeof *out);
+  const IrGlobal *g = ir_module_lookup(m, o->func);
+  if (!g || g->kind != IR_FUNC_TIR) {
+    diag_error(diag, span_none, "tune: no prim_func '%s'", o->func);
+    return -1;
+  }
+  Search s;
+  memset(&s, 0, sizeof s);
+  s.m = m, s.o = o, s.diag = diag, s.model = tune_model_new(o->seed);
+  s.rng = o->seed * 0x9e3779b97f4a7c15ull + 7;
+  s.out = out;
+  s.t0 = drv_now_ms() / 1000.0;
+  s.workload = tune_workload_key(g->tir);
+  s.target = tune_target_string();
+  /* A fresh search starts without a best (a second run on one measurer,
+   * --compare-random, must not inherit the first one's cut-off). */
+  if (o->measurer) tune_measurer_set_best(o->measurer, 0);
+  out->best_curve = xcalloc((size_t)o->trials + 1, sizeof(double));
+  out->time_curve = xcalloc((size_t)o->trials + 1, sizeof(double));
+  /* A space that yields no candidate is reported with its errors. */
+  TuneCandidate probe;
+  int prc = o->space_script ? tune_space_script(m, o->space_script, NULL, 1, &probe, diag)
+                            : tune_space_generate(m, o->func, NULL, 1, &probe, diag);
+  tune_candidate_free(&probe);
+  if (prc) {
+    tune_model_free(s.model);
+    free(s.workload);
+    free(s.target);
+    return -1;
+  }
+  if (o->resume && o->db) resume(&s);
+  if (out->ntrials) tune_model_train(s.model);
+  int stalls = 0;
+  while (out->ntrials < o->trials && stalls < 3) {
+    size_t want = (size_t)(o->trials - out->ntrials < o->batch ? o->trials - out->ntrials : o->batch);
+    Entry *b = NULL;
+    size_t n = choose_batch(&s, &b, want);
+    stalls = n ? 0 : stalls + 1;
+    TuneResult *res = xcalloc(n ? n : 1, sizeof *res);
+    measure_batch(&s, b, n, res);
+    for (size_t i = 0; i < n; i++) record(&s, &b[i], &res[i]);
+    for (size_t i = 0; i < n; i++) entry_free(&b[i]);
+    free(b);
+    free(res);
+    if (o->kind == TUNE_SEARCH_EVOLUTIONARY) tune_model_train(s.model);
+  }
+  if (o->progress && o->tty) fputc('\n', o->progress);
+  int rc = finish(&s);
+  tune_model_free(s.model);
+  free(s.seen);
+  free(s.mdec);
+  free(s.mgf);
+  free(s.workload);
+  free(s.target);
+  return rc;
+}
+
+void tune_run_free(TuneRun *r) {
+  free(r->best_curve);
+  free(r->time_curve);
+  free(r->best_trace);
+  if (r->best_mod) ir_module_free(r->best_mod);
+  memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,271 @@
+/* tune.h - auto-tuning: design spaces, measurement, a learned cost model,
+ * evolutionary search and the tuning database (TVM's MetaSchedule, in C).
+ *
+ * A candidate is the design space's generator run with a vector of sampling
+ * decisions (sched/: sample_perfect_tile, sample_categorical): the same
+ * decisions give the same schedule, and the trace it records is a readable,
+ * replayable schedule script.  Measuring builds the candidate with the LLVM
+ * backend in a child process (a crash or hang never stops tuning), checks its
+ * result against the untuned function on random inputs and times it with the
+ * driver's harness.  The search measures batches chosen by an XGBoost model
+ * (features of the lowered loop nest, per buffer store) over an evolved
+ * population, with epsilon-greedy random picks; every measurement is a line
+ * of a JSON-lines database that `tvs run --tuning-db` applies. */
+#ifndef TVS_AUTOTUNE_TUNE_H
+#define TVS_AUTOTUNE_TUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/diag.h"
+#include "ir/module.h"
+
+/* ------------------------------------------------------------ decisions */
+
+#define TUNE_MAX_DECISIONS 32
+#define TUNE_MAX_TILE 4
+
+/* The sampling decisions of one candidate, in the order the generator
+ * samples (a perfect tile: n factors; a categorical: one index). */
+typedef struct TuneDecisions {
+  int n;                                     /* decisions */
+  int len[TUNE_MAX_DECISIONS];               /* values of decision i */
+  bool tile[TUNE_MAX_DECISIONS];             /* a perfect tile (else categorical) */
+  int ncand[TUNE_MAX_DECISIONS];             /* categorical: number of candidates */
+  int64_t v[TUNE_MAX_DECISIONS][TUNE_MAX_TILE]; /* the values */
+} TuneDecisions;
+
+/* A hash of the decisions (duplicate detection). */
+uint64_t tune_decisions_hash(const TuneDecisions *d);
+/* Appends the decisions as JSON ([[4, 8, 2, 16], [1], ...]). */
+void tune_decisions_json(const TuneDecisions *d, char *buf, size_t cap);
+
+/* ------------------------------------------------------------ design space */
+
+/* One point of the design space. */
+typedef struct TuneCandidate {
+  TuneDecisions dec;   /* the decisions actually taken (repaired) */
+  IrModule *mod;       /* the scheduled module (owned) */
+  char *trace;         /* its trace as schedule-script text (owned) */
+} TuneCandidate;
+
+void tune_candidate_free(TuneCandidate *c);
+
+/* Applies the generated design space of prim_func func of m: auto-inline,
+ * multi-level tiling SSRSRS of the main (reduction) block with a sampled
+ * write-cache level, decompose_reduction, vectorize/parallel/unroll with a
+ * sampled unroll depth.  dec NULL: every decision sampled from seed; else
+ * dec's decisions are reused (and repaired) and seed only breaks ties.
+ * 0, or -1 with errors in diag. */
+int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions *dec, int64_t seed,
+                        TuneCandidate *out, DiagCtx *diag);
+/* A candidate of a user's space: script (schedule-script text whose
+ * sampling calls are the knobs) run on a schedule seeded by seed, or, with
+ * dec, its trace replayed with dec's decisions.  0, or -1 with errors. */
+int tune_space_script(const IrModule *m, const char *script, const TuneDecisions *dec, int64_t seed,
+                      TuneCandidate *out, DiagCtx *diag);
+/* A random neighbour of d: one tile decision with a prime factor moved
+ * between two positions (innermost kept <= 64), or one categorical decision
+ * changed.  rng: the search's xorshift state.  false when nothing can move. */
+bool tune_mutate(const TuneDecisions *d, uint64_t *rng, TuneDecisions *out);
+
+/* ------------------------------------------------------------- features */
+
+#define TUNE_NFEATURES 40
+
+/* Features of the loop nest of prim_func func of (scheduled) m, lowered to
+ * flat buffers: per buffer store, arithmetic counts by kind, loop-kind
+ * extents (parallel, vectorized, unrolled), access strides of the
+ * innermost loop and footprints per loop level; the heaviest store's
+ * vector, plus totals.  0, or -1 when m does not lower. */
+int tune_features(const IrModule *m, const char *func, float *out);
+
+/* --------------------------------------------------------------- cost model */
+
+typedef struct TuneModel TuneModel;
+
+/* An XGBoost booster trained from scratch on every measured candidate. */
+TuneModel *tune_model_new(uint64_t seed);
+void tune_model_free(TuneModel *m);
+/* Adds a measured sample (features, throughput; 0 for a failure). */
+void tune_model_add(TuneModel *m, const float *feat, double gflops);
+/* Retrains on every sample so far (a ranking objective).  0 / -1. */
+int tune_model_train(TuneModel *m);
+/* Whether trained. */
+bool tune_model_ready(const TuneModel *m);
+/* Scores n feature rows (higher = predicted faster) into out. */
+int tune_model_predict(TuneModel *m, const float *feat, int n, float *out);
+
+/* -------------------------------------------------------------- measurement */
+
+typedef enum TuneStatus {
+  TUNE_OK = 0,
+  TUNE_ERR_BUILD,     /* the candidate failed to schedule, lower or compile */
+  TUNE_ERR_RUN,       /* the call returned an error */
+  TUNE_ERR_CRASH,     /* the worker process died on a signal */
+  TUNE_ERR_TIMEOUT,   /* the worker ran past the timeout and was killed */
+  TUNE_ERR_WRONG,     /* the result differs from the untuned function's */
+} TuneStatus;
+
+const char *tune_status_name(TuneStatus s);
+
+typedef struct TuneResult {
+  TuneStatus status;
+  double median_ms, min_ms; /* per call (status OK) */
+  int reps;                 /* timed calls */
+  double gflops;            /* at the median; 0 on failure */
+  char msg[200];            /* why it failed */
+} TuneResult;
+
+/* What a measurement needs (the inputs and the reference outputs are built
+ * once, by tune_measurer_new). */
+typedef struct TuneMeasurer TuneMeasurer;
+
+typedef struct TuneMeasureOptions {
+  int threads;        /* thread pool size for the timed calls */
+  double budget_ms;   /* timing: calls spanning at least this long (>= 3 calls) */
+  double timeout_s;   /* a candidate running longer is killed */
+  bool fast_math;     /* CgOptions.fast_math */
+  uint64_t input_seed;/* random inputs */
+} TuneMeasureOptions;
+
+/* Prepares inputs for prim_func func of m (static shapes) and the reference
+ * outputs from the untuned function (compiled in a child).  NULL with an
+ * error in diag. */
+TuneMeasurer *tune_measurer_new(const IrModule *m, const char *func, const TuneMeasureOptions *o,
+                                DiagCtx *diag);
+void tune_measurer_free(TuneMeasurer *t);
+/* The best median so far: a candidate whose checked run takes over 4x
+ * longer is recorded with that one run instead of being timed. */
+void tune_measurer_set_best(TuneMeasurer *t, double best_ms);
+/* The static FLOP count of the function. */
+double tune_measurer_flops(const TuneMeasurer *t);
+/* Builds and times a scheduled module in a child process; never fails the
+ * caller: the outcome is in *r.  trial: the trial's number (test hooks). */
+void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *r);
+
+/* ------------------------------------------------------------------ database */
+
+/* One database record (a JSON line). */
+typedef struct TuneRecord {
+  char *workload;   /* the prim_func's structural hash, hex */
+  char *func;       /* its name */
+  char *target;     /* target string */
+  char *trace;      /* schedule-script text */
+  char *status;     /* "ok" or a TuneStatus name */
+  char *error;      /* why it failed ("" when ok; may be NULL when read) */
+  double median_ms, gflops;
+  int threads;
+  TuneDecisions dec;
+} TuneRecord;
+
+typedef struct TuneDb {
+  TuneRecord *r;
+  int n, cap;
+  int skipped;      /* lines that did not parse (a torn last write) */
+} TuneDb;
+
+/* The structural hash of a prim_func as a workload key. */
+char *tune_workload_key(const TirFunc *f);
+/* The host target string ("llvm -mcpu=NAME -num-cores=N"). */
+char *tune_target_string(void);
+/* Appends one line (one write, then fsync: a crash leaves at most a torn
+ * last line, which loading skips).  0, or -1 with errno. */
+int tune_db_append(const char *path, const TuneRecord *rec);
+/* Loads every record (a missing file is an empty database).  0 / -1. */
+int tune_db_load(const char *path, TuneDb *db);
+void tune_db_free(TuneDb *db);
+/* The fastest "ok" record of workload (on threads, or any when threads<=0),
+ * or NULL. */
+const TuneRecord *tune_db_best(const TuneDb *db, const char *workload, int threads);
+/* Sorted indices of the k fastest ok records; returns the count. */
+int tune_db_top(const TuneDb *db, int k, int *idx);
+/* Replaces each prim_func of *m that has an ok record with its best
+ * schedule (the trace replayed).  Returns the number applied, -1 on error. */
+int tune_db_apply(IrModule **m, const char *path, DiagCtx *diag);
+
+/* -------------------------------------------------------------------- search */
+
+typedef enum TuneSearchKind { TUNE_SEARCH_EVOLUTIONARY, TUNE_SEARCH_RANDOM } TuneSearchKind;
+
+/* Measures a batch of candidates somewhere (locally, or on MPI workers):
+ * results[i] for cands[i]; trials[i] is its trial number. */
+typedef void (*TuneBatchFn)(void *ctx, TuneCandidate *cands, const int *trials, int n, TuneResult *results);
+
+typedef struct TuneOptions {
+  const char *func;         /* the prim_func tuned */
+  const char *space_script; /* a user's design space (schedule-script text), or NULL:
+                               the generated space */
+  int trials;               /* measurements in all */
+  int batch;                /* measured per round */
+  uint64_t seed;            /* makes the search deterministic apart from times */
+  TuneSearchKind kind;
+  double epsilon;           /* share of each batch picked at random */
+  int population;           /* evolved candidates per round */
+  int generations;          /* evolution steps per round */
+  const char *db;           /* append every measurement here (NULL: none) */
+  bool resume;              /* seed the search with db's records of this workload */
+  FILE *progress;           /* progress lines (NULL: quiet) */
+  bool tty;                 /* rewrite one line (\r) instead of printing lines */
+  const char *label;        /* prefix of progress lines ("random") */
+  TuneBatchFn measure;      /* NULL: tune_measure in this process */
+  void *measure_ctx;
+  TuneMeasurer *measurer;   /* used when measure is NULL */
+  int threads;              /* recorded in the database */
+} TuneOptions;
+
+TuneOptions tune_options_default(void);
+
+/* The outcome of a tuning run. */
+typedef struct TuneRun {
+  int ntrials;              /* measured */
+  int nfailed;              /* of which failed (crash, timeout, wrong, build) */
+  double *best_curve;       /* best GFLOP/s after trial i (ntrials entries) */
+  double *time_curve;       /* seconds since the start after trial i */
+  double best_gflops, best_ms;  /* best_gflops: calls per ms for a function without FLOPs */
+  char *best_trace;         /* the best candidate's schedule script (owned) */
+  IrModule *best_mod;       /* the best scheduled module (owned) */
+  TuneDecisions best_dec;
+} TuneRun;
+
+void tune_run_free(TuneRun *r);
+/* Tunes prim_func o->func of m.  0, or -1 with errors in diag. */
+int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *diag);
+
+/* ----------------------------------------------------- whole-model tuning */
+
+/* The module whose prim_funcs are the tasks: m after the graph passes
+ * (legalize, fuse-ops, fuse-tir) when it has graph functions, else a copy. */
+IrModule *tune_graph_tasks_module(const IrModule *m, DiagCtx *diag);
+/* Tunes every kernel of fused (tasks deduplicated by workload, weighted by
+ * FLOPs x count), base->trials in all, base->batch per round, each round to
+ * the task with the largest share of the end-to-end time (one per task
+ * first).  Reports per task on report; *tuned (may be NULL) receives fused
+ * with the best schedules applied.  0, or -1 when no task could be tuned. */
+int tune_graph(const IrModule *fused, const TuneOptions *base, const TuneMeasureOptions *mo, FILE *report,
+               IrModule **tuned, DiagCtx *diag);
+
+/* Writes an SVG of best-so-far GFLOP/s against trials for one or two runs
+ * (b may be NULL) through a temporary file.  0 / -1. */
+int tune_plot_svg(const char *path, const char *title, const TuneRun *a, const char *alabel,
+                  const TuneRun *b, const char *blabel);
+
+/* ---------------------------------------------------------------------- MPI */
+
+/* Whether this build has MPI and the process was started by mpirun with
+ * more than one rank. */
+bool tune_mpi_active(void);
+/* MPI_Init (once); *rank and *size. */
+void tune_mpi_init(int *argc, char ***argv, int *rank, int *size);
+void tune_mpi_finalize(void);
+/* A TuneBatchFn that sends candidates' traces to ranks 1.. and collects
+ * their results (ctx: the TuneMpi). */
+void tune_mpi_measure_batch(void *ctx, TuneCandidate *cands, const int *trials, int n, TuneResult *results);
+/* A worker's loop (ranks > 0): replays the traces it receives onto m and
+ * measures them with t until rank 0 says stop. */
+void tune_mpi_worker(const IrModule *m, TuneMeasurer *t);
+/* Tells the workers to stop (rank 0). */
+void tune_mpi_stop_workers(void);
+
+#endif

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# test_tune_cli.sh - `tvs tune` as a user drives it, on a 32x32x32 matmul with
+# a few trials: the database, the printed and written best schedule, the
+# SVG curve, --top, `tvs run --tuning-db` (same results as untuned),
+# a crashing, a hanging and a wrong candidate recorded and skipped, a tuning
+# run killed mid-way leaving a database that loads and --resume finishing
+# it, a user's script as the design space, whole-model tuning of an MLP,
+# usage errors, and (when mpirun exists) an MPI run finding the same
+# best as one process under injected times.
+# usage: test_tune_cli.sh TVS WORKDIR
+set -u
+TVS=$(realpath "$1")
+W=$2
+rm -rf "$W" && mkdir -p "$W"
+cd "$W" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() { if eval "$1"; then ok; else bad "$1"; fi; }
+
+cat > mm.tvs <<'TVS'
+@T.prim_func
+def mm(A: T.Buffer((32, 32), "float32"), B: T.Buffer((32, 32), "float32"), C: T.Buffer((32, 32), "float32")):
+    T.func_attr({"global_symbol": "mm", "tir.noalias": True})
+    for i, j, k in T.grid(32, 32, 32):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+TVS
+
+# A real (timed) run: records, the script, the curve.
+"$TVS" tune mm.tvs --trials 6 --batch 3 --seed 2 --budget-ms 5 --db log.jsonl --plot curve.svg -o best.sch.tvs \
+  > out.txt 2> err.txt
+expect '[ $? -eq 0 ]'
+expect '[ "$(wc -l < log.jsonl)" -eq 6 ]'
+expect 'grep -q "^# mm: best .* GFLOP/s .* after 6 trials" out.txt'
+expect 'grep -q "sample_perfect_tile" best.sch.tvs'
+expect 'grep -q "trial 6/6" err.txt'
+expect 'grep -q "<polyline" curve.svg'
+expect 'grep -q "\"status\": \"ok\"" log.jsonl'
+"$TVS" tune --top 2 --db log.jsonl > top.txt
+expect '[ "$(grep -c "^# [12]: mm" top.txt)" -eq 2 ]'
+# The tuned schedule computes what the untuned function computes.
+"$TVS" run mm.tvs > plain.txt && "$TVS" run mm.tvs --tuning-db log.jsonl > tuned.txt
+expect 'cmp -s plain.txt tuned.txt'
+"$TVS" run mm.tvs --schedule best.sch.tvs > script.txt
+expect 'cmp -s plain.txt script.txt'
+
+# A user's design space: a schedule script whose sample_* calls are the knobs.
+cat > space.sch.tvs <<'SCH'
+b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i0, i1 = sch.split(i, factors=sch.sample_perfect_tile(i, n=2, max_innermost_factor=8))
+j0, j1 = sch.split(j, factors=sch.sample_perfect_tile(j, n=2))
+sch.reorder(i0, j0, k, i1, j1)
+SCH
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --space space.sch.tvs --trials 4 --batch 2 > space.txt 2> /dev/null
+expect '[ $? -eq 0 ] && grep -q "sch.reorder(l" space.txt && grep -q "max_innermost_factor=8" space.txt'
+echo 'sch.nope()' > bad.sch.tvs
+"$TVS" tune mm.tvs --space bad.sch.tvs --trials 2 > /dev/null 2> bad.txt
+expect '[ $? -eq 1 ] && grep -q "design-space script, line 1: schedule has no method .nope." bad.txt'
+
+# Faults: a crash, a hang (killed after --timeout 8) and a wrong result.
+TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=crash=0,hang=1,wrong=2 "$TVS" tune mm.tvs --trials 5 --batch 5 --timeout 8 \
+  --db faults.jsonl > fout.txt 2> ferr.txt
+expect '[ $? -eq 0 ]'
+expect 'grep -q "\"status\": \"crash\"" faults.jsonl'
+expect 'grep -q "\"status\": \"timeout\"" faults.jsonl'
+expect 'grep -q "\"status\": \"wrong_result\"" faults.jsonl'
+expect 'grep -q "\"error\": \"worker died: Segmentation fault\"" faults.jsonl'
+expect 'grep -q "after 5 trials ([345] failed)" fout.txt'
+expect 'grep -q "trial 1/5: crash: worker died" ferr.txt'
+
+# Killed mid-way: the database loads, --resume finishes the budget.
+TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=hang=3 "$TVS" tune mm.tvs --trials 8 --batch 1 --timeout 30 --db kill.jsonl \
+  > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do [ -s kill.jsonl ] && [ "$(wc -l < kill.jsonl)" -ge 3 ] && break; sleep 0.1; done
+sleep 0.3
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+pkill -9 -P $pid 2>/dev/null
+n=$(wc -l < kill.jsonl)
+expect '[ "$n" -ge 3 ] && [ "$n" -lt 8 ]'
+expect '"$TVS" tune --top 1 --db kill.jsonl > /dev/null'
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --trials 8 --batch 2 --db kill.jsonl --resume > /dev/null 2>&1
+expect '[ $? -eq 0 ] && [ "$(wc -l < kill.jsonl)" -eq 8 ]'
+
+# Whole-model tuning: the fused kernels of a graph function are the tasks;
+# -o writes the fused module with the best schedules, which runs the same.
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --trials 6 --batch 2 -o mlp_tuned.tvs \
+  > mlp.txt 2> /dev/null
+expect '[ $? -eq 0 ] && [ "$(grep -c "^# task fused_" mlp.txt)" -eq 2 ]'
+expect 'grep -q "sample_perfect_tile\|T.parallel\|T.vectorized" mlp_tuned.tvs'
+"$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" > mlp_plain.txt && "$TVS" run mlp_tuned.tvs > mlp_run.txt
+expect 'cmp -s mlp_plain.txt mlp_run.txt'
+
+# The REPL: :tune applies the best schedule as a step (:diff shows it, :undo takes it back).
+printf ':tune --trials 3 --seed 2\n:diff\n:undo\n:tune nope\n' | TVS_TUNE_FAKE_TIME=1 "$TVS" repl mm.tvs --keep-going \
+  > repl.txt 2>&1
+expect 'grep -q "^tuned mm: best .* after 3 trials" repl.txt && grep -q "^+.*T.parallel" repl.txt'
+expect 'grep -q "^undid: v0 = sch.sample_categorical" repl.txt && grep -q "nope" repl.txt'
+
+# Usage errors.
+"$TVS" tune > /dev/null 2> e1.txt; expect '[ $? -eq 2 ] && grep -q "no input file" e1.txt'
+"$TVS" tune mm.tvs --trials 0 > /dev/null 2> e2.txt; expect '[ $? -eq 2 ] && grep -q "trials" e2.txt'
+"$TVS" tune missing.tvs > /dev/null 2> e3.txt; expect '[ $? -ne 0 ] && grep -q "missing.tvs" e3.txt'
+"$TVS" tune mm.tvs --func nope > /dev/null 2> e4.txt; expect '[ $? -ne 0 ] && grep -q "no prim_func .nope." e4.txt'
+"$TVS" tune --top 3 > /dev/null 2> e5.txt; expect '[ $? -eq 2 ] && grep -q "needs --db" e5.txt'
+
+# MPI: rank 0 searches, ranks 1-2 measure; same best as one process.
+if command -v mpirun > /dev/null && [ -z "${TVS_TEST_QUICK:-}" ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_warn_on_fork=0
+  TVS_TUNE_FAKE_TIME=1 timeout 120 mpirun --oversubscribe -n 3 "$TVS" tune mm.tvs --trials 8 --batch 4 --seed 5 \
+    --db mpi.jsonl > mpi.txt 2> mpi_err.txt
+  expect '[ $? -eq 0 ] && [ "$(wc -l < mpi.jsonl)" -eq 8 ]'
+  TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --trials 8 --batch 4 --seed 5 > single.txt 2> /dev/null
+  expect 'cmp -s mpi.txt single.txt'
+else
+  echo "[SKIP] mpirun"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,220 @@
+/* test_tune.c - the auto-tuner (autotune/) on a tiny matmul: the design
+ * space (seeded, replayable traces, decisions that name a candidate),
+ * mutations, features, the XGBoost model, the database (torn lines, best
+ * record, apply), and short searches with the test hooks: fake times make
+ * them deterministic, and a crashing, a hanging and a wrong candidate are
+ * recorded and skipped. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "autotune/tune.h"
+#include "base/source.h"
+#include "base/util.h"
+#include "check.h"
+#include "ir/structural_equal.h"
+#include "lang/elab.h"
+#include "sched/schedule.h"
+
+static const char mm_src[] =
+    "@T.prim_func\n"
+    "def mm(A: T.Buffer((32, 32), \"float32\"), B: T.Buffer((32, 32), \"float32\"), C: T.Buffer((32, 32), \"float32\")):\n"
+    "    T.func_attr({\"global_symbol\": \"mm\", \"tir.noalias\": True})\n"
+    "    for i, j, k in T.grid(32, 32, 32):\n"
+    "        with T.block(\"C\"):\n"
+    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = T.float32(0)\n"
+    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+
+static SourceFile *src;
+
+static IrModule *load_mm(void) {
+  src = src_from_string("mm.tvs", mm_src, strlen(mm_src));
+  DiagCtx d;
+  diag_init(&d, stderr);
+  IrModule *m = tvs_load_module(src, &d);
+  diag_flush(&d);
+  diag_free(&d);
+  return m;
+}
+
+static void test_space(const IrModule *m) {
+  DiagCtx d;
+  diag_init(&d, stderr);
+  TuneCandidate a, b, c;
+  CHECK_EQ_INT(tune_space_generate(m, "mm", NULL, 7, &a, &d), 0);
+  diag_flush(&d);
+  if (!a.mod) return;
+  CHECK(strstr(a.trace, "sample_perfect_tile") != NULL);
+  CHECK(strstr(a.trace, "sch.parallel(") != NULL);
+  CHECK(a.dec.n >= 5); /* unroll, 3 tiles, cache level */
+  /* The same seed draws the same candidate; its decisions regenerate it. */
+  CHECK_EQ_INT(tune_space_generate(m, "mm", NULL, 7, &b, &d), 0);
+  CHECK_EQ_INT(tune_decisions_hash(&a.dec), tune_decisions_hash(&b.dec));
+  CHECK_EQ_INT(tune_space_generate(m, "mm", &a.dec, 99, &c, &d), 0);
+  CHECK(c.mod && shash_module(c.mod) == shash_module(a.mod));
+  /* Replaying the trace reproduces the module exactly. */
+  IrModule *r = sch_trace_replay(m, a.trace, &d);
+  diag_flush(&d);
+  CHECK(r && shash_module(r) == shash_module(a.mod));
+  if (r) ir_module_free(r);
+  /* Mutations keep perfect tiles perfect. */
+  uint64_t rng = 5;
+  for (int k = 0; k < 50; k++) {
+    TuneDecisions mu;
+    if (!tune_mutate(&a.dec, &rng, &mu)) continue;
+    for (int i = 0; i < mu.n; i++) {
+      if (!mu.tile[i]) continue;
+      int64_t p = 1;
+      for (int j = 0; j < mu.len[i]; j++) p *= mu.v[i][j];
+      CHECK_EQ_INT(p, 32);
+    }
+  }
+  float f1[TUNE_NFEATURES], f2[TUNE_NFEATURES];
+  CHECK_EQ_INT(tune_features(a.mod, "mm", f1), 0);
+  CHECK_EQ_INT(tune_features(c.mod, "mm", f2), 0);
+  CHECK(!memcmp(f1, f2, sizeof f1));
+  float sum = 0;
+  for (int i = 0; i < TUNE_NFEATURES; i++) sum += f1[i];
+  CHECK(sum > 0);
+  tune_candidate_free(&a);
+  tune_candidate_free(&b);
+  tune_candidate_free(&c);
+  diag_free(&d);
+}
+
+/* A user's script as the space: its sampling calls are the knobs. */
+static void test_script_space(const IrModule *m) {
+  static const char script[] =
+      "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+      "i0, i1 = sch.split(i, factors=sch.sample_perfect_tile(i, n=2))\n"
+      "j0, j1 = sch.split(j, factors=sch.sample_perfect_tile(j, n=2))\n"
+      "sch.reorder(i0, j0, k, i1, j1)\n";
+  DiagCtx d;
+  diag_init(&d, stderr);
+  TuneCandidate a, b;
+  CHECK_EQ_INT(tune_space_script(m, script, NULL, 4, &a, &d), 0);
+  CHECK_EQ_INT(a.dec.n, 2);
+  TuneDecisions dec = a.dec;
+  dec.v[0][0] = 4, dec.v[0][1] = 8;
+  CHECK_EQ_INT(tune_space_script(m, script, &dec, 9, &b, &d), 0);
+  CHECK(b.mod && b.dec.v[0][0] == 4 && b.dec.v[0][1] == 8);
+  CHECK(b.trace && strstr(b.trace, "decision=[4, 8]") != NULL);
+  TuneCandidate c;
+  CHECK_EQ_INT(tune_space_script(m, "sch.nope()\n", NULL, 1, &c, &d), -1);
+  CHECK(d.nerr > 0 && c.mod == NULL);
+  tune_candidate_free(&a);
+  tune_candidate_free(&b);
+  diag_free(&d);
+}
+
+static void test_model(void) {
+  TuneModel *mdl = tune_model_new(1);
+  float x[TUNE_NFEATURES];
+  for (int i = 0; i < 20; i++) {
+    memset(x, 0, sizeof x);
+    x[0] = (float)i;
+    tune_model_add(mdl, x, (double)i);
+  }
+  CHECK_EQ_INT(tune_model_train(mdl), 0);
+  CHECK(tune_model_ready(mdl));
+  float q[2 * TUNE_NFEATURES] = {0}, y[2];
+  q[0] = 2;
+  q[TUNE_NFEATURES] = 17;
+  CHECK_EQ_INT(tune_model_predict(mdl, q, 2, y), 0);
+  CHECK(y[1] > y[0]);
+  tune_model_free(mdl);
+}
+
+/* A short search with fake times; returns its best trace (owned). */
+static char *search(const IrModule *m, TuneMeasurer *t, const char *db, int trials, TuneRun *run) {
+  DiagCtx d;
+  diag_init(&d, stderr);
+  TuneOptions o = tune_options_default();
+  o.func = "mm";
+  o.trials = trials;
+  o.batch = 4;
+  o.seed = 3;
+  o.population = 12;
+  o.generations = 2;
+  o.db = db;
+  o.measurer = t;
+  int rc = tune_search(m, &o, run, &d);
+  diag_flush(&d);
+  diag_free(&d);
+  CHECK_EQ_INT(rc, 0);
+  return rc ? NULL : xstrdup(run->best_trace);
+}
+
+static void test_search(const IrModule *m) {
+  setenv("TVS_TUNE_FAKE_TIME", "1", 1);
+  setenv("TVS_TUNE_FAULT", "crash=1,hang=2,wrong=3", 1);
+  DiagCtx d;
+  diag_init(&d, stderr);
+  /* A short timeout for the hang; a long one where no candidate hangs (a
+   * build on a loaded machine must not time out there). */
+  TuneMeasureOptions mo = {1, 20, 6.0, false, 1}, mo_long = {1, 20, 120.0, false, 1};
+  TuneMeasurer *t = tune_measurer_new(m, "mm", &mo, &d), *tl = tune_measurer_new(m, "mm", &mo_long, &d);
+  diag_flush(&d);
+  CHECK(t != NULL && tl != NULL);
+  if (!t || !tl) return;
+  char db[] = "/tmp/tvs_test_tune_XXXXXX";
+  int fd = mkstemp(db);
+  close(fd);
+  TuneRun r1, r2, r3;
+  char *b1 = search(m, t, db, 12, &r1);
+  CHECK_EQ_INT(r1.ntrials, 12);
+  CHECK(r1.nfailed >= 3); /* the crash, the hang and the wrong result (and a slow build?) */
+  unsetenv("TVS_TUNE_FAULT");
+  char *b2 = search(m, tl, NULL, 12, &r2), *b3 = search(m, tl, NULL, 12, &r3);
+  CHECK(b2 && b3 && !strcmp(b2, b3)); /* same seed, same times: same best */
+  CHECK_EQ_INT(r2.nfailed, 0);
+  /* The database: 12 records, 3 failed; a torn last line is skipped. */
+  FILE *f = fopen(db, "a");
+  fputs("{\"workload\": \"torn", f);
+  fclose(f);
+  TuneDb tdb;
+  CHECK_EQ_INT(tune_db_load(db, &tdb), 0);
+  CHECK_EQ_INT(tdb.n, 12);
+  CHECK_EQ_INT(tdb.skipped, 1);
+  int nok = 0;
+  for (int i = 0; i < tdb.n; i++) nok += !strcmp(tdb.r[i].status, "ok");
+  CHECK_EQ_INT(nok, 12 - r1.nfailed);
+  if (tdb.n == 12) {
+    CHECK_EQ_STR(tdb.r[1].status, "crash");
+    CHECK_EQ_STR(tdb.r[2].status, "timeout");
+    CHECK_EQ_STR(tdb.r[3].status, "wrong_result");
+  }
+  tune_db_free(&tdb);
+  /* Applying the database gives the best candidate's module. */
+  IrModule *mm = ir_module_copy(m);
+  CHECK_EQ_INT(tune_db_apply(&mm, db, &d), 1);
+  CHECK(r1.best_mod && shash_module(mm) == shash_module(r1.best_mod));
+  ir_module_free(mm);
+  diag_flush(&d);
+  free(b1);
+  free(b2);
+  free(b3);
+  tune_run_free(&r1);
+  tune_run_free(&r2);
+  tune_run_free(&r3);
+  tune_measurer_free(t);
+  tune_measurer_free(tl);
+  remove(db);
+  diag_free(&d);
+}
+
+int main(void) {
+  IrModule *m = load_mm();
+  CHECK(m != NULL);
+  if (m) {
+    test_space(m);
+    test_script_space(m);
+    test_model();
+    test_search(m);
+    ir_module_free(m);
+  }
+  src_free(src);
+  TEST_MAIN_END();
+}
