@@ -183,10 +183,38 @@ static bool call_natural_dtype(const TirExpr *e, DType *t) {
   }
 }
 
+/* `T.tvm_fill_fragment(C.data, 16, ...)`: an opaque builtin (args[0] its
+ * name), with dtype= when it is not the builtin's usual result type. */
+static void opaque_call(Printer *p, const TirExpr *e) {
+  TirExpr *const *args = e->call.args;
+  int n = e->call.n;
+  const char *nm = n > 0 && args[0]->kind == TIR_STR ? args[0]->str : "?";
+  char name[96];
+  snprintf(name, sizeof name, "T.%s", nm);
+  builtin(p, name);
+  pr_puts(p, "(");
+  if (!strcmp(nm, "type_annotation")) {
+    dtype_lit(p, e->dtype);
+    pr_puts(p, ")");
+    return;
+  }
+  call_args(p, args + 1, n - 1, false);
+  if (!dt_eq(e->dtype, tir_opaque_default_dtype(nm, args + 1, n - 1))) {
+    if (n > 1) pr_puts(p, ", ");
+    pr_puts(p, "dtype=");
+    dtype_lit(p, e->dtype);
+  }
+  pr_puts(p, ")");
+}
+
 static void call_expr(Printer *p, const TirExpr *e, int ctx) {
   const TirOpInfo *op = e->call.op;
   TirExpr *const *args = e->call.args;
   int n = e->call.n;
+  if (op->id == TIR_OP_OPAQUE) {
+    opaque_call(p, e);
+    return;
+  }
   int own = 0;
   const char *sym = NULL;
   switch (op->id) {

@@ -792,10 +792,17 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
       } else {
         diag_error(c->diag, e->a->span, "'%s' is not callable", e->a->name);
       }
+    } else if (e->a->kind == AST_ATTR && e->a->name && !strcmp(e->a->name, "access_ptr") && buffer_of(c, e->a->a)) {
+      TirExpr *r = elab_tir_access_ptr(c, e, buffer_of(c, e->a->a));
+      return r ? typed(r) : bad();
     } else {
       diag_error(c->diag, e->a->span, "only T.* functions can be called in TIR");
     }
     return bad();
+  }
+  if (!strncmp(cn, "T.", 2) && elab_tir_opaque_name(cn + 2) && !tir_op_lookup(cn + 2)) {
+    TirExpr *r = elab_tir_opaque_call(c, e, cn + 2);
+    return r ? typed(r) : bad();
   }
   if (!builtin_known(cn)) {
     const char *sug = builtin_suggest(cn);
