@@ -99,6 +99,12 @@ static bool block_compact(TirStmt *root, const TirStmt *realize) {
   bool self_read = false;
   for (int i = 0; i < b->nwrites; i++) self_read |= sch_block_reads(b, b->writes[i].buffer);
   if (spatial && !self_read && !b->init) return true;
+  /* No reduce iter may index a written buffer (TVM's condition 5). */
+  for (int w = 0; w < b->nwrites; w++)
+    for (int d = 0; d < b->writes[w].n; d++)
+      for (int k = 0; k < b->niters; k++)
+        if (b->iters[k].type == TIR_ITER_REDUCE && tir_expr_uses_var(b->writes[w].ranges[d].min, b->iters[k].var))
+          return false;
   /* (a reduction's update without its init, as decompose_reduction leaves
    * it, counts as a reduction block here) */
   return (b->init || reduce) && dp_or_reduce && sch_binding_is_affine(root, realize);
