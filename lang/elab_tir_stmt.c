@@ -1450,6 +1450,12 @@ TirFunc *elab_prim_func(ElabCtx *c, const Ast *def, bool is_private) {
   t.root.name = "root";
   t.cur = &t.root;
   t.ret_type = dt_void;
+  /* `-> T.int32`: the declared return type (a `return` overrides it). */
+  const Ast *ra = def->b;
+  DType rt;
+  if (ra && ra->kind == AST_ATTR && ra->a && ra->a->kind == AST_NAME && !strcmp(ra->a->name, "T") &&
+      dt_parse(ra->name, &rt) && !dt_is_handle(rt))
+    t.ret_type = rt;
   void *saved = c->tir;
   c->tir = &t;
   int nerr0 = c->diag->nerr;
