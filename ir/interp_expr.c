@@ -598,6 +598,10 @@ static int eval_call_special(Interp *in, const TirExpr *e, IVal *out) {
     }
     case TIR_OP_RET:
       return interp_error(in, e->span, "T.ret cannot run in the interpreter");
+    case TIR_OP_OPAQUE: {
+      const char *fn = n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?";
+      return interp_error(in, e->span, "T.%s cannot run in the interpreter (a builtin TVS keeps opaque)", fn);
+    }
     case TIR_OP_LIKELY:
       return interp_eval(in, e->call.args[0], out);
     case TIR_OP_ASSUME:

@@ -61,6 +61,8 @@ const char *pr_lookup(const Printer *p, const void *key);
 PrUndecl *pr_undecl_scan(const TirFunc *f);
 void pr_undecl_free(PrUndecl *u);
 const TirBuffer *pr_undecl_next(PrUndecl *u, const TirStmt *s);
+/* The same for free variables (used, bound nowhere): `a = T.int32()`. */
+const TirVar *pr_undecl_next_var(PrUndecl *u, const TirStmt *s);
 
 /* TIR pieces used by the Relax printer. */
 void pr_tir_expr(Printer *p, const TirExpr *e);

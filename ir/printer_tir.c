@@ -183,10 +183,38 @@ static bool call_natural_dtype(const TirExpr *e, DType *t) {
   }
 }
 
+/* `T.tvm_fill_fragment(C.data, 16, ...)`: an opaque builtin (args[0] its
+ * name), with dtype= when it is not the builtin's usual result type. */
+static void opaque_call(Printer *p, const TirExpr *e) {
+  TirExpr *const *args = e->call.args;
+  int n = e->call.n;
+  const char *nm = n > 0 && args[0]->kind == TIR_STR ? args[0]->str : "?";
+  char name[96];
+  snprintf(name, sizeof name, "T.%s", nm);
+  builtin(p, name);
+  pr_puts(p, "(");
+  if (!strcmp(nm, "type_annotation")) {
+    dtype_lit(p, e->dtype);
+    pr_puts(p, ")");
+    return;
+  }
+  call_args(p, args + 1, n - 1, false);
+  if (!dt_eq(e->dtype, tir_opaque_default_dtype(nm, args + 1, n - 1))) {
+    if (n > 1) pr_puts(p, ", ");
+    pr_puts(p, "dtype=");
+    dtype_lit(p, e->dtype);
+  }
+  pr_puts(p, ")");
+}
+
 static void call_expr(Printer *p, const TirExpr *e, int ctx) {
   const TirOpInfo *op = e->call.op;
   TirExpr *const *args = e->call.args;
   int n = e->call.n;
+  if (op->id == TIR_OP_OPAQUE) {
+    opaque_call(p, e);
+    return;
+  }
   int own = 0;
   const char *sym = NULL;
   switch (op->id) {
@@ -1061,9 +1089,23 @@ static void undecl_line(Printer *p, const TirBuffer *b) {
   sb_free(&args);
 }
 
+/* `a = T.int32()`: a free variable, declared in the lowest frame holding
+ * its uses (unless a size var declaration above named it already). */
+static void undecl_vars(Printer *p, const TirStmt *s) {
+  const TirVar *v;
+  while ((v = pr_undecl_next_var(p->undecl, s))) {
+    if (pr_lookup(p, v)) continue;
+    line_start(p);
+    pr_printf(p, "%s = ", pr_define(p, v, v->name));
+    dtype_builtin(p, v->dtype);
+    pr_puts(p, "()\n");
+  }
+}
+
 static void stmt(Printer *p, const TirStmt *s) {
   if (s && s->kind != TIR_S_SEQ) {
     const TirBuffer *b;
+    undecl_vars(p, s);
     while ((b = pr_undecl_next(p->undecl, s))) undecl_line(p, b);
   }
   if (!s) {
@@ -1167,6 +1209,15 @@ static bool attrs_use_vars(const IrValue *attrs) {
   return found;
 }
 
+/* Whether param i's buffer shares its data var with an earlier param's
+ * (`T.match_buffer(B_handle, ..., data=A.data)`, an alias of A). */
+static bool data_aliased(const TirFunc *f, int i) {
+  const TirBuffer *b = f->buffer_map[i];
+  for (int j = 0; j < i; j++)
+    if (f->buffer_map[j] && f->buffer_map[j]->data == b->data) return true;
+  return false;
+}
+
 void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
   int base_level = p->level;
   int mark = pr_mark(p);
@@ -1188,7 +1239,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     if (i) pr_puts(p, ", ");
     const TirBuffer *b = f->buffer_map[i];
     const TirVar *v = f->params[i];
-    if (b && f->buffer_param_sugar && buffer_is_static(b)) {
+    if (b && f->buffer_param_sugar && buffer_is_static(b) && !data_aliased(f, i)) {
       sugar[i] = true;
       pr_printf(p, "%s: ", define_buffer(p, b));
       builtin(p, "T.Buffer");
@@ -1247,6 +1298,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     p->out = &args;
     shape_tuple(p, b->shape, b->ndim);
     opt_dtype(p, b->dtype);
+    if (data_aliased(f, i)) pr_printf(p, ", data=%s", pr_tir_var_name(p, b->data));
     buffer_kwargs(p, b, false);
     p->out = saved;
     pr_indent(p);
@@ -1259,6 +1311,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
 
   if (implicit_root(f->body)) {
     const TirBlock *root = tir_realize_block(f->body);
+    undecl_vars(p, f->body);
     pr_indent(p);
     pr_color(p, PRC_COMMENT, "# with T.block(\"root\"):");
     pr_puts(p, "\n");

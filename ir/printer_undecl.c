@@ -1,4 +1,4 @@
-/* printer_undecl.c - where the printer declares buffers the IR never declares.
+/* printer_undecl.c - where the printer declares buffers and variables the IR never declares.
  *
  * After FlattenBuffer the body accesses flat views of the parameters (a copy
  * of A with shape (16384,) sharing A's data var) that no statement declares,
@@ -6,8 +6,11 @@
  * `A_1 = T.Buffer((16384,), data=A.data)`, in the frame of the lowest common
  * ancestor of its uses, just before the first statement of that frame that
  * uses it; TVMScript's parser reads the line back as a view (no statement).
- * This file finds those buffers and their common ancestor path once per
- * function; printer_tir.c asks before every statement which to declare. */
+ * Free scalar variables (`a = T.int32()` in the source, used but bound by no
+ * statement) are declared the same way, as TVM's printer defines a variable
+ * in the lowest frame holding its uses.  This file finds those buffers and
+ * variables and their common ancestor path once per function; printer_tir.c
+ * asks before every statement which to declare. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +19,8 @@
 #include "ir/visit.h"
 
 typedef struct UndeclBuf {
-  const TirBuffer *buf;
+  const TirBuffer *buf;   /* the buffer, or NULL for a variable */
+  const TirVar *var;      /* the variable (buf NULL) */
   const TirStmt **prefix; /* common ancestor path of all uses (outermost first) */
   int nprefix;
   IrPtrMap holders;       /* every statement that contains a use */
@@ -30,7 +34,7 @@ struct PrUndecl {
 };
 
 typedef struct Scan {
-  IrPtrMap defined;       /* buffers declared somewhere */
+  IrPtrMap defined;       /* buffers declared and variables bound somewhere */
   IrPtrMap index;         /* buffer -> 1 + index into uses */
   UndeclBuf *uses;        /* every buffer used, declared or not */
   int nuses, capuses;
@@ -55,19 +59,26 @@ static void scan_def(TirVisitor *v, const TirBuffer *b) {
   ir_ptrmap_put(&c->defined, b, (void *)b);
 }
 
-static void scan_use(TirVisitor *v, const TirBuffer *b) {
+static void scan_def_var(TirVisitor *v, const TirVar *var) {
   Scan *c = v->ctx;
-  intptr_t k = (intptr_t)ir_ptrmap_get(&c->index, b);
+  ir_ptrmap_put(&c->defined, var, (void *)var);
+}
+
+/* A use of buffer b or (b NULL) variable var under the current stack. */
+static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var) {
+  const void *key = b ? (const void *)b : (const void *)var;
+  intptr_t k = (intptr_t)ir_ptrmap_get(&c->index, key);
   UndeclBuf *u;
   if (!k) {
     UndeclBuf fresh;
     memset(&fresh, 0, sizeof fresh);
     fresh.buf = b;
+    fresh.var = b ? NULL : var;
     fresh.prefix = xmalloc((size_t)(c->nstack + 1) * sizeof *fresh.prefix);
     if (c->nstack) memcpy(fresh.prefix, c->stack, (size_t)c->nstack * sizeof *c->stack);
     fresh.nprefix = c->nstack;
     VEC_PUSH(c->uses, c->nuses, c->capuses, fresh);
-    ir_ptrmap_put(&c->index, b, (void *)(intptr_t)c->nuses);
+    ir_ptrmap_put(&c->index, key, (void *)(intptr_t)c->nuses);
     u = &c->uses[c->nuses - 1];
   } else {
     u = &c->uses[k - 1];
@@ -77,6 +88,21 @@ static void scan_use(TirVisitor *v, const TirBuffer *b) {
   }
   for (int i = 0; i < c->nstack; i++) ir_ptrmap_put(&u->holders, c->stack[i], (void *)1);
   if (c->nstack) ir_ptrmap_put(&u->headers, c->stack[c->nstack - 1], (void *)1);
+  /* A block's header (match_buffer, alloc_buffer shapes) prints with its
+   * realize, a DeclBuffer with the Allocate it declares (one T.decl_buffer
+   * line): a variable they use is declared before that statement. */
+  if (c->nstack > 1) {
+    TirStmtKind top = c->stack[c->nstack - 1]->kind, below = c->stack[c->nstack - 2]->kind;
+    if ((top == TIR_S_BLOCK && below == TIR_S_BLOCK_REALIZE) || (top == TIR_S_DECL_BUFFER && below == TIR_S_ALLOCATE))
+      ir_ptrmap_put(&u->headers, c->stack[c->nstack - 2], (void *)1);
+  }
+}
+
+static void scan_use(TirVisitor *v, const TirBuffer *b) { scan_note(v->ctx, b, NULL); }
+
+static bool scan_expr(TirVisitor *v, const TirExpr *e) {
+  if (e->kind == TIR_VAR) scan_note(v->ctx, NULL, e->var);
+  return true;
 }
 
 PrUndecl *pr_undecl_scan(const TirFunc *f) {
@@ -88,12 +114,14 @@ PrUndecl *pr_undecl_scan(const TirFunc *f) {
   v.post_stmt = scan_post;
   v.def_buffer = scan_def;
   v.use_buffer = scan_use;
+  v.def_var = scan_def_var;
+  v.pre_expr = scan_expr;
   v.ctx = &c;
   tir_visit_func(&v, f);
   PrUndecl *u = NULL;
   for (int i = 0; i < c.nuses; i++) {
     UndeclBuf *e = &c.uses[i];
-    if (ir_ptrmap_has(&c.defined, e->buf)) {
+    if (ir_ptrmap_has(&c.defined, e->buf ? (const void *)e->buf : (const void *)e->var)) {
       free(e->prefix);
       ir_ptrmap_free(&e->holders);
       ir_ptrmap_free(&e->headers);
@@ -141,13 +169,23 @@ static bool frame_holds_all(const UndeclBuf *e, const TirStmt *s) {
   }
 }
 
-const TirBuffer *pr_undecl_next(PrUndecl *u, const TirStmt *s) {
+static UndeclBuf *next_of(PrUndecl *u, const TirStmt *s, bool vars) {
   if (!u || !s) return NULL;
   for (int i = 0; i < u->n; i++) {
     UndeclBuf *e = &u->v[i];
-    if (e->done || !ir_ptrmap_has(&e->holders, s) || frame_holds_all(e, s)) continue;
+    if (e->done || (e->buf == NULL) != vars || !ir_ptrmap_has(&e->holders, s) || frame_holds_all(e, s)) continue;
     e->done = true;
-    return e->buf;
+    return e;
   }
   return NULL;
+}
+
+const TirBuffer *pr_undecl_next(PrUndecl *u, const TirStmt *s) {
+  UndeclBuf *e = next_of(u, s, false);
+  return e ? e->buf : NULL;
+}
+
+const TirVar *pr_undecl_next_var(PrUndecl *u, const TirStmt *s) {
+  UndeclBuf *e = next_of(u, s, true);
+  return e ? e->var : NULL;
 }

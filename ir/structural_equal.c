@@ -30,6 +30,7 @@ typedef struct SEq {
   bool def_mode;          /* unmapped vars met now are defined (buffer definitions, param sinfo) */
   bool free_buf_identity; /* unmapped (free) buffers compare by identity (seq_tir_expr) */
   bool ignore_gs;         /* drop "global_symbol" from function attrs */
+  bool map_free;          /* unmapped vars at a use are mapped (map_free_vars) */
   bool want_diff;         /* build messages at all */
   PathSeg *path;          /* current path */
   int npath, cappath;
@@ -45,6 +46,7 @@ typedef struct SEq {
 static void seq_init(SEq *q, const SEqualOptions *opt, bool want_diff) {
   memset(q, 0, sizeof *q);
   q->ignore_gs = opt && opt->ignore_global_symbol;
+  q->map_free = opt && opt->map_free_vars;
   q->want_diff = want_diff;
 }
 
@@ -247,7 +249,7 @@ static bool eq_var_use(SEq *q, const TirVar *a, const TirVar *b) {
     if (ir_ptrmap_get(&q->lr, a) == b && ir_ptrmap_get(&q->rl, b) == a) return true;
     return fail(q, "%s vs %s (not bound to each other)", vname(a), vname(b));
   }
-  if (q->def_mode) return eq_var_def(q, a, b);
+  if (q->def_mode || (q->map_free && a != b)) return eq_var_def(q, a, b);
   if (a == b) return true;
   return fail(q, "%s vs %s (different free variables)", vname(a), vname(b));
 }

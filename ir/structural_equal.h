@@ -15,6 +15,8 @@
 
 typedef struct SEqualOptions {
   bool ignore_global_symbol;  /* drop "global_symbol" attrs before comparing */
+  bool map_free_vars;         /* free vars (`a = T.int32()`, bound by no statement) map
+                                 to each other at first use, as TVM's map_free_vars */
 } SEqualOptions;
 
 /* On inequality, when diff is non-NULL, *diff receives a malloc'd text giving

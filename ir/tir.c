@@ -342,3 +342,16 @@ bool tir_is_const_int(const TirExpr *e, int64_t *v) {
 
 bool tir_is_one(const TirExpr *e) { return e && e->kind == TIR_INT && e->ival == 1; }
 bool tir_is_zero(const TirExpr *e) { return e && e->kind == TIR_INT && e->ival == 0; }
+
+/* The result type a builtin has when no dtype= is given: an integer for the
+ * quantized multiply (its first operand's), int32 for packed calls and
+ * struct stores, a handle for the rest (fragments, pointers, barriers). */
+DType tir_opaque_default_dtype(const char *nm, TirExpr *const *args, int nargs) {
+  if (!strncmp(nm, "q_multiply_shift", 16) && nargs > 0) return args[0]->dtype;
+  if (!strcmp(nm, "tvm_struct_set") || !strncmp(nm, "call_packed", 11) || !strncmp(nm, "call_cpacked", 12) ||
+      !strcmp(nm, "tvm_call_packed") || !strcmp(nm, "tvm_call_cpacked") || !strcmp(nm, "tvm_throw_last_error") ||
+      !strcmp(nm, "start_profile_intrinsic") || !strcmp(nm, "end_profile_intrinsic"))
+    return dt_int32;
+  if (!strcmp(nm, "isnullptr")) return dt_bool;
+  return dt_handle;
+}

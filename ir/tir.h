@@ -70,6 +70,9 @@ typedef struct TirOpInfo {
 extern const TirOpInfo tir_op_table[TIR_NUM_OPS];
 /* Looks up "exp" (no "T." prefix); NULL when unknown. */
 const TirOpInfo *tir_op_lookup(const char *name);
+/* The result type of an opaque builtin call (TIR_OP_OPAQUE, named nm) when
+ * the program gives no dtype=; args are its arguments after the name. */
+DType tir_opaque_default_dtype(const char *nm, TirExpr *const *args, int nargs);
 
 const char *tir_expr_kind_name(TirExprKind k); /* "Add", "BufferLoad", ... */
 const char *tir_stmt_kind_name(TirStmtKind k); /* "For", "BlockRealize", ... */

@@ -133,6 +133,12 @@ TirExpr *elab_tir_adopt(ElabCtx *c, TirVal v, DType t);
 TirExpr *elab_tir_int_expr(ElabCtx *c, const Ast *e, DType lit_dtype, const char *what);
 /* Converts an integer expression to type t (literals retyped, else a Cast). */
 TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t);
+
+/* elab_tir_opaque.c: builtins TVS does not model, kept as opaque calls. */
+bool elab_tir_opaque_name(const char *nm);  /* nm without "T." */
+TirExpr *elab_tir_opaque_call(ElabCtx *c, const Ast *call, const char *nm);
+/* `buf.access_ptr(mask, offset=, extent=)` as T.tvm_access_ptr(...). */
+TirExpr *elab_tir_access_ptr(ElabCtx *c, const Ast *call, TirBuffer *buf);
 /* a - b with constant folding, b == 0 -> a, and (x + c1) - (x + c2) -> c1 - c2. */
 TirExpr *elab_tir_sub_fold(IrHeap *h, TirExpr *a, TirExpr *b);
 /* The index items of subscript e (`A[i]` or `A[i, j]`) in *items, and their

@@ -10,6 +10,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static TirVal bad(void) { return (TirVal){NULL, false}; }
@@ -482,6 +483,27 @@ static TirVal arg_val(ElabCtx *c, const Ast *call, int i) {
 /* Realizes a literal in its default type (int32/int64, float32, bool). */
 static TirExpr *realize(TirVal v) { return v.e; }
 
+/* T.float32("nan"), T.float64("inf"), T.float32("-inf"): a float literal
+ * spelled as Python's float() reads it (TVM's printer writes the non-finite
+ * values this way). */
+static TirVal float_from_string(ElabCtx *c, const Ast *call, const Ast *a, const char *name, DType t) {
+  if (!dt_is_float(t)) {
+    diag_error(c->diag, a->span, "%s expects a number, got a string; only float types take \"inf\" or \"nan\"",
+               name);
+    return bad();
+  }
+  const char *str = a->str;
+  while (*str == ' ') str++;
+  char *end = NULL;
+  double d = strtod(str, &end);
+  while (end && *end == ' ') end++;
+  if (end == str || !end || *end) {
+    diag_error(c->diag, a->span, "%s(\"%s\"): not a number (expected e.g. \"inf\", \"-inf\", \"nan\")", name, a->str);
+    return bad();
+  }
+  return typed(at(tir_float(c->h, t, d), call->span));
+}
+
 static TirVal dtype_ctor(ElabCtx *c, const Ast *call, const char *name, DType t) {
   static const char *const kw[] = {"is_size_var", NULL};
   if (!elab_check_kwargs(c, call, kw)) return bad();
@@ -492,6 +514,7 @@ static TirVal dtype_ctor(ElabCtx *c, const Ast *call, const char *name, DType t)
   }
   if (!want_args(c, call, name, 1, 1)) return bad();
   const Ast *a = elab_posarg(call, 0);
+  if (a->kind == AST_STR) return float_from_string(c, call, a, name, t);
   TirVal v = elab_tir_val(c, a);
   if (!v.e) return bad();
   char b[DT_STR_MAX];
@@ -769,10 +792,17 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
       } else {
         diag_error(c->diag, e->a->span, "'%s' is not callable", e->a->name);
       }
+    } else if (e->a->kind == AST_ATTR && e->a->name && !strcmp(e->a->name, "access_ptr") && buffer_of(c, e->a->a)) {
+      TirExpr *r = elab_tir_access_ptr(c, e, buffer_of(c, e->a->a));
+      return r ? typed(r) : bad();
     } else {
       diag_error(c->diag, e->a->span, "only T.* functions can be called in TIR");
     }
     return bad();
+  }
+  if (!strncmp(cn, "T.", 2) && elab_tir_opaque_name(cn + 2) && !tir_op_lookup(cn + 2)) {
+    TirExpr *r = elab_tir_opaque_call(c, e, cn + 2);
+    return r ? typed(r) : bad();
   }
   if (!builtin_known(cn)) {
     const char *sug = builtin_suggest(cn);

@@ -1069,78 +1069,6 @@ static TirStmt *for_stmt(ElabCtx *c, const Ast *st) {
 
 /* -------------------------------------------------------------- blocks */
 
-static bool expr_uses(const TirExpr *e, bool (*pred)(const TirVar *, void *), void *ctx,
-                      const TirExpr **where) {
-  if (!e) return false;
-  switch (e->kind) {
-  case TIR_INT: case TIR_FLOAT: case TIR_STR: return false;
-  case TIR_VAR:
-    if (pred(e->var, ctx)) {
-      *where = e;
-      return true;
-    }
-    return false;
-  case TIR_NOT: case TIR_CAST: return expr_uses(e->un.a, pred, ctx, where);
-  case TIR_SELECT:
-    return expr_uses(e->sel.cond, pred, ctx, where) || expr_uses(e->sel.t, pred, ctx, where) ||
-           expr_uses(e->sel.f, pred, ctx, where);
-  case TIR_LOAD:
-    for (int i = 0; i < e->load.n; i++)
-      if (expr_uses(e->load.idx[i], pred, ctx, where)) return true;
-    return false;
-  case TIR_RAMP:
-    return expr_uses(e->ramp.base, pred, ctx, where) || expr_uses(e->ramp.stride, pred, ctx, where);
-  case TIR_BROADCAST: return expr_uses(e->bcast.value, pred, ctx, where);
-  case TIR_LET:
-    return expr_uses(e->let.value, pred, ctx, where) || expr_uses(e->let.body, pred, ctx, where);
-  case TIR_CALL:
-    for (int i = 0; i < e->call.n; i++)
-      if (expr_uses(e->call.args[i], pred, ctx, where)) return true;
-    return false;
-  default:
-    return expr_uses(e->bin.a, pred, ctx, where) || expr_uses(e->bin.b, pred, ctx, where);
-  }
-}
-
-static bool is_reduce_iter(const TirVar *v, void *ctx) {
-  const BlockBuild *b = ctx;
-  for (int i = 0; i < b->iters.n; i++)
-    if (b->iters.v[i].var == v) return b->iters.v[i].type == TIR_ITER_REDUCE;
-  return false;
-}
-
-/* Finds a store to a written buffer indexed by a reduce iter (not in nested blocks). */
-static const TirExpr *reduce_index(const TirStmt *s, const TirBlock *blk, BlockBuild *b,
-                                   const TirBuffer **buf) {
-  if (!s) return NULL;
-  const TirExpr *where = NULL;
-  switch (s->kind) {
-  case TIR_S_STORE:
-    for (int w = 0; w < blk->nwrites; w++)
-      if (blk->writes[w].buffer == s->store.buf) {
-        for (int i = 0; i < s->store.n; i++)
-          if (expr_uses(s->store.idx[i], is_reduce_iter, b, &where)) {
-            *buf = s->store.buf;
-            return where;
-          }
-      }
-    return NULL;
-  case TIR_S_SEQ:
-    for (int i = 0; i < s->seq.n; i++)
-      if ((where = reduce_index(s->seq.stmts[i], blk, b, buf))) return where;
-    return NULL;
-  case TIR_S_FOR: return reduce_index(s->loop.body, blk, b, buf);
-  case TIR_S_IF:
-    if ((where = reduce_index(s->ifs.then_s, blk, b, buf))) return where;
-    return reduce_index(s->ifs.else_s, blk, b, buf);
-  case TIR_S_LET: return reduce_index(s->let.body, blk, b, buf);
-  case TIR_S_ASSERT: return reduce_index(s->assrt.body, blk, b, buf);
-  case TIR_S_WHILE: return reduce_index(s->loop_while.body, blk, b, buf);
-  case TIR_S_DECL_BUFFER: return reduce_index(s->decl.body, blk, b, buf);
-  default: return NULL;
-  }
-}
-
 /* Whether e is an index expression the binding check understands (constants,
  * integer casts, + - *, // and % by a positive constant, over vars with
  * constant non-empty ranges); binds those ranges in a for arith_const_bounds. */
@@ -1249,13 +1177,8 @@ static TirStmt *block_stmt(ElabCtx *c, const Ast *st, const Ast *call, BlockBuil
       blk.nwrites = nw;
     }
   }
-  const TirBuffer *wb = NULL;
-  const TirExpr *bad_ix = reduce_index(blk.body, &blk, &b, &wb);
-  if (!bad_ix) bad_ix = reduce_index(blk.init, &blk, &b, &wb);
-  if (bad_ix)
-    diag_error(c->diag, bad_ix->span,
-               "reduce iter var '%s' of block '%s' indexes the written buffer '%s'",
-               bad_ix->var->name, b.name, wb->name);
+  /* (A reduce iter indexing the written buffer is accepted, as TVM's parser
+   * does; such a block is no reduction block to the schedule primitives.) */
   check_bindings(c, &b);
   t->ranges.n = nr0;
   TirStmt *bs = st_at(tir_block(c->h, &blk), st->span);
@@ -1527,6 +1450,12 @@ TirFunc *elab_prim_func(ElabCtx *c, const Ast *def, bool is_private) {
   t.root.name = "root";
   t.cur = &t.root;
   t.ret_type = dt_void;
+  /* `-> T.int32`: the declared return type (a `return` overrides it). */
+  const Ast *ra = def->b;
+  DType rt;
+  if (ra && ra->kind == AST_ATTR && ra->a && ra->a->kind == AST_NAME && !strcmp(ra->a->name, "T") &&
+      dt_parse(ra->name, &rt) && !dt_is_handle(rt))
+    t.ret_type = rt;
   void *saved = c->tir;
   c->tir = &t;
   int nerr0 = c->diag->nerr;

@@ -85,6 +85,16 @@ static int set_kind(Schedule *s, SchRV rv, const char *prim, TirForKind kind, co
     v.ctx = &kc;
     tir_visit_stmt(&v, loop->loop.body);
     if (kc.failed) return sch_path_free(&p), -1;
+    /* TVM's compact data flow: every block under the loop is complete, or a
+     * reduction block with affine bindings. */
+    const TirBlock *bad = sch_first_non_compact(sch_cur_func(s, s->rvs[rv].func)->body, loop->loop.body);
+    if (bad) {
+      sch_fail(s, SCH_ERR_DATAFLOW, 0,
+               "%s: block '%s' under loop '%s' is neither a complete block nor a reduction block with "
+               "affine bindings (the loop's subtree has no compact data flow)",
+               prim, bad->name, sch_loop_name(loop));
+      return sch_path_free(&p), -1;
+    }
   }
   IrModule *nm = sch_begin(s);
   IrHeap *h = nm->heap;

@@ -326,13 +326,18 @@ static bool check_cache_block(Schedule *s, const char *prim, CacheKind kind, con
  * an error. */
 static bool compute_cache_position(Schedule *s, const char *prim, CacheKind kind, const TirStmt *scope_blk,
                                    const TirStmt *writer, const TirBuffer *buf, const PtrVec *targets,
-                                   NestLoc *nest, int *pos) {
+                                   bool listed, NestLoc *nest, int *pos) {
   TirStmt *body = scope_blk->block.body;
   TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
   int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
   *pos = 0;
   if (!writer) return true;
   int wi = top_index(kids, nkids, writer);
+  /* Consumers named explicitly may come before the (only) writer, as for
+   * an in-place buffer read, then written back: TVM's CacheLocDetector stops
+   * at the first of them and puts the copy first in the scope. */
+  for (int i = 0; listed && kind == CACHE_READ && i < targets->len; i++)
+    if (top_index(kids, nkids, targets->items[i]) < wi) return true;
   for (int i = 0; i < targets->len; i++)
     if (top_index(kids, nkids, targets->items[i]) == wi) {
       /* A reader in the writer's loop nest: the stage goes inside it. */
@@ -452,7 +457,8 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
   int pos = 0;
   if (!compute_cache_users(s, prim, kind, realize, buf, &sibs, &listed, &writer, &targets) ||
       !check_cache_block(s, prim, kind, &bp, scope_i, writer, buf) ||
-      !compute_cache_position(s, prim, kind, scope_blk, writer, buf, &targets, &nest, &pos))
+      !compute_cache_position(s, prim, kind, scope_blk, writer, buf, &targets, listed.len > 0, &nest,
+                              &pos))
     goto done;
   IrModule *nm = sch_begin(s);
   IrHeap *h = nm->heap;

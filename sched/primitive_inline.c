@@ -147,6 +147,59 @@ static const TirBlock *outside_user(const TirStmt *st, const TirStmt *self, cons
   return NULL;
 }
 
+/* A use of buf other than an element load or store: its data pointer in
+ * an expression (`B.access_ptr(...)`, `B.data`) or a match_buffer view of
+ * it; inlining would leave that access without a buffer (TVM's
+ * OpaqueAccessError and match-buffer check). */
+typedef struct OpaqueUse {
+  const TirBuffer *buf;
+  const TirBlock *matcher; /* the block holding a match_buffer of buf */
+  bool data;               /* buf->data used as a value */
+} OpaqueUse;
+
+static bool opaque_expr(TirVisitor *v, const TirExpr *e) {
+  OpaqueUse *u = v->ctx;
+  if (e->kind == TIR_VAR && e->var == u->buf->data) {
+    u->data = true;
+    v->stop = true;
+  }
+  return true;
+}
+
+static bool opaque_stmt(TirVisitor *v, const TirStmt *st) {
+  OpaqueUse *u = v->ctx;
+  if (st->kind != TIR_S_BLOCK) return true;
+  for (int i = 0; i < st->block.nmatches; i++)
+    if (st->block.matches[i].source.buffer == u->buf) {
+      u->matcher = &st->block;
+      v->stop = true;
+    }
+  return true;
+}
+
+static bool check_no_opaque_access(Schedule *s, const char *prim, const TirFunc *f, const TirBuffer *buf) {
+  OpaqueUse u = {buf, NULL, false};
+  TirVisitor v = {0};
+  v.pre_expr = opaque_expr;
+  v.pre_stmt = opaque_stmt;
+  v.ctx = &u;
+  tir_visit_stmt(&v, f->body);
+  if (u.matcher) {
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
+             "%s: block '%s' matches a buffer view of '%s' (match_buffer); a matched buffer cannot be inlined",
+             prim, u.matcher->name, buf->name);
+    return false;
+  }
+  if (u.data) {
+    sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
+             "%s: buffer '%s' is accessed opaquely (its data pointer is used, e.g. by access_ptr), so it "
+             "cannot be inlined",
+             prim, buf->name);
+    return false;
+  }
+  return true;
+}
+
 int sch_compute_inline(Schedule *s, SchRV rv) {
   const char *prim = "compute_inline";
   SchPath bp = {0};
@@ -190,6 +243,7 @@ int sch_compute_inline(Schedule *s, SchRV rv) {
       goto done;
     }
   }
+  if (!check_no_opaque_access(s, prim, f, buf)) goto done;
   const TirStmt *body = b->body;
   const TirVar *vars[64];
   if (body->kind != TIR_S_STORE || body->store.buf != buf || body->store.n > 64 ||
@@ -441,7 +495,7 @@ int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
     goto done;
   }
   TirStmt *producer = check_single_producer(s, prim, f, b, &sibs, buf);
-  if (!producer) goto done;
+  if (!producer || !check_no_opaque_access(s, prim, f, buf)) goto done;
   const TirStmt *pbody = tir_realize_block(producer)->body;
   const TirVar *uvars[64];
   int nu = compute_consumer_load_vars(b, pbody, buf, uvars);

@@ -351,12 +351,20 @@ SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
 
 /* -------------------------------------------------------------- reorder */
 
-static bool iters_reorderable(Schedule *s, TirStmt *st) {
+static bool iters_reorderable(Schedule *s, TirStmt *root, TirStmt *st) {
   PtrVec rs = {0};
   outer_realizes(st, &rs);
   bool ok = true;
   for (int i = 0; i < rs.len && ok; i++) {
     const TirBlock *b = tir_realize_block(rs.items[i]);
+    if (!sch_binding_is_affine(root, rs.items[i])) {
+      sch_fail(s, SCH_ERR_LOOP_KIND, -1,
+               "reorder: block '%s' does not have affine bindings (or its predicate is not a bound of "
+               "one of them), so its loops cannot be reordered",
+               b->name);
+      ok = false;
+      break;
+    }
     for (int k = 0; k < b->niters; k++) {
       TirIterType t = b->iters[k].type;
       if (t != TIR_ITER_SPATIAL && t != TIR_ITER_REDUCE) {
@@ -465,7 +473,8 @@ int sch_reorder(Schedule *s, const SchRV *rvs, int n) {
     goto done;
   }
   chain = check_reorder_chain(s, paths, loops, n, &top, &bottom, &len);
-  if (!chain || !iters_reorderable(s, loops[bottom]->loop.body)) goto done;
+  if (!chain || !iters_reorderable(s, sch_cur_func(s, s->rvs[rvs[0]].func)->body, loops[bottom]->loop.body))
+    goto done;
   order = compute_reorder(s, chain, len, loops, n);
   if (!order) goto done;
   IrModule *nm = sch_begin(s);

@@ -181,6 +181,13 @@ static bool check_rfactor_block(RfState *st) {
              prim, b->name, sch_loop_name(loop));
     return false;
   }
+  if (sch_first_non_compact(f->body, realize)) {
+    sch_fail(s, SCH_ERR_REDUCTION, 0,
+             "%s: block '%s' under loop '%s' is not a reduction block (a reduce iter indexes the "
+             "buffer it writes, or its bindings are not affine)",
+             prim, b->name, sch_loop_name(loop));
+    return false;
+  }
   if (b->nmatches || b->nallocs) {
     sch_fail(s, SCH_ERR_UNSUPPORTED, 0,
              "%s: block '%s' has match_buffer or alloc_buffer; rfactor of it is not supported", prim,

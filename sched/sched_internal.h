@@ -272,6 +272,13 @@ enum { SCH_LOC_ROOT = -1, SCH_LOC_INLINE = -2 };
  * regions covering accesses, print/parse round trip); false with a reason
  * in why (appended). */
 bool sch_verify_func(Schedule *s, const char *func, StrBuf *why);
+
+/* affine_binding.c: whether a realize's bindings are quasi-affine in the
+ * loops above it under root (TVM's IsAffineBinding, predicate included), and
+ * the first block under subtree that is neither complete nor a reduction
+ * block with affine bindings (TVM's compact data flow), else NULL. */
+bool sch_binding_is_affine(TirStmt *root, const TirStmt *realize);
+const TirBlock *sch_first_non_compact(TirStmt *root, const TirStmt *subtree);
 /* Drops the trace instructions from index ntrace on / the handles from nrvs
  * on (state.c), for primitives that try things and roll back. */
 void sch_trace_truncate(Schedule *s, int ntrace);

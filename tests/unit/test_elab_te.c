@@ -55,7 +55,7 @@ static bool same(const char *text, const char *te, const char *ref) {
   const TirFunc *a = tir(m, te), *b = tir(m, ref);
   bool ok = false;
   if (a && b) {
-    SEqualOptions opt = {true};
+    SEqualOptions opt = {.ignore_global_symbol = true};
     char *diff = NULL;
     ok = seq_tir_func(a, b, &opt, &diff);
     if (!ok) fprintf(stderr, "  %s vs %s: %s\n", te, ref, diff ? diff : "?");

@@ -522,11 +522,6 @@ static void test_errors(void) {
                "dtype mismatch in '+': 'bool' vs 'float32'");
   expect_error(PROG("    for i in range(8):\n        C[i] = A\n"), 4, 16,
                "buffer 'A' used as a value");
-  expect_error(PROG("    for i, k in T.grid(8, 8):\n"
-                    "        with T.block(\"C\"):\n"
-                    "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
-                    "            C[vk] = A[vi, vk]\n"),
-               6, 15, "reduce iter var 'vk' of block 'C' indexes the written buffer 'C'");
   expect_error(PROG("    for i in range(16):\n"
                     "        with T.block(\"C\"):\n"
                     "            vi = T.axis.spatial(8, i)\n"

@@ -52,7 +52,7 @@ int cmd_equal(int argc, char **argv) {
   int rc = 2;
   if (ma && mb) {
     char *diff = NULL;
-    SEqualOptions opt = {!strict};
+    SEqualOptions opt = {!strict, true};
     bool eq;
     if (!strict && ma->nfuncs == 1 && mb->nfuncs == 1 && ma->funcs[0].kind == mb->funcs[0].kind) {
       if (ma->funcs[0].kind == IR_FUNC_TIR)

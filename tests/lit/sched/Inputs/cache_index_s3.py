@@ -1,0 +1,1 @@
+sch.cache_index(sch.get_block("resize"), "global", 2)

@@ -1,0 +1,1 @@
+sch.compute_inline(sch.get_block("B"))

@@ -1,0 +1,1 @@
+sch.reverse_compute_inline(sch.get_block("C"))
