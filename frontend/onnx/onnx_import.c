@@ -212,6 +212,10 @@ void ox_ints_text(StrBuf *sb, const int64_t *v, int n) {
 
 int ox_shape_arg(OxCtx *c, StrBuf *sb, int ndim, const int64_t *dims, char *const *sym) {
   int nsym = 0;
+  if (ndim == 0) {
+    sb_puts(sb, "R.shape([])");
+    return 0;
+  }
   sb_putc(sb, '(');
   for (int k = 0; k < ndim; k++) {
     if (k) sb_puts(sb, ", ");
@@ -359,6 +363,10 @@ static int add_inputs(OxCtx *c) {
                  in->name, onnx_type_name(tt->elem_type));
       return -1;
     }
+    if (v->dt.code == kDLBfloat) { /* .npy files cannot carry it */
+      diag_error(c->d, span_none, "%s: graph input '%s': element type bfloat16 is not supported", c->m->path, in->name);
+      return -1;
+    }
     if (!tt->shape || tt->shape->n_dim > OX_MAX_NDIM) {
       diag_error(c->d, span_none, "%s: graph input '%s' has no static rank (at most %d dimensions)", c->m->path,
                  in->name, OX_MAX_NDIM);
@@ -456,6 +464,10 @@ static int finish(OxCtx *c, StrBuf *out) {
     OxVal *v = ox_lookup(c, g->output[i]->name);
     bool bound = v->ref && strstr(c->body.data ? c->body.data : "", v->ref) && !v->cval;
     for (size_t k = 0; bound && k < g->n_input; k++) bound = strcmp(g->input[k]->name, v->name) != 0;
+    if (v->dt.code == kDLBfloat) {
+      diag_error(c->d, span_none, "%s: graph output '%s': element type bfloat16 is not supported", c->m->path, v->name);
+      break;
+    }
     const char *ref = ox_ref(c, v);
     if (!bound || ox_lookup(c, v->name) != v) {
       StrBuf sh;

@@ -242,7 +242,7 @@ OnnxModel *onnx_model_parse(const uint8_t *data, size_t len, const char *path, D
   if (!p->graph) {
     diag_error(d, span_none, "%s: the model has no graph", path);
   } else if (m->opset < 0) {
-    diag_error(d, span_none, "%s: the model imports no opset of the default ONNX domain", path);
+    diag_error(d, span_none, "%s: a model without an opset of the default ONNX domain is not supported", path);
   } else if (sort_graph(m, d) == 0) {
     return m;
   }

@@ -28,6 +28,17 @@ static const char *unary_name(const char *op) {
 int ox_cv_unary(OxCtx *c, OxVal **in, int nin) {
   if (need(c, in, nin, 1)) return -1;
   const char *op = unary_name(c->node->op_type);
+  OxVal *x = in[0];
+  bool neg = !strcmp(op, "negative");
+  if ((neg || !strcmp(op, "abs")) && x->cval && x->dt.code == kDLInt && x->dt.bits == 64 &&
+      tvs_ndarray_numel(&x->cval->t) <= 4096) { /* shape arithmetic: folded */
+    TvsNDArray *r = tvs_ndarray_empty(x->ndim, x->dims, x->dt);
+    for (int64_t i = 0; r && i < tvs_ndarray_numel(&r->t); i++) {
+      int64_t v = ((int64_t *)x->cval->t.data)[i];
+      ((int64_t *)r->t.data)[i] = neg ? -v : v < 0 ? -v : v;
+    }
+    return r && ox_define_const(c, 0, r) ? 0 : -1;
+  }
   return ox_emit_like(c, 0, in[0], in[0]->dt, "R.%s(%s)", op, ox_ref(c, in[0])) ? 0 : -1;
 }
 
@@ -233,7 +244,7 @@ int ox_cv_dropout(OxCtx *c, OxVal **in, int nin) {
   if (need(c, in, nin, 1)) return -1;
   double training = 0;
   if (nin > 2 && in[2] && (!ox_const_scalar(in[2], &training) || training != 0))
-    return ox_fail(c, "training_mode must be a constant false (inference only)");
+    return ox_fail(c, "training_mode other than a constant false is not supported (inference only)");
   ox_alias(c, 0, in[0]); /* a mask output is reported as unsupported by the caller */
   return 0;
 }

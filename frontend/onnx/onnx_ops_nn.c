@@ -79,7 +79,7 @@ int ox_cv_conv(OxCtx *c, OxVal **in, int nin) {
   if (need(c, in, nin, 2)) return -1;
   OxVal *x = in[0], *wt = in[1];
   bool transpose = !strcmp(c->node->op_type, "ConvTranspose");
-  if (x->ndim != 4 || wt->ndim != 4) return ox_fail(c, "only 2-D convolutions (4-D input and weight) are supported");
+  if (x->ndim != 4 || wt->ndim != 4) return ox_fail(c, "a convolution over %d spatial axes is not supported (2-D only)", x->ndim - 2);
   Window w;
   w.kernel[0] = wt->dims[2], w.kernel[1] = wt->dims[3];
   if (window_attrs(c, &w, x->dims + 2)) return -1;
@@ -87,9 +87,18 @@ int ox_cv_conv(OxCtx *c, OxVal **in, int nin) {
   int64_t dims[4] = {x->dims[0], transpose ? wt->dims[1] * groups : wt->dims[0], 0, 0};
   int64_t opad[2] = {0, 0}, v[8];
   if (transpose) {
+    char buf[64];
     if (ox_attr(c, "output_shape")) return ox_unsupported_attr(c, "output_shape", "(give pads instead)");
     int n = ox_attr_ints(c, "output_padding", v, 8);
     if (n == 2) opad[0] = v[0], opad[1] = v[1];
+    const char *ap = ox_attr_str(c, "auto_pad", "NOTSET", buf);
+    for (int k = 0; k < 2 && !strncmp(ap, "SAME", 4); k++) { /* output = input * stride */
+      int64_t total = w.strides[k] * (x->dims[2 + k] - 1) + opad[k] + (w.kernel[k] - 1) * w.dilations[k] + 1 -
+                      x->dims[2 + k] * w.strides[k];
+      if (total < 0) total = 0;
+      w.pads[k] = !strcmp(ap, "SAME_UPPER") ? total / 2 : total - total / 2;
+      w.pads[k + 2] = total - w.pads[k];
+    }
     for (int k = 0; k < 2; k++)
       dims[2 + k] = (x->dims[2 + k] - 1) * w.strides[k] - w.pads[k] - w.pads[k + 2] +
                     (w.kernel[k] - 1) * w.dilations[k] + 1 + opad[k];
@@ -119,7 +128,7 @@ int ox_cv_pool(OxCtx *c, OxVal **in, int nin) {
   if (need(c, in, nin, 1)) return -1;
   OxVal *x = in[0];
   bool is_max = !strcmp(c->node->op_type, "MaxPool");
-  if (x->ndim != 4) return ox_fail(c, "only 2-D pooling (a 4-D input) is supported");
+  if (x->ndim != 4) return ox_fail(c, "pooling over %d spatial axes is not supported (2-D only)", x->ndim - 2);
   int64_t k[8];
   if (ox_attr_ints(c, "kernel_shape", k, 8) != 2) return ox_unsupported_attr(c, "kernel_shape", "of other than 2 axes");
   if (ox_attr_int(c, "storage_order", 0) != 0) return ox_unsupported_attr(c, "storage_order", "= 1");
@@ -261,7 +270,7 @@ int ox_cv_batch_norm(OxCtx *c, OxVal **in, int nin) {
     const char *m = ox_tmp(c, "R.multiply(%s, R.reshape(%s, %s))", ox_ref(c, x), ox_ref(c, vs), sh.data);
     ox_emit_like(c, 0, x, x->dt, "R.add(%s, R.reshape(%s, %s))", m, ox_ref(c, vf), sh.data);
   } else {
-    const char *t = ox_tmp(c, "R.nn.batch_norm(%s, %s, %s, %s, %s, axis=1, epsilon=%.9g)", ox_ref(c, x),
+    const char *t = ox_tmp(c, "R.nn.batch_norm(%s, %s, %s, %s, %s, axis=1, epsilon=%.9g, training=False)", ox_ref(c, x),
                            ox_ref(c, in[1]), ox_ref(c, in[2]), ox_ref(c, in[3]), ox_ref(c, in[4]), eps);
     ox_emit_like(c, 0, x, x->dt, "%s[0]", t);
   }
@@ -286,7 +295,6 @@ static OxVal *filled(OxCtx *c, const char *suffix, DLDataType dt, int ndim, cons
 
 int ox_cv_layer_norm(OxCtx *c, OxVal **in, int nin) {
   if (need(c, in, nin, 2)) return -1;
-  if (c->node->n_output > 1) return ox_fail(c, "the Mean and InvStdDev outputs are not supported");
   OxVal *x = in[0];
   int axis = ox_axis(c, ox_attr_int(c, "axis", -1), x->ndim);
   if (axis < 0) return -1;
@@ -296,6 +304,18 @@ int ox_cv_layer_norm(OxCtx *c, OxVal **in, int nin) {
   StrBuf sb;
   sb_init(&sb);
   ox_ints_text(&sb, axes, (int)nd);
+  if (c->node->n_output > 1) { /* Mean and InvStdDev: the statistics, reduced axes kept as 1 */
+    int64_t rd[OX_MAX_NDIM];
+    for (int k = 0; k < x->ndim; k++) rd[k] = k < axis ? x->dims[k] : 1;
+    const char *xr = ox_ref(c, x), *dt = ox_dtype_name(x->dt);
+    if (c->node->output[1][0])
+      ox_emit(c, 1, x->dt, x->ndim, rd, x->sym, "R.mean(%s, axis=%s, keepdims=True)", xr, sb.data);
+    if (c->node->n_output > 2 && c->node->output[2][0]) {
+      const char *var = ox_tmp(c, "R.variance(%s, axis=%s, keepdims=True)", xr, sb.data);
+      ox_emit(c, 2, x->dt, x->ndim, rd, x->sym, "R.rsqrt(R.add(%s, R.const(%.9g, \"%s\")))", var,
+              ox_attr_float(c, "epsilon", 1e-5), dt);
+    }
+  }
   ox_emit_like(c, 0, x, x->dt, "R.nn.layer_norm(%s, %s, %s, axes=%s, epsilon=%.9g)", ox_ref(c, x), ox_ref(c, in[1]),
                ox_ref(c, bias), sb.data, ox_attr_float(c, "epsilon", 1e-5));
   sb_free(&sb);

@@ -381,7 +381,9 @@ int ox_cv_gather(OxCtx *c, OxVal **in, int nin) {
   for (int k = 0; k < axis; k++) dims[nd] = x->dims[k], sym[nd++] = x->sym[k];
   for (int k = 0; k < idx->ndim; k++) dims[nd] = idx->dims[k], sym[nd++] = idx->sym[k];
   for (int k = axis + 1; k < x->ndim; k++) dims[nd] = x->dims[k], sym[nd++] = x->sym[k];
-  ox_emit(c, 0, x->dt, nd, dims, sym, "R.take(%s, %s, axis=%d)", ox_ref(c, x), ir, axis);
+  /* indices known here were wrapped above; run-time ones may be negative: "wrap" */
+  ox_emit(c, 0, x->dt, nd, dims, sym, "R.take(%s, %s, axis=%d%s)", ox_ref(c, x), ir, axis,
+          idx->cval ? "" : ", mode=\"wrap\"");
   return 0;
 }
 
@@ -417,6 +419,13 @@ int ox_cv_slice(OxCtx *c, OxVal **in, int nin) {
     dims[a] = count[i];
     en[i] = begin[i] + count[i] * sp[i];
     if (sp[i] < 0 && en[i] < 0) en[i] = -x->dims[a] - 1; /* runs to the front: numpy's "None" */
+  }
+  if (x->cval && x->ndim == 1 && small_known(x)) { /* a shape vector: folded */
+    TvsNDArray *r = tvs_ndarray_empty(1, &count[0], x->dt);
+    size_t eb = tvs_dtype_bytes(x->dt);
+    for (int64_t i = 0; r && i < count[0]; i++)
+      memcpy((char *)r->t.data + (size_t)i * eb, (char *)x->cval->t.data + (size_t)(begin[0] + i * sp[0]) * eb, eb);
+    return r && ox_define_const(c, 0, r) ? 0 : -1;
   }
   StrBuf sb;
   sb_init(&sb);
