@@ -14,7 +14,7 @@ The table gives the counts per op type and the total; the exit status is 1 when
 fewer than --min-pass tests pass or any test crashes.
 
 usage: python3 conformance.py --tvs build/tvs [--data DIR] [--min-pass N]
-           [--sample N] [--jobs N] [--filter SUBSTR] [-v]"""
+           [--sample N] [--quick-sample N --quick-min-pass N] [--jobs N] [--filter SUBSTR] [-v]"""
 import argparse
 import collections
 import concurrent.futures
@@ -134,11 +134,15 @@ def main():
     ap.add_argument("--data", default=DEFAULT_DATA)
     ap.add_argument("--min-pass", type=int, default=0)
     ap.add_argument("--sample", type=int, default=0, help="run every Nth test only (fixed sample)")
+    ap.add_argument("--quick-sample", type=int, default=0, help="--sample under TVS_TEST_QUICK=1")
+    ap.add_argument("--quick-min-pass", type=int, default=0, help="--min-pass under TVS_TEST_QUICK=1")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--filter", default="")
     ap.add_argument("-v", action="store_true", help="print each test's result and reason")
     a = ap.parse_args()
+    if os.environ.get("TVS_TEST_QUICK") == "1" and a.quick_sample:
+        a.sample, a.min_pass = a.quick_sample, a.quick_min_pass
     tests = sorted(d for d in glob.glob(os.path.join(a.data, "test_*")) if a.filter in os.path.basename(d))
     if a.sample:
         tests = tests[::a.sample]

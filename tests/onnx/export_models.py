@@ -36,6 +36,16 @@ NAMES = ["resnet18", "mobilenet_v2", "squeezenet1_1", "transformer"]
 def export(name, outdir):
     torch.manual_seed(0)
     model, shape = make(name)
+    # batch-norm statistics and affine parameters away from their identity
+    # initial values, so that folding them is exercised and outputs are O(1)
+    g = torch.Generator().manual_seed(2)
+    for mod in model.modules():
+        if isinstance(mod, torch.nn.BatchNorm2d):
+            c = mod.num_features
+            mod.running_mean.copy_(0.1 * torch.randn(c, generator=g))
+            mod.running_var.copy_(0.5 + torch.rand(c, generator=g))
+            mod.weight.data.copy_(0.5 + torch.rand(c, generator=g))
+            mod.bias.data.copy_(0.1 * torch.randn(c, generator=g))
     model.eval()
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
