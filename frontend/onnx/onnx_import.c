@@ -110,6 +110,16 @@ OxVal *ox_define_const(OxCtx *c, int i, TvsNDArray *a) {
   return v;
 }
 
+OxVal *ox_known(OxCtx *c, const char *suffix, TvsNDArray *a) {
+  OxVal *v = ox_new_output(c, -1);
+  free(v->name);
+  v->name = xasprintf("%s_%s", c->node->n_output ? c->node->output[0] : c->node->op_type, suffix);
+  v->dt = a->t.dtype;
+  ox_set_shape(v, a->t.ndim, a->t.shape, NULL);
+  v->cval = a;
+  return v;
+}
+
 void ox_alias(OxCtx *c, int i, const OxVal *src) {
   OxVal *v = ox_new_output(c, i);
   v->dt = src->dt;
@@ -517,8 +527,8 @@ static int import_model(const OnnxModel *m, OnnxImport *out, DiagCtx *d) {
   c.m = m, c.d = d, c.opset = m->opset;
   sb_init(&c.params);
   sb_init(&c.body);
-  if (m->opset < 7 || m->opset > 22)
-    diag_error(d, span_none, "%s: ONNX opset %lld is not supported (opsets 7 to 22)", m->path, (long long)m->opset);
+  if (m->opset < 1 || m->opset > 22) /* each op's row narrows this to the versions it implements */
+    diag_error(d, span_none, "%s: ONNX opset %lld is not supported (opsets 1 to 22)", m->path, (long long)m->opset);
   int rc = d->nerr ? -1 : add_initializers(&c);
   if (!rc) rc = add_inputs(&c);
   for (int k = 0; k < m->norder && !rc; k++) rc = convert_node(&c, m->proto->graph->node[m->order[k]]);

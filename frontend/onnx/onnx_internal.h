@@ -71,6 +71,9 @@ OxVal *ox_new_output(OxCtx *c, int i);
 const char *ox_ref(OxCtx *c, OxVal *v);
 /* Defines output i as the known array a (taken over). */
 OxVal *ox_define_const(OxCtx *c, int i, TvsNDArray *a);
+/* A known value of the node that is not one of its outputs (a mask, a pad
+ * block): named after the node's first output + suffix; a takes over. */
+OxVal *ox_known(OxCtx *c, const char *suffix, TvsNDArray *a);
 /* Defines output i as another name for v (Identity, Dropout). */
 void ox_alias(OxCtx *c, int i, const OxVal *v);
 

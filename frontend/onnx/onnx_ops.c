@@ -3,7 +3,7 @@
  * error naming it).  docs/onnx.md lists these rows. */
 #include "frontend/onnx/onnx_ops.h"
 
-#define UNARY(OP) {OP, 6, 22, "", ox_cv_unary}
+#define UNARY(OP) {OP, 1, 22, "", ox_cv_unary}
 #define BINARY(OP) {OP, 7, 22, "", ox_cv_binary}
 #define REDUCE(OP) {OP, 1, 22, "axes,keepdims,noop_with_empty_axes", ox_cv_reduce}
 
@@ -16,6 +16,16 @@ const OxOpRow ox_ops[] = {
     {"LeakyRelu", 6, 22, "alpha", ox_cv_leaky_relu},
     {"Gelu", 20, 22, "approximate", ox_cv_gelu},
     {"PRelu", 7, 22, "", ox_cv_prelu},
+    {"HardSigmoid", 6, 22, "alpha,beta", ox_cv_activation},
+    {"HardSwish", 14, 22, "", ox_cv_activation},
+    {"Softplus", 1, 22, "", ox_cv_activation},
+    {"Softsign", 1, 22, "", ox_cv_activation},
+    {"Elu", 6, 22, "alpha", ox_cv_activation},
+    {"Selu", 6, 22, "alpha,gamma", ox_cv_activation},
+    {"Celu", 12, 22, "alpha", ox_cv_activation},
+    {"ThresholdedRelu", 10, 22, "alpha", ox_cv_activation},
+    {"Mish", 18, 22, "", ox_cv_activation},
+    {"Xor", 7, 22, "", ox_cv_xor},
     BINARY("Add"), BINARY("Sub"), BINARY("Mul"), BINARY("Div"), BINARY("Pow"), BINARY("Equal"), BINARY("Less"),
     BINARY("Greater"), BINARY("LessOrEqual"), BINARY("GreaterOrEqual"), BINARY("And"), BINARY("Or"),
     {"Mod", 10, 22, "fmod", ox_cv_binary},
@@ -60,6 +70,15 @@ const OxOpRow ox_ops[] = {
     {"Slice", 1, 22, "starts,ends,axes", ox_cv_slice},
     {"Expand", 8, 22, "", ox_cv_expand},
     {"Tile", 6, 22, "", ox_cv_tile},
+    {"Pad", 2, 22, "mode,pads,value", ox_cv_pad},
+    {"DepthToSpace", 1, 22, "blocksize,mode", ox_cv_depth_space},
+    {"SpaceToDepth", 1, 22, "blocksize", ox_cv_depth_space},
+    {"Trilu", 14, 22, "upper", ox_cv_trilu},
+    {"Einsum", 12, 22, "equation", ox_cv_einsum},
+    {"Resize", 10, 22,
+     "antialias,axes,coordinate_transformation_mode,cubic_coeff_a,exclude_outside,extrapolation_value,"
+     "keep_aspect_ratio_policy,mode,nearest_mode",
+     ox_cv_resize},
     /* reductions */
     REDUCE("ReduceSum"), REDUCE("ReduceMean"), REDUCE("ReduceMax"), REDUCE("ReduceMin"), REDUCE("ReduceProd"),
     REDUCE("ReduceL1"), REDUCE("ReduceL2"), REDUCE("ReduceSumSquare"), REDUCE("ReduceLogSum"),

@@ -11,7 +11,7 @@
   X(identity) X(dropout) X(conv) X(pool) X(global_pool) X(matmul) X(gemm) X(batch_norm) X(layer_norm)   \
   X(instance_norm) X(softmax) X(constant) X(shape) X(size) X(constant_of_shape) X(range) X(reshape)      \
   X(flatten) X(squeeze) X(unsqueeze) X(transpose) X(concat) X(split) X(gather) X(slice) X(expand)       \
-  X(tile) X(reduce) X(argreduce)
+  X(tile) X(reduce) X(argreduce) X(activation) X(xor) X(pad) X(depth_space) X(trilu) X(einsum) X(resize)
 
 #define OX_DECLARE(N) int ox_cv_##N(OxCtx *c, OxVal **in, int nin);
 OX_CONVERTERS(OX_DECLARE)

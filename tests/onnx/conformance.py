@@ -5,8 +5,8 @@ Each test directory holds model.onnx and test_data_set_*/{input,output}_*.pb
 with its inputs; the outputs are compared with the expected ones (rtol 1e-3,
 atol 1e-5, as ONNX's own backend runner).  A test is
   passed       every output matches
-  frozen       passed once the runner made the integer and scalar inputs
-               initializers (the importer needs shapes, axes, pads... at import
+  frozen       passed once the runner made the integer, 0-d and (after the
+               first) 1-D inputs initializers (the importer needs shapes, axes, pads... at import
                time; TVM's ONNX tests freeze such inputs the same way)
   unsupported  the importer names an op, opset or attribute it does not support
   failed       anything else (wrong values, an error) -- crash: killed by a signal
@@ -47,12 +47,12 @@ def op_of(model_path):
 
 
 def freeze(model, inputs, ins, path):
-    """A copy of the model whose integer and 0-d inputs are initializers; the names left as inputs."""
+    """A copy of the model whose integer, 0-d and (after the first) 1-D inputs are initializers."""
     m = onnx.load(model, load_external_data=False)
     keep = []
     for name, p in zip(inputs, ins):
         a = read_pb(p)
-        if a.dtype.kind in "iub" or a.ndim == 0:
+        if a.dtype.kind in "iub" or a.ndim == 0 or (a.ndim == 1 and name != inputs[0]):
             m.graph.initializer.append(numpy_helper.from_array(a, name))
             for i, vi in enumerate(m.graph.input):
                 if vi.name == name:

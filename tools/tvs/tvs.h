@@ -38,6 +38,7 @@ int cmd_show(int argc, char **argv);
 int cmd_equal(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_repl(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Reports a command-line usage error ("tvs run: error: ...") and returns 2. */
 int tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
