@@ -99,6 +99,21 @@ def commands(a, w):
     expect(r.returncode == 0 and np.array_equal(np.load(os.path.join(w, "o1", "output.npy")),
                                                 np.load(os.path.join(w, "o3", "output.npy"))),
            "a model with external data gives the same result")
+    dyn = os.path.join(w, "dyn.onnx")  # a named batch dimension becomes a symbolic size
+    m = small_cnn(dyn)
+    for vi in (m.graph.input[0], m.graph.output[0]):
+        vi.type.tensor_type.shape.dim[0].dim_param = "N"
+    onnx.save(m, dyn)
+    xs = np.random.default_rng(3).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    for i, part in enumerate([xs, xs[:1], xs[1:]]):
+        np.save(os.path.join(w, "xs%d.npy" % i), part)
+    outs = []
+    for i, mdl in enumerate([dyn, model, model]):
+        r = tvs(a, "run", mdl, "--input", "x=%s" % os.path.join(w, "xs%d.npy" % i), "--output", os.path.join(w, "d%d" % i))
+        outs.append(np.load(os.path.join(w, "d%d" % i, "output.npy")) if r.returncode == 0 else None)
+    r = tvs(a, "show", dyn, "--stage", "graph")
+    expect(all(o is not None for o in outs) and '("N", 3, 8, 8)' in r.stdout and
+           np.array_equal(outs[0], np.concatenate(outs[1:])), "a dim_param batch: symbolic N, batch 2 = two batch-1 runs")
     os.remove(os.path.join(ext, "cnn.weights"))
     bad(a, "missing external data", os.path.join(ext, "cnn.onnx"), "cannot open external data")
     return model, x
