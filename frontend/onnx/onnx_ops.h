@@ -11,7 +11,8 @@
   X(identity) X(dropout) X(conv) X(pool) X(global_pool) X(matmul) X(gemm) X(batch_norm) X(layer_norm)   \
   X(instance_norm) X(softmax) X(constant) X(shape) X(size) X(constant_of_shape) X(range) X(reshape)      \
   X(flatten) X(squeeze) X(unsqueeze) X(transpose) X(concat) X(split) X(gather) X(slice) X(expand)       \
-  X(tile) X(reduce) X(argreduce) X(activation) X(xor) X(pad) X(depth_space) X(trilu) X(einsum) X(resize)
+  X(tile) X(reduce) X(argreduce) X(activation) X(xor) X(pad) X(depth_space) X(trilu) X(einsum) X(resize) \
+  X(cast_like) X(hardmax) X(isnan_isinf) X(sign) X(eye_like) X(fmod) X(cumsum)
 
 #define OX_DECLARE(N) int ox_cv_##N(OxCtx *c, OxVal **in, int nin);
 OX_CONVERTERS(OX_DECLARE)

@@ -111,7 +111,6 @@ static OxVal *binary(OxCtx *c, int out, const char *op, OxVal *a, OxVal *b, cons
   if (ox_broadcast(c, a, b, &shape)) return NULL;
   const char *rop = binary_name(op, is_float);
   if (!rop) return ox_fail(c, "%s on %s tensors is not supported", op, ox_dtype_name(a->dt)), NULL;
-  if (!strcmp(op, "Mod") && ox_attr_int(c, "fmod", 0)) return ox_unsupported_attr(c, "fmod", "= 1"), NULL;
   DLDataType dt = is_compare(op) ? (DLDataType){kDLBool, 8, 1} : a->dt;
   OxVal *r = binary_emit(c, out, op, rop, dt, &shape, a, b, aref, bref);
   ox_shape_free(&shape);

@@ -21,18 +21,23 @@ typedef struct Window {
 
 /* Reads strides / dilations / pads / auto_pad; kernel must be set.  in_hw: the
  * input's spatial sizes (auto_pad SAME needs them). */
-static int window_attrs(OxCtx *c, Window *w, const int64_t *in_hw) {
+static int window_attrs(OxCtx *c, Window *w, const int64_t *in_hw, bool one_d) {
   char buf[64];
   int64_t v[8];
   w->strides[0] = w->strides[1] = w->dilations[0] = w->dilations[1] = 1;
   memset(w->pads, 0, sizeof w->pads);
-  int n = ox_attr_ints(c, "strides", v, 8);
+  if (one_d) { /* a 1-D window runs as 2-D over a height of 1 */
+    if (ox_attr_ints(c, "strides", v, 8) == 1) w->strides[1] = v[0];
+    if (ox_attr_ints(c, "dilations", v, 8) == 1) w->dilations[1] = v[0];
+    if (ox_attr_ints(c, "pads", v, 8) == 2) w->pads[1] = v[0], w->pads[3] = v[1];
+  }
+  int n = one_d ? -1 : ox_attr_ints(c, "strides", v, 8);
   if (n >= 0 && n != 2) return ox_unsupported_attr(c, "strides", "of other than 2 spatial axes");
   if (n == 2) w->strides[0] = v[0], w->strides[1] = v[1];
-  n = ox_attr_ints(c, "dilations", v, 8);
+  n = one_d ? -1 : ox_attr_ints(c, "dilations", v, 8);
   if (n >= 0 && n != 2) return ox_unsupported_attr(c, "dilations", "of other than 2 spatial axes");
   if (n == 2) w->dilations[0] = v[0], w->dilations[1] = v[1];
-  n = ox_attr_ints(c, "pads", v, 8);
+  n = one_d ? -1 : ox_attr_ints(c, "pads", v, 8);
   if (n >= 0 && n != 4) return ox_unsupported_attr(c, "pads", "of other than 2 spatial axes");
   if (n == 4) memcpy(w->pads, v, sizeof w->pads);
   w->ceil_mode = ox_attr_int(c, "ceil_mode", 0) != 0;
@@ -74,15 +79,48 @@ static void window_text(StrBuf *sb, const Window *w, bool dil) {
   if (dil) sb_printf(sb, ", dilation=[%lld, %lld]", (long long)w->dilations[0], (long long)w->dilations[1]);
 }
 
+/* A 3-D (N, C, L) value as 4-D (N, C, 1, L): a helper binding and its value. */
+static OxVal *lift_1d(OxCtx *c, OxVal *v) {
+  int64_t d[4] = {v->dims[0], v->dims[1], 1, v->dims[2]};
+  char *sym[4] = {v->sym[0], v->sym[1], NULL, v->sym[2]};
+  StrBuf sh;
+  sb_init(&sh);
+  ox_shape_arg(c, &sh, 4, d, sym);
+  OxVal *l = ox_new_output(c, -1);
+  l->dt = v->dt;
+  ox_set_shape(l, 4, d, sym);
+  l->ref = xstrdup(ox_tmp(c, "R.reshape(%s, %s)", ox_ref(c, v), sh.data));
+  sb_free(&sh);
+  return l;
+}
+
+/* Binds output 0 to the 4-D expr, or (lifted 1-D) to its reshape back to 3-D. */
+static void emit_spatial(OxCtx *c, bool lifted, DLDataType dt, const int64_t *dims, char **sym, const char *expr) {
+  if (!lifted) {
+    ox_emit(c, 0, dt, 4, dims, sym, "%s", expr);
+    return;
+  }
+  const char *t = ox_tmp(c, "%s", expr);
+  int64_t d3[3] = {dims[0], dims[1], dims[3]};
+  char *s3[3] = {sym[0], sym[1], NULL};
+  StrBuf sh;
+  sb_init(&sh);
+  ox_shape_arg(c, &sh, 3, d3, s3);
+  ox_emit(c, 0, dt, 3, d3, s3, "R.reshape(%s, %s)", t, sh.data);
+  sb_free(&sh);
+}
+
 /* Conv (2-D, NCHW/OIHW), bias added after; 1-D convs run as 2-D of height 1. */
 int ox_cv_conv(OxCtx *c, OxVal **in, int nin) {
   if (need(c, in, nin, 2)) return -1;
   OxVal *x = in[0], *wt = in[1];
-  bool transpose = !strcmp(c->node->op_type, "ConvTranspose");
-  if (x->ndim != 4 || wt->ndim != 4) return ox_fail(c, "a convolution over %d spatial axes is not supported (2-D only)", x->ndim - 2);
+  bool transpose = !strcmp(c->node->op_type, "ConvTranspose"), one_d = x->ndim == 3 && wt->ndim == 3;
+  if ((x->ndim != 4 || wt->ndim != 4) && !one_d)
+    return ox_fail(c, "a convolution over %d spatial axes is not supported (1-D and 2-D only)", x->ndim - 2);
+  if (one_d) x = lift_1d(c, x), wt = lift_1d(c, wt);
   Window w;
   w.kernel[0] = wt->dims[2], w.kernel[1] = wt->dims[3];
-  if (window_attrs(c, &w, x->dims + 2)) return -1;
+  if (window_attrs(c, &w, x->dims + 2, one_d)) return -1;
   int64_t groups = ox_attr_int(c, "group", 1);
   int64_t dims[4] = {x->dims[0], transpose ? wt->dims[1] * groups : wt->dims[0], 0, 0};
   int64_t opad[2] = {0, 0}, v[8];
@@ -91,6 +129,7 @@ int ox_cv_conv(OxCtx *c, OxVal **in, int nin) {
     if (ox_attr(c, "output_shape")) return ox_unsupported_attr(c, "output_shape", "(give pads instead)");
     int n = ox_attr_ints(c, "output_padding", v, 8);
     if (n == 2) opad[0] = v[0], opad[1] = v[1];
+    if (n == 1 && one_d) opad[1] = v[0];
     const char *ap = ox_attr_str(c, "auto_pad", "NOTSET", buf);
     for (int k = 0; k < 2 && !strncmp(ap, "SAME", 4); k++) { /* output = input * stride */
       int64_t total = w.strides[k] * (x->dims[2 + k] - 1) + opad[k] + (w.kernel[k] - 1) * w.dilations[k] + 1 -
@@ -113,13 +152,16 @@ int ox_cv_conv(OxCtx *c, OxVal **in, int nin) {
   if (groups != 1) sb_printf(&sb, ", groups=%lld", (long long)groups);
   char *sym[4] = {x->sym[0], NULL, NULL, NULL};
   const char *opn = transpose ? "conv2d_transpose" : "conv2d";
+  char *expr;
   if (nin > 2 && in[2]) {
     const char *cv = ox_tmp(c, "R.nn.%s(%s, %s, %s)", opn, ox_ref(c, x), ox_ref(c, wt), sb.data);
     const char *b = ox_tmp(c, "R.reshape(%s, (1, %lld, 1, 1))", ox_ref(c, in[2]), (long long)dims[1]);
-    ox_emit(c, 0, x->dt, 4, dims, sym, "R.add(%s, %s)", cv, b);
+    expr = xasprintf("R.add(%s, %s)", cv, b);
   } else {
-    ox_emit(c, 0, x->dt, 4, dims, sym, "R.nn.%s(%s, %s, %s)", opn, ox_ref(c, x), ox_ref(c, wt), sb.data);
+    expr = xasprintf("R.nn.%s(%s, %s, %s)", opn, ox_ref(c, x), ox_ref(c, wt), sb.data);
   }
+  emit_spatial(c, one_d, x->dt, dims, sym, expr);
+  free(expr);
   sb_free(&sb);
   return 0;
 }
@@ -127,14 +169,17 @@ int ox_cv_conv(OxCtx *c, OxVal **in, int nin) {
 int ox_cv_pool(OxCtx *c, OxVal **in, int nin) {
   if (need(c, in, nin, 1)) return -1;
   OxVal *x = in[0];
-  bool is_max = !strcmp(c->node->op_type, "MaxPool");
-  if (x->ndim != 4) return ox_fail(c, "pooling over %d spatial axes is not supported (2-D only)", x->ndim - 2);
+  bool is_max = !strcmp(c->node->op_type, "MaxPool"), one_d = x->ndim == 3;
+  if (x->ndim != 4 && !one_d)
+    return ox_fail(c, "pooling over %d spatial axes is not supported (1-D and 2-D only)", x->ndim - 2);
   int64_t k[8];
-  if (ox_attr_ints(c, "kernel_shape", k, 8) != 2) return ox_unsupported_attr(c, "kernel_shape", "of other than 2 axes");
+  if (ox_attr_ints(c, "kernel_shape", k, 8) != (one_d ? 1 : 2))
+    return ox_unsupported_attr(c, "kernel_shape", "of another length than the spatial axes");
+  if (one_d) x = lift_1d(c, x), k[1] = k[0], k[0] = 1;
   if (ox_attr_int(c, "storage_order", 0) != 0) return ox_unsupported_attr(c, "storage_order", "= 1");
   Window w;
   w.kernel[0] = k[0], w.kernel[1] = k[1];
-  if (window_attrs(c, &w, x->dims + 2)) return -1;
+  if (window_attrs(c, &w, x->dims + 2, one_d)) return -1;
   int64_t dims[4] = {x->dims[0], x->dims[1], window_out(&w, 0, x->dims[2]), window_out(&w, 1, x->dims[3])};
   StrBuf sb;
   sb_init(&sb);
@@ -142,8 +187,10 @@ int ox_cv_pool(OxCtx *c, OxVal **in, int nin) {
   if (w.ceil_mode) sb_puts(&sb, ", ceil_mode=True");
   if (!is_max && ox_attr_int(c, "count_include_pad", 0)) sb_puts(&sb, ", count_include_pad=True");
   char *sym[4] = {x->sym[0], x->sym[1], NULL, NULL};
-  ox_emit(c, 0, x->dt, 4, dims, sym, "R.nn.%s(%s, pool_size=[%lld, %lld], %s)", is_max ? "max_pool2d" : "avg_pool2d",
-          ox_ref(c, x), (long long)k[0], (long long)k[1], sb.data);
+  char *expr = xasprintf("R.nn.%s(%s, pool_size=[%lld, %lld], %s)", is_max ? "max_pool2d" : "avg_pool2d",
+                         ox_ref(c, x), (long long)k[0], (long long)k[1], sb.data);
+  emit_spatial(c, one_d, x->dt, dims, sym, expr);
+  free(expr);
   sb_free(&sb);
   return 0;
 }

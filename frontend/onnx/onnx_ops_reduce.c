@@ -72,9 +72,15 @@ int ox_cv_reduce(OxCtx *c, OxVal **in, int nin) {
 int ox_cv_argreduce(OxCtx *c, OxVal **in, int nin) {
   if (nin < 1 || !in[0]) return ox_fail(c, "input 0 is missing");
   OxVal *x = in[0];
-  if (ox_attr_int(c, "select_last_index", 0)) return ox_unsupported_attr(c, "select_last_index", "= 1");
   int axis = ox_axis(c, ox_attr_int(c, "axis", 0), x->ndim);
   if (axis < 0) return -1;
+  const char *xr = ox_ref(c, x);
+  int64_t n = x->dims[axis];
+  bool last = ox_attr_int(c, "select_last_index", 0) != 0;
+  if (last && n < 0) return ox_unsupported_attr(c, "select_last_index", "= 1 on a symbolic axis");
+  if (last) /* the first extremum of the reversed axis is the last one */
+    xr = ox_tmp(c, "R.strided_slice(%s, axes=[%d], begin=[%lld], end=[%lld], strides=[-1])", xr, axis,
+                (long long)(n - 1), (long long)(-n - 1));
   bool keep = ox_attr_int(c, "keepdims", 1) != 0;
   int64_t dims[OX_MAX_NDIM];
   char *sym[OX_MAX_NDIM] = {0};
@@ -83,7 +89,14 @@ int ox_cv_argreduce(OxCtx *c, OxVal **in, int nin) {
     if (k != axis) dims[nd] = x->dims[k], sym[nd++] = x->sym[k];
     else if (keep) dims[nd] = 1, sym[nd++] = NULL;
   }
-  ox_emit(c, 0, (DLDataType){kDLInt, 64, 1}, nd, dims, sym, "R.%s(%s, axis=%d, keepdims=%s)",
-          !strcmp(c->node->op_type, "ArgMax") ? "argmax" : "argmin", ox_ref(c, x), axis, keep ? "True" : "False");
+  const char *op = !strcmp(c->node->op_type, "ArgMax") ? "argmax" : "argmin";
+  if (last) {
+    const char *r = ox_tmp(c, "R.%s(%s, axis=%d, keepdims=%s)", op, xr, axis, keep ? "True" : "False");
+    ox_emit(c, 0, (DLDataType){kDLInt, 64, 1}, nd, dims, sym, "R.subtract(R.const(%lld, \"int64\"), %s)",
+            (long long)(n - 1), r);
+  } else {
+    ox_emit(c, 0, (DLDataType){kDLInt, 64, 1}, nd, dims, sym, "R.%s(%s, axis=%d, keepdims=%s)", op, xr, axis,
+            keep ? "True" : "False");
+  }
   return 0;
 }

@@ -140,13 +140,13 @@ def bad_inputs(a, w, model, x):
                 [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [2])])
     bad(a, "a dangling input", p, "input 'nowhere' is not defined")
     p = os.path.join(w, "unsupported_op.onnx")
-    graph_model(p, [helper.make_node("Hardmax", ["x"], ["y"], name="hm")],
-                [vi("x", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.FLOAT, [2, 3])])
-    bad(a, "an unsupported op", p, "node 'hm' (Hardmax, opset 13): op type 'Hardmax' is not supported")
+    graph_model(p, [helper.make_node("Det", ["x"], ["y"], name="det")],
+                [vi("x", TensorProto.FLOAT, [3, 3])], [vi("y", TensorProto.FLOAT, [])])
+    bad(a, "an unsupported op", p, "node 'det' (Det, opset 13): op type 'Det' is not supported")
     p = os.path.join(w, "unsupported_attr.onnx")
-    graph_model(p, [helper.make_node("ArgMax", ["x"], ["y"], name="am", select_last_index=1)],
-                [vi("x", TensorProto.FLOAT, [2, 3])], [vi("y", TensorProto.INT64, [1, 3])])
-    bad(a, "an unsupported attribute", p, "node 'am' (ArgMax, opset 13): attribute 'select_last_index' = 1 is not supported")
+    graph_model(p, [helper.make_node("MaxPool", ["x"], ["y"], name="mp", kernel_shape=[2, 2], storage_order=1)],
+                [vi("x", TensorProto.FLOAT, [1, 1, 4, 4])], [vi("y", TensorProto.FLOAT, [1, 1, 3, 3])])
+    bad(a, "an unsupported attribute", p, "node 'mp' (MaxPool, opset 13): attribute 'storage_order' = 1 is not supported")
     wrong = os.path.join(w, "wrong.npy")
     np.save(wrong, np.zeros((1, 3, 9, 9), np.float32))
     bad(a, "an input of the wrong shape", model, "shape", "--input", "x=" + wrong)
