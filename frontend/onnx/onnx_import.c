@@ -125,6 +125,7 @@ void ox_alias(OxCtx *c, int i, const OxVal *src) {
   v->dt = src->dt;
   ox_copy_shape(v, src);
   v->is_tuple = src->is_tuple;
+  v->bound = src->bound;
   if (src->cval) {
     v->cval = tvs_ndarray_empty(src->cval->t.ndim, src->cval->t.shape, src->cval->t.dtype);
     memcpy(v->cval->t.data, src->cval->t.data, tvs_ndarray_nbytes(&src->cval->t));
@@ -275,6 +276,7 @@ static OxVal *emit_v(OxCtx *c, int i, DLDataType dt, int ndim, const int64_t *di
   emit_line(c, name, sb.data);
   sb_free(&sb);
   v->ref = xstrdup(name);
+  v->bound = true;
   return v;
 }
 
@@ -472,14 +474,12 @@ static int finish(OxCtx *c, StrBuf *out) {
   sb_init(&rets);
   for (size_t i = 0; i < g->n_output; i++) {
     OxVal *v = ox_lookup(c, g->output[i]->name);
-    bool bound = v->ref && strstr(c->body.data ? c->body.data : "", v->ref) && !v->cval;
-    for (size_t k = 0; bound && k < g->n_input; k++) bound = strcmp(g->input[k]->name, v->name) != 0;
     if (v->dt.code == kDLBfloat) {
       diag_error(c->d, span_none, "%s: graph output '%s': element type bfloat16 is not supported", c->m->path, v->name);
       break;
     }
     const char *ref = ox_ref(c, v);
-    if (!bound || ox_lookup(c, v->name) != v) {
+    if (!v->bound || v->cval) { /* an input, a weight or a known value: R.output needs a binding */
       StrBuf sh;
       sb_init(&sh);
       ox_shape_arg(c, &sh, v->ndim, v->dims, v->sym);

@@ -25,6 +25,7 @@ typedef struct OxVal {
   char *sym[OX_MAX_NDIM];   /* symbolic sizes' names (owned), NULL for static ones */
   TvsNDArray *cval;         /* the value when known at import time (owned), else NULL */
   bool is_tuple;            /* ref names a tuple (a node with several outputs) */
+  bool bound;               /* ref is a variable bound in main's dataflow block */
 } OxVal;
 
 /* The importer's state for one model. */
