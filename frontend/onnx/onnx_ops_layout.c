@@ -174,33 +174,22 @@ static const char *transposed(OxCtx *c, const char *ref, const char *t, const ch
 }
 
 /* Einsum of two operands in matmul form: batch letters (both and out), one
- * letter of A only (rows), one of B only (columns), one summed (both, not out). */
-int ox_cv_einsum(OxCtx *c, OxVal **in, int nin) {
-  char eq[256], a[16], b[16], o[16], batch[16] = {0}, m = 0, n = 0, k = 0;
-  const Onnx__AttributeProto *at = ox_attr(c, "equation");
-  if (!at || !at->has_s || at->s.len >= sizeof eq) return ox_fail(c, "the equation attribute is missing");
-  size_t len = 0;
-  for (size_t i = 0; i < at->s.len; i++)
-    if (at->s.data[i] != ' ') eq[len++] = (char)at->s.data[i];
-  eq[len] = 0;
-  const char *comma = strchr(eq, ','), *arrow = strstr(eq, "->");
-  if (nin != 2 || !in[0] || !in[1] || !comma || !arrow || arrow < comma ||
-      !einsum_term(eq, (size_t)(comma - eq), a) || !einsum_term(comma + 1, (size_t)(arrow - comma - 1), b) ||
-      !einsum_term(arrow + 2, strlen(arrow + 2), o))
-    return ox_unsupported_attr(c, "equation", "other than a two-operand matmul form");
+ * letter of A only (rows), one of B only (columns), one summed (both, not out).
+ * 1 when handled, 0 when the equation has another form. */
+static int einsum_matmul(OxCtx *c, OxVal **in, const char *a, const char *b, const char *o) {
+  char batch[16] = {0}, m = 0, n = 0, k = 0;
   int nb = 0;
   for (const char *p = a; *p; p++) {
     bool inb = strchr(b, *p), ino = strchr(o, *p);
     if (inb && ino) batch[nb++] = *p;
     else if (inb && !k) k = *p;
     else if (ino && !inb && !m) m = *p;
-    else return ox_unsupported_attr(c, "equation", "other than a two-operand matmul form");
+    else return 0;
   }
   for (const char *p = b; *p; p++)
     if (!strchr(a, *p) && strchr(o, *p) && !n) n = *p;
-    else if (!strchr(a, *p)) return ox_unsupported_attr(c, "equation", "other than a two-operand matmul form");
-  if (!m || !n || !k || strlen(o) != (size_t)nb + 2 || (int)strlen(a) != nb + 2 || (int)strlen(b) != nb + 2)
-    return ox_unsupported_attr(c, "equation", "other than a two-operand matmul form");
+    else if (!strchr(a, *p)) return 0;
+  if (!m || !n || !k || strlen(o) != (size_t)nb + 2 || (int)strlen(a) != nb + 2 || (int)strlen(b) != nb + 2) return 0;
   char ta[24], tb[24], tm[24];
   snprintf(ta, sizeof ta, "%s%c%c", batch, m, k);
   snprintf(tb, sizeof tb, "%s%c%c", batch, k, n);
@@ -219,16 +208,124 @@ int ox_cv_einsum(OxCtx *c, OxVal **in, int nin) {
   for (int i = 0; o[i]; i++) id &= perm[i] == i;
   if (id) {
     ox_emit(c, 0, in[0]->dt, (int)strlen(o), dims, sym, "R.matmul(%s, %s)", ar, br);
-    return 0;
+    return 1;
   }
-  /* out is a permutation of (batch, m, n): perm_to(tm, o) reads tm's axes in o's order */
   const char *mm = ox_tmp(c, "R.matmul(%s, %s)", ar, br);
   StrBuf sb;
   sb_init(&sb);
   ox_ints_text(&sb, perm, (int)strlen(o));
   ox_emit(c, 0, in[0]->dt, (int)strlen(o), dims, sym, "R.permute_dims(%s, axes=%s)", mm, sb.data);
   sb_free(&sb);
+  return 1;
+}
+
+/* Operand t (letters term) laid out over all letters `all`: transposed into
+ * all's order, size-1 axes for the letters it lacks; sizes into dims. */
+static const char *einsum_align(OxCtx *c, OxVal *v, const char *t, const char *all, int64_t *dims) {
+  char sub[16];
+  int ns = 0;
+  for (const char *p = all; *p; p++)
+    if (strchr(t, *p)) sub[ns++] = *p;
+  sub[ns] = 0;
+  const char *r = transposed(c, ox_ref(c, v), t, sub);
+  int64_t shape[OX_MAX_NDIM];
+  int na = (int)strlen(all);
+  for (int i = 0; i < na; i++) {
+    const char *q = strchr(t, all[i]);
+    shape[i] = q ? v->dims[q - t] : 1;
+    if (q) dims[i] = v->dims[q - t];
+  }
+  if (ns == na) return r;
+  StrBuf sh;
+  sb_init(&sh);
+  ox_shape_arg(c, &sh, na, shape, NULL);
+  r = ox_tmp(c, "R.reshape(%s, %s)", r, sh.data);
+  sb_free(&sh);
+  return r;
+}
+
+/* Any other einsum without repeated letters in an operand: align the operands
+ * over all letters, multiply (broadcasting), sum the letters not in the
+ * output, transpose into the output's order. */
+static int einsum_general(OxCtx *c, OxVal **in, int nin, char terms[2][16], const char *o) {
+  char all[16] = {0};
+  int na = 0;
+  for (int t = 0; t < nin; t++)
+    for (const char *p = terms[t]; *p; p++) {
+      if (strchr(p + 1, *p)) return ox_unsupported_attr(c, "equation", "with a letter repeated in one operand");
+      if (!strchr(all, *p)) all[na++] = *p;
+    }
+  for (int t = 0; t < nin; t++)
+    for (int k = 0; k < in[t]->ndim; k++)
+      if (in[t]->dims[k] < 0) return ox_fail(c, "Einsum of a symbolic shape is not supported");
+  int64_t dims[OX_MAX_NDIM], red[OX_MAX_NDIM], perm[OX_MAX_NDIM], od[OX_MAX_NDIM];
+  if (na > OX_MAX_NDIM) return ox_unsupported_attr(c, "equation", "with more than 8 letters");
+  const char *x = einsum_align(c, in[0], terms[0], all, dims);
+  if (nin == 2) x = ox_tmp(c, "R.multiply(%s, %s)", x, einsum_align(c, in[1], terms[1], all, dims));
+  char kept[16];
+  int nr = 0, nk = 0;
+  for (int i = 0; i < na; i++) {
+    if (!strchr(o, all[i])) red[nr++] = i;
+    else kept[nk++] = all[i];
+  }
+  kept[nk] = 0;
+  if (nr) {
+    StrBuf sb;
+    sb_init(&sb);
+    ox_ints_text(&sb, red, nr);
+    x = ox_tmp(c, "R.sum(%s, axis=%s, keepdims=False)", x, sb.data);
+    sb_free(&sb);
+  }
+  int no = (int)strlen(o);
+  for (int i = 0; i < no; i++) {
+    const char *q = strchr(all, o[i]);
+    if (!q) return ox_unsupported_attr(c, "equation", "with an output letter no operand has");
+    od[i] = dims[q - all];
+  }
+  perm_to(kept, o, perm);
+  StrBuf sb;
+  sb_init(&sb);
+  ox_ints_text(&sb, perm, no);
+  ox_emit(c, 0, in[0]->dt, no, od, NULL, "R.permute_dims(%s, axes=%s)", x, sb.data);
+  sb_free(&sb);
   return 0;
+}
+
+int ox_cv_einsum(OxCtx *c, OxVal **in, int nin) {
+  char eq[256], terms[2][16], o[16];
+  const Onnx__AttributeProto *at = ox_attr(c, "equation");
+  if (!at || !at->has_s || at->s.len >= sizeof eq) return ox_fail(c, "the equation attribute is missing");
+  size_t len = 0;
+  for (size_t i = 0; i < at->s.len; i++)
+    if (at->s.data[i] != ' ') eq[len++] = (char)at->s.data[i];
+  eq[len] = 0;
+  const char *comma = strchr(eq, ','), *arrow = strstr(eq, "->");
+  const char *end0 = comma ? comma : arrow ? arrow : eq + len;
+  int nt = comma ? 2 : 1;
+  bool ok = nin == nt && in[0] && (nt == 1 || in[1]) && einsum_term(eq, (size_t)(end0 - eq), terms[0]);
+  if (ok && nt == 2)
+    ok = einsum_term(comma + 1, (size_t)((arrow ? arrow : eq + len) - comma - 1), terms[1]);
+  if (ok && arrow) {
+    ok = arrow[2] ? einsum_term(arrow + 2, strlen(arrow + 2), o) : (o[0] = 0, true);
+  } else if (ok) { /* implicit output: the letters seen once, alphabetically */
+    int no = 0;
+    for (char ch = 'a'; ch <= 'z'; ch++) {
+      int cnt = 0;
+      for (int t = 0; t < nt; t++)
+        for (const char *p = terms[t]; *p; p++) cnt += *p == ch;
+      if (cnt == 1) o[no++] = ch;
+    }
+    o[no] = 0;
+  }
+  if (!ok) return ox_unsupported_attr(c, "equation", "other than one or two operands of plain letters (no '...')");
+  for (int t = 0; t < nt; t++)
+    if ((int)strlen(terms[t]) != in[t]->ndim) return ox_fail(c, "operand %d has rank %d, the equation %zu", t,
+                                                            in[t]->ndim, strlen(terms[t]));
+  if (nt == 2) {
+    int r = einsum_matmul(c, in, terms[0], terms[1], o);
+    if (r) return r < 0 ? -1 : 0;
+  }
+  return einsum_general(c, in, nt, terms, o);
 }
 
 /* ONNX Resize's nearest_mode -> resize2d's rounding_method. */
