@@ -10,6 +10,7 @@ atol 1e-5, as ONNX's own backend runner).  A test is
                time; TVM's ONNX tests freeze such inputs the same way)
   unsupported  the importer names an op, opset or attribute it does not support
   failed       anything else (wrong values, an error) -- crash: killed by a signal
+               or a sanitizer report (the ASan build)
 The table gives the counts per op type and the total; the exit status is 1 when
 fewer than --min-pass tests pass or any test crashes.
 
@@ -104,7 +105,7 @@ def run_model(tvs, test_dir, timeout, frozen):
                 r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
             except subprocess.TimeoutExpired:
                 return op, "failed", "timeout"
-            if r.returncode < 0:
+            if r.returncode < 0 or "Sanitizer" in r.stderr:  # a signal, or ASan/UBSan/LSan's report
                 return op, "crash", "signal %d: %s" % (-r.returncode, r.stderr[-400:])
             if r.returncode != 0:
                 kind = "unsupported" if "is not supported" in r.stderr or "not supported" in r.stderr else "failed"
