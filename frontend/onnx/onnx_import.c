@@ -128,7 +128,8 @@ void ox_alias(OxCtx *c, int i, const OxVal *src) {
   v->bound = src->bound;
   if (src->cval) {
     v->cval = tvs_ndarray_empty(src->cval->t.ndim, src->cval->t.shape, src->cval->t.dtype);
-    memcpy(v->cval->t.data, src->cval->t.data, tvs_ndarray_nbytes(&src->cval->t));
+    if (v->cval && tvs_ndarray_nbytes(&src->cval->t))
+      memcpy(v->cval->t.data, src->cval->t.data, tvs_ndarray_nbytes(&src->cval->t));
   }
   if (src->ref) v->ref = xstrdup(src->ref);
 }
@@ -238,9 +239,17 @@ int ox_shape_arg(OxCtx *c, StrBuf *sb, int ndim, const int64_t *dims, char *cons
   return 0;
 }
 
+/* s for a `#` comment: control and non-ASCII bytes (a newline would end the
+ * comment) become '?'. */
+static void comment_text(StrBuf *sb, const char *s) {
+  for (; *s; s++) sb_putc(sb, (unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f ? '?' : *s);
+}
+
 static void emit_line(OxCtx *c, const char *name, const char *expr) {
   const char *nn = c->node->name && *c->node->name ? c->node->name : c->node->op_type;
-  sb_printf(&c->body, "            %s = %s  # %s\n", name, expr, nn);
+  sb_printf(&c->body, "            %s = %s  # ", name, expr);
+  comment_text(&c->body, nn);
+  sb_putc(&c->body, '\n');
 }
 
 const char *ox_tmp(OxCtx *c, const char *fmt, ...) {
@@ -319,7 +328,7 @@ const char *ox_attr_str(OxCtx *c, const char *name, const char *def, char buf[64
   const Onnx__AttributeProto *a = ox_attr(c, name);
   if (!a || !a->has_s) return def;
   size_t n = a->s.len < 63 ? a->s.len : 63;
-  memcpy(buf, a->s.data, n);
+  if (n) memcpy(buf, a->s.data, n);
   buf[n] = 0;
   return buf;
 }
@@ -434,6 +443,7 @@ static const OxOpRow *find_row(OxCtx *c, const Onnx__NodeProto *n) {
 
 static bool attr_listed(const char *list, const char *name) {
   size_t n = strlen(name);
+  if (!n) return false; /* (strstr would find "" everywhere, and never advance) */
   for (const char *p = list; (p = strstr(p, name)); p += n)
     if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n])) return true;
   return false;
@@ -484,16 +494,21 @@ static int finish(OxCtx *c, StrBuf *out) {
       sb_init(&sh);
       ox_shape_arg(c, &sh, v->ndim, v->dims, v->sym);
       char *nm = unique_ident(c, g->output[i]->name);
-      sb_printf(&c->body, "            %s = R.reshape(%s, %s)  # graph output '%s'\n", nm, ref, sh.data,
-                g->output[i]->name);
+      sb_printf(&c->body, "            %s = R.reshape(%s, %s)  # graph output '", nm, ref, sh.data);
+      comment_text(&c->body, g->output[i]->name);
+      sb_puts(&c->body, "'\n");
       ref = nm;
       sb_free(&sh);
     }
     sb_printf(&rets, "%s%s", i ? ", " : "", ref);
   }
   const char *prod = c->m->proto->producer_name && *c->m->proto->producer_name ? c->m->proto->producer_name : "?";
-  sb_printf(out, "# Imported from %s by tvs import (ONNX opset %lld, producer %s).\n", c->m->path,
-            (long long)c->opset, prod);
+  sb_puts(out, "# Imported from ");
+  comment_text(out, c->m->path);
+  sb_puts(out, " by tvs import (ONNX opset ");
+  sb_printf(out, "%lld, producer ", (long long)c->opset);
+  comment_text(out, prod);
+  sb_puts(out, ").\n");
   sb_puts(out, "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n");
   sb_printf(out, "    @R.function\n    def main(%s):\n        with R.dataflow():\n", c->params.data ? c->params.data : "");
   sb_puts(out, c->body.data ? c->body.data : "");

@@ -39,7 +39,8 @@ const char *onnx_type_name(int32_t elem_type) {
 
 /* Reads external data: location (relative, inside the model's directory),
  * offset and length from the tensor's key/value list. */
-static int read_external(const OnnxModel *m, const Onnx__TensorProto *t, void *dst, size_t nbytes, DiagCtx *d) {
+static int read_external(const OnnxModel *m, const Onnx__TensorProto *t, const char *name, void *dst, size_t nbytes,
+                         DiagCtx *d) {
   const char *loc = NULL;
   long long off = 0, len = -1;
   for (size_t i = 0; i < t->n_external_data; i++) {
@@ -51,22 +52,22 @@ static int read_external(const OnnxModel *m, const Onnx__TensorProto *t, void *d
   }
   if (!loc || !*loc || loc[0] == '/' || strstr(loc, "..")) {
     diag_error(d, span_none, "%s: tensor '%s': external data location '%s' is not a file beside the model", m->path,
-               t->name, loc ? loc : "");
+               name, loc ? loc : "");
     return -1;
   }
   if (off < 0 || (len >= 0 && (size_t)len != nbytes)) {
     diag_error(d, span_none, "%s: tensor '%s': external data offset %lld / length %lld do not fit its %zu bytes",
-               m->path, t->name, off, len, nbytes);
+               m->path, name, off, len, nbytes);
     return -1;
   }
   char *full = xasprintf("%s%s", m->dir, loc);
   FILE *f = fopen(full, "rb");
   int rc = -1;
-  if (!f) diag_error(d, span_none, "%s: tensor '%s': cannot open external data '%s': %s", m->path, t->name, full,
+  if (!f) diag_error(d, span_none, "%s: tensor '%s': cannot open external data '%s': %s", m->path, name, full,
                      strerror(errno));
   else if (fseek(f, (long)off, SEEK_SET) != 0 || fread(dst, 1, nbytes, f) != nbytes)
     diag_error(d, span_none, "%s: tensor '%s': external data '%s' is shorter than offset %lld + %zu bytes", m->path,
-               t->name, full, off, nbytes);
+               name, full, off, nbytes);
   else rc = 0;
   if (f) fclose(f);
   free(full);
@@ -116,7 +117,7 @@ TvsNDArray *onnx_tensor_value(const OnnxModel *m, const Onnx__TensorProto *t, Di
   size_t nbytes = tvs_ndarray_nbytes(&a->t);
   int rc = 0;
   if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    rc = read_external(m, t, a->t.data, nbytes, d);
+    rc = read_external(m, t, name, a->t.data, nbytes, d);
   else if (t->has_raw_data) {
     if (t->raw_data.len != nbytes) {
       diag_error(d, span_none, "%s: tensor '%s' holds %zu bytes of raw data, its shape needs %zu", m->path, name,
@@ -221,6 +222,41 @@ static int sort_graph(OnnxModel *m, DiagCtx *d) {
   return rc;
 }
 
+/* protobuf-c leaves an absent optional string NULL: the names the importer
+ * relies on must be there (node names and domains may be absent). */
+static int check_names(const OnnxModel *m, DiagCtx *d) {
+  const Onnx__GraphProto *g = m->proto->graph;
+  if (!g->n_output) {
+    diag_error(d, span_none, "%s: the graph has no outputs", m->path);
+    return -1;
+  }
+  for (size_t i = 0; i < g->n_node; i++) {
+    const Onnx__NodeProto *n = g->node[i];
+    if (!n->op_type) {
+      diag_error(d, span_none, "%s: node %zu has no op_type", m->path, i);
+      return -1;
+    }
+    for (size_t k = 0; k < n->n_attribute; k++)
+      if (!n->attribute[k]->name) {
+        diag_error(d, span_none, "%s: node %zu (%s) has an attribute without a name", m->path, i, n->op_type);
+        return -1;
+      }
+  }
+  for (size_t i = 0; i < g->n_input + g->n_output; i++) {
+    const Onnx__ValueInfoProto *v = i < g->n_input ? g->input[i] : g->output[i - g->n_input];
+    if (!v->name) {
+      diag_error(d, span_none, "%s: a graph %s has no name", m->path, i < g->n_input ? "input" : "output");
+      return -1;
+    }
+  }
+  for (size_t i = 0; i < g->n_initializer; i++)
+    if (!g->initializer[i]->name) {
+      diag_error(d, span_none, "%s: initializer %zu has no name", m->path, i);
+      return -1;
+    }
+  return 0;
+}
+
 /* ------------------------------------------------------------ reading */
 
 OnnxModel *onnx_model_parse(const uint8_t *data, size_t len, const char *path, DiagCtx *d) {
@@ -243,7 +279,7 @@ OnnxModel *onnx_model_parse(const uint8_t *data, size_t len, const char *path, D
     diag_error(d, span_none, "%s: the model has no graph", path);
   } else if (m->opset < 0) {
     diag_error(d, span_none, "%s: a model without an opset of the default ONNX domain is not supported", path);
-  } else if (sort_graph(m, d) == 0) {
+  } else if (check_names(m, d) == 0 && sort_graph(m, d) == 0) {
     return m;
   }
   onnx_model_free(m);

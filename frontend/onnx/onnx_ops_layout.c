@@ -353,7 +353,11 @@ int ox_cv_resize(OxCtx *c, OxVal **in, int nin) {
   /* cubic: R.image.resize2d has no legalization or interpreter semantics for it yet */
   const char *method = !strcmp(mode, "nearest") ? "nearest_neighbor" : !strcmp(mode, "linear") ? "linear" : NULL;
   if (!method) return ox_unsupported_attr(c, "mode", mode);
-  if (!strcmp(ctm, "tf_crop_and_resize")) return ox_unsupported_attr(c, "coordinate_transformation_mode", ctm);
+  static const char *const modes[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                      "tf_half_pixel_for_nn"};
+  bool known = false;
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) known |= !strcmp(ctm, modes[i]);
+  if (!known) return ox_unsupported_attr(c, "coordinate_transformation_mode", "of this value");
   if (!nm) return ox_unsupported_attr(c, "nearest_mode", b3);
   /* inputs: opset 10 (X, scales); 11+ (X, roi, scales, sizes) */
   OxVal *roi = c->opset >= 11 && nin > 1 ? in[1] : NULL, *scales = c->opset >= 11 ? (nin > 2 ? in[2] : NULL) : (nin > 1 ? in[1] : NULL);

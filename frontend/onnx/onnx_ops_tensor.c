@@ -19,7 +19,7 @@ static int need(OxCtx *c, OxVal **in, int nin, int k) {
 
 static TvsNDArray *i64_array(int ndim, const int64_t *shape, const int64_t *vals) {
   TvsNDArray *a = tvs_ndarray_empty(ndim, shape, (DLDataType){kDLInt, 64, 1});
-  if (a) memcpy(a->t.data, vals, sizeof(int64_t) * (size_t)tvs_ndarray_numel(&a->t));
+  if (a && tvs_ndarray_numel(&a->t)) memcpy(a->t.data, vals, sizeof(int64_t) * (size_t)tvs_ndarray_numel(&a->t));
   return a;
 }
 
@@ -28,7 +28,7 @@ static bool small_known(const OxVal *v) { return v->cval && tvs_ndarray_numel(&v
 /* A copy of v's known value with a new shape (same elements). */
 static TvsNDArray *reshaped_copy(const OxVal *v, int ndim, const int64_t *dims) {
   TvsNDArray *a = tvs_ndarray_empty(ndim, dims, v->cval->t.dtype);
-  if (a) memcpy(a->t.data, v->cval->t.data, tvs_ndarray_nbytes(&a->t));
+  if (a && tvs_ndarray_nbytes(&a->t)) memcpy(a->t.data, v->cval->t.data, tvs_ndarray_nbytes(&a->t));
   return a;
 }
 

@@ -4,7 +4,8 @@
 #                     pass-count floor that only ever rises (a fixed sample under
 #                     TVS_TEST_QUICK=1, the sanitizer build)
 #   onnx/networks     torchvision / torch.nn networks vs PyTorch (test_networks.py says which)
-#   fuzz/onnx_replay  the importer's fuzz target over the node tests' models
+#   fuzz/onnx_replay  the importer's fuzz target over the node tests' models and
+#                     tests/fuzz/seeds_onnx/ (inputs the fuzzer once crashed on)
 add_executable(run_model_so ${CMAKE_CURRENT_SOURCE_DIR}/onnx/run_model_so.c)
 target_link_libraries(run_model_so PRIVATE tvs_runtime_shared)
 target_include_directories(run_model_so PRIVATE ${CMAKE_SOURCE_DIR})
@@ -24,7 +25,7 @@ if(EXISTS ${ONNX_NODE_TESTS})
             --data ${ONNX_NODE_TESTS} --min-pass 596 --quick-sample 8 --quick-min-pass 74)
   set_tests_properties(onnx/conformance PROPERTIES LABELS onnx TIMEOUT 900)
 
-  file(GLOB ONNX_NODE_MODELS ${ONNX_NODE_TESTS}/*/model.onnx)
+  file(GLOB ONNX_NODE_MODELS ${ONNX_NODE_TESTS}/*/model.onnx ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds_onnx/*.onnx)
   string(REPLACE ";" "\n" ONNX_NODE_MODEL_LIST "${ONNX_NODE_MODELS}")
   file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/onnx-fuzz-seeds.txt "${ONNX_NODE_MODEL_LIST}\n")
   add_executable(fuzz_onnx_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_onnx.c)
