@@ -121,6 +121,9 @@ bool ox_const_scalar(const OxVal *v, double *out);
 /* Element-wise folding of a known small binary/unary op (int64 and float
  * arithmetic used by shape computations); NULL when not foldable. */
 TvsNDArray *ox_fold_binary(const char *op, const TvsNDArray *a, const TvsNDArray *b);
+/* A known value of this shape would be too large to build at import time (over
+ * 2^26 elements or a negative size): reports it and returns true. */
+bool ox_too_big(OxCtx *c, int ndim, const int64_t *dims);
 /* Copies v's shape (and symbolic names) into out. */
 void ox_copy_shape(OxVal *out, const OxVal *v);
 /* Frees the symbolic names of a stack OxVal used as a shape holder. */

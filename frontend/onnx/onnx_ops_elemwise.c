@@ -107,10 +107,10 @@ static OxVal *binary(OxCtx *c, int out, const char *op, OxVal *a, OxVal *b, cons
     TvsNDArray *r = ox_fold_binary(op, a->cval, b->cval);
     if (r) return ox_define_const(c, out, r);
   }
-  OxVal shape = {0};
-  if (ox_broadcast(c, a, b, &shape)) return NULL;
   const char *rop = binary_name(op, is_float);
   if (!rop) return ox_fail(c, "%s on %s tensors is not supported", op, ox_dtype_name(a->dt)), NULL;
+  OxVal shape = {0};
+  if (ox_broadcast(c, a, b, &shape)) return NULL;
   DLDataType dt = is_compare(op) ? (DLDataType){kDLBool, 8, 1} : a->dt;
   OxVal *r = binary_emit(c, out, op, rop, dt, &shape, a, b, aref, bref);
   ox_shape_free(&shape);

@@ -74,6 +74,7 @@ int ox_cv_pad(OxCtx *c, OxVal **in, int nin) {
       if (!n) continue;
       memcpy(bd, dims, sizeof bd);
       bd[a] = n;
+      if (ox_too_big(c, x->ndim, bd)) return -1;
       TvsNDArray *blk = fill(x, x->ndim, bd, value);
       if (!blk) return ox_fail(c, "invalid pad block");
       parts[side ? 2 : 0] = ox_ref(c, ox_known(c, side ? "pad_after" : "pad_before", blk));
@@ -135,6 +136,7 @@ int ox_cv_trilu(OxCtx *c, OxVal **in, int nin) {
   if (x->ndim < 2 || static_shape(c, x)) return x->ndim < 2 ? ox_fail(c, "the input must have rank >= 2") : -1;
   int64_t m = x->dims[x->ndim - 2], n = x->dims[x->ndim - 1], k = (int64_t)kd, md[2] = {m, n};
   bool upper = ox_attr_int(c, "upper", 1) != 0;
+  if (ox_too_big(c, 2, md)) return -1;
   TvsNDArray *mask = tvs_ndarray_empty(2, md, (DLDataType){kDLBool, 8, 1});
   if (!mask) return ox_fail(c, "invalid shape");
   for (int64_t i = 0; i < m; i++)

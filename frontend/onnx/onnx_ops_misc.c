@@ -98,6 +98,7 @@ int ox_cv_eye_like(OxCtx *c, OxVal **in, int nin) {
   DLDataType dt = x->dt;
   int64_t to = ox_attr_int(c, "dtype", 0), k = ox_attr_int(c, "k", 0);
   if (to && !onnx_dtype((int32_t)to, &dt)) return ox_unsupported_attr(c, "dtype", onnx_type_name((int32_t)to));
+  if (ox_too_big(c, 2, x->dims)) return -1;
   TvsNDArray *a = tvs_ndarray_empty(2, x->dims, dt);
   if (!a) return ox_fail(c, "invalid shape");
   size_t eb = tvs_dtype_bytes(dt);
@@ -143,6 +144,7 @@ int ox_cv_cumsum(OxCtx *c, OxVal **in, int nin) {
   if (a < 0) return -1;
   int64_t n = x->dims[a], md[2] = {n, n}, perm[OX_MAX_NDIM], inv[OX_MAX_NDIM];
   if (n < 0) return ox_fail(c, "CumSum along a symbolic axis is not supported");
+  if (ox_too_big(c, 2, md)) return -1;
   bool excl = ox_attr_int(c, "exclusive", 0) != 0, rev = ox_attr_int(c, "reverse", 0) != 0;
   TvsNDArray *m = tvs_ndarray_empty(2, md, x->dt);
   if (!m) return ox_fail(c, "invalid shape");

@@ -34,6 +34,11 @@ static TvsNDArray *reshaped_copy(const OxVal *v, int ndim, const int64_t *dims) 
 
 /* Output i is x with the given static shape: folded, or R.reshape. */
 static int emit_reshape(OxCtx *c, int i, OxVal *x, int ndim, const int64_t *dims, char *const *sym) {
+  int64_t from = 1, to = 1;
+  for (int k = 0; k < x->ndim; k++) from = x->dims[k] < 0 || from < 0 ? -1 : from * x->dims[k];
+  for (int k = 0; k < ndim; k++) to = dims[k] < 0 || to < 0 ? -1 : to * dims[k];
+  if (from >= 0 && to >= 0 && from != to)
+    return ox_fail(c, "cannot reshape %lld elements into %lld", (long long)from, (long long)to);
   if (small_known(x)) {
     bool stat = true;
     for (int k = 0; k < ndim; k++) stat &= dims[k] >= 0;
@@ -102,6 +107,10 @@ int ox_cv_constant_of_shape(OxCtx *c, OxVal **in, int nin) {
   TvsNDArray *val = a && a->t ? onnx_tensor_value(c->m, a->t, c->d) : NULL;
   if (a && a->t && !val) return -1;
   DLDataType dt = val ? val->t.dtype : (DLDataType){kDLFloat, 32, 1};
+  if (ox_too_big(c, nd, dims)) {
+    if (val) tvs_ndarray_free(val);
+    return -1;
+  }
   TvsNDArray *r = tvs_ndarray_empty(nd, dims, dt);
   if (!r) {
     if (val) tvs_ndarray_free(val);
@@ -120,7 +129,11 @@ int ox_cv_range(OxCtx *c, OxVal **in, int nin) {
     return ox_fail(c, "start, limit and delta must be known at import time (and delta non-zero)");
   double cnt = (l - s) / d;
   int64_t n = cnt > 0 ? (int64_t)(cnt + 0.999999999) : 0;
-  if (in[0]->dt.code != kDLFloat) n = (int64_t)((l - s) / d) + (((int64_t)(l - s) % (int64_t)d) != 0), n = n < 0 ? 0 : n;
+  if (!(cnt < (double)((int64_t)1 << 26))) return ox_fail(c, "a Range of more than 2^26 elements is not supported");
+  if (in[0]->dt.code != kDLFloat) {
+    if ((int64_t)d == 0) return ox_fail(c, "an integer Range needs a non-zero integer delta");
+    n = (int64_t)((l - s) / d) + (((int64_t)(l - s) % (int64_t)d) != 0), n = n < 0 ? 0 : n;
+  }
   TvsNDArray *r = tvs_ndarray_empty(1, &n, in[0]->dt);
   if (!r) return ox_fail(c, "invalid range");
   for (int64_t i = 0; i < n; i++) {

@@ -134,3 +134,15 @@ TvsNDArray *ox_fold_binary(const char *op, const TvsNDArray *a, const TvsNDArray
   }
   return r;
 }
+
+bool ox_too_big(OxCtx *c, int ndim, const int64_t *dims) {
+  int64_t n = 1;
+  for (int k = 0; k < ndim; k++) {
+    if (dims[k] < 0 || (dims[k] && n > ((int64_t)1 << 26) / dims[k])) {
+      ox_fail(c, "a known value of more than 2^26 elements (or a negative size) is not supported");
+      return true;
+    }
+    n *= dims[k];
+  }
+  return false;
+}
