@@ -199,7 +199,10 @@ static void add_param(OxCtx *c, const char *ident, const OxVal *v, bool weight) 
 
 const char *ox_ref(OxCtx *c, OxVal *v) {
   if (v->ref) return v->ref;
-  if (!v->cval) return v->ref = xstrdup("None"); /* not reached: every value gets a ref or a cval */
+  if (!v->cval) { /* a value neither bound nor known: an importer bug, reported, never written */
+    diag_error(c->d, span_none, "%s: value '%s' has no definition the importer can write", c->m->path, v->name);
+    return v->ref = xstrdup("None");
+  }
   if (inlinable(v->cval)) {
     StrBuf sb;
     sb_init(&sb);
@@ -513,8 +516,7 @@ static int finish(OxCtx *c, StrBuf *out) {
   sb_printf(out, "    @R.function\n    def main(%s):\n        with R.dataflow():\n", c->params.data ? c->params.data : "");
   sb_puts(out, c->body.data ? c->body.data : "");
   sb_printf(out, "            R.output(%s)\n", rets.data);
-  sb_printf(out, "        return %s%s\n", g->n_output > 1 ? "(" : "", rets.data);
-  if (g->n_output > 1) sb_puts(out, ")\n");
+  sb_printf(out, g->n_output > 1 ? "        return (%s)\n" : "        return %s\n", rets.data);
   sb_free(&rets);
   return c->d->nerr ? -1 : 0;
 }

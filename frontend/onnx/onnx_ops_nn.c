@@ -347,6 +347,7 @@ int ox_cv_layer_norm(OxCtx *c, OxVal **in, int nin) {
   if (axis < 0) return -1;
   int64_t axes[OX_MAX_NDIM], nd = x->ndim - axis;
   for (int k = axis; k < x->ndim; k++) axes[k - axis] = k;
+  if (!(nin > 2 && in[2]) && ox_too_big(c, (int)nd, x->dims + axis)) return -1; /* symbolic: no bias to make */
   OxVal *bias = nin > 2 && in[2] ? in[2] : filled(c, "bias", x->dt, (int)nd, x->dims + axis, 0.0);
   StrBuf sb;
   sb_init(&sb);

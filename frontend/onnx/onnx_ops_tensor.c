@@ -35,8 +35,10 @@ static TvsNDArray *reshaped_copy(const OxVal *v, int ndim, const int64_t *dims) 
 /* Output i is x with the given static shape: folded, or R.reshape. */
 static int emit_reshape(OxCtx *c, int i, OxVal *x, int ndim, const int64_t *dims, char *const *sym) {
   int64_t from = 1, to = 1;
-  for (int k = 0; k < x->ndim; k++) from = x->dims[k] < 0 || from < 0 ? -1 : from * x->dims[k];
-  for (int k = 0; k < ndim; k++) to = dims[k] < 0 || to < 0 ? -1 : to * dims[k];
+  for (int k = 0; k < x->ndim; k++)
+    if (x->dims[k] < 0 || from < 0 || __builtin_mul_overflow(from, x->dims[k], &from)) from = -1;
+  for (int k = 0; k < ndim; k++)
+    if (dims[k] < 0 || to < 0 || __builtin_mul_overflow(to, dims[k], &to)) to = -1;
   if (from >= 0 && to >= 0 && from != to)
     return ox_fail(c, "cannot reshape %lld elements into %lld", (long long)from, (long long)to);
   if (small_known(x)) {
@@ -82,6 +84,7 @@ int ox_cv_shape(OxCtx *c, OxVal **in, int nin) {
   if (start < 0) start += x->ndim;
   if (end < 0) end += x->ndim;
   if (start < 0) start = 0;
+  if (start > x->ndim) start = x->ndim;
   if (end > x->ndim) end = x->ndim;
   int64_t n = end > start ? end - start : 0;
   for (int64_t k = start; k < end; k++)
@@ -157,7 +160,11 @@ int ox_cv_reshape(OxCtx *c, OxVal **in, int nin) {
   int nd = ox_const_ints(c, in[1], "the shape input", dims, OX_MAX_NDIM), infer = -1;
   if (nd < 0) return -1;
   bool allowzero = ox_attr_int(c, "allowzero", 0) != 0, symbolic = false;
-  for (int k = 0; k < x->ndim; k++) symbolic |= x->dims[k] < 0, total *= x->dims[k] < 0 ? 1 : x->dims[k];
+  for (int k = 0; k < x->ndim; k++) {
+    symbolic |= x->dims[k] < 0;
+    if (__builtin_mul_overflow(total, x->dims[k] < 0 ? 1 : x->dims[k], &total))
+      return ox_fail(c, "the input's size overflows");
+  }
   for (int k = 0; k < nd; k++) {
     if (dims[k] == 0 && !allowzero) {
       if (k >= x->ndim) return ox_fail(c, "shape entry %d is 0 but the input has rank %d", k, x->ndim);
@@ -166,8 +173,10 @@ int ox_cv_reshape(OxCtx *c, OxVal **in, int nin) {
     if (dims[k] == -1 && !sym[k]) {
       if (infer >= 0) return ox_fail(c, "the shape has two -1 entries");
       infer = k;
-    } else if (dims[k] >= 0) {
-      known *= dims[k];
+    } else if (dims[k] >= 0 && __builtin_mul_overflow(known, dims[k], &known)) {
+      return ox_fail(c, "the shape's size overflows");
+    } else if (dims[k] < -1) {
+      return ox_fail(c, "shape entry %d is %lld", k, (long long)dims[k]);
     }
   }
   if (infer >= 0) {
