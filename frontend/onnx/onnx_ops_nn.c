@@ -296,7 +296,9 @@ int ox_cv_batch_norm(OxCtx *c, OxVal **in, int nin) {
   sb_printf(&sh, "(1, %lld", (long long)ch);
   for (int k = 2; k < x->ndim; k++) sb_puts(&sh, ", 1");
   sb_puts(&sh, x->ndim == 2 ? ")" : ")");
-  bool known = in[1]->cval && in[2]->cval && in[3]->cval && in[4]->cval && x->dt.code == kDLFloat && ch > 0;
+  bool known = in[1]->cval && in[2]->cval && in[3]->cval && in[4]->cval && x->dt.code == kDLFloat &&
+               x->dt.bits >= 32 && ch > 0;
+  for (int i = 1; known && i < 5; i++) known = tvs_ndarray_numel(&in[i]->cval->t) == ch;
   if (known) {
     int64_t n1[1] = {ch};
     TvsNDArray *sc = tvs_ndarray_empty(1, n1, x->dt), *sf = tvs_ndarray_empty(1, n1, x->dt);
@@ -347,6 +349,8 @@ int ox_cv_layer_norm(OxCtx *c, OxVal **in, int nin) {
   if (axis < 0) return -1;
   int64_t axes[OX_MAX_NDIM], nd = x->ndim - axis;
   for (int k = axis; k < x->ndim; k++) axes[k - axis] = k;
+  if (!(nin > 2 && in[2]) && (x->dt.code != kDLFloat || x->dt.bits < 32)) /* the bias made here */
+    return ox_fail(c, "LayerNormalization without a bias on %s tensors is not supported", ox_dtype_name(x->dt));
   if (!(nin > 2 && in[2]) && ox_too_big(c, (int)nd, x->dims + axis)) return -1; /* symbolic: no bias to make */
   OxVal *bias = nin > 2 && in[2] ? in[2] : filled(c, "bias", x->dt, (int)nd, x->dims + axis, 0.0);
   StrBuf sb;
