@@ -40,6 +40,11 @@ static int window_attrs(OxCtx *c, Window *w, const int64_t *in_hw, bool one_d) {
   n = one_d ? -1 : ox_attr_ints(c, "pads", v, 8);
   if (n >= 0 && n != 4) return ox_unsupported_attr(c, "pads", "of other than 2 spatial axes");
   if (n == 4) memcpy(w->pads, v, sizeof w->pads);
+  for (int k = 0; k < 2; k++)
+    if (w->strides[k] < 1 || w->dilations[k] < 1 || w->kernel[k] < 1)
+      return ox_fail(c, "strides, dilations and the kernel must be positive");
+  for (int k = 0; k < 4; k++)
+    if (w->pads[k] < 0) return ox_unsupported_attr(c, "pads", "with a negative value");
   w->ceil_mode = ox_attr_int(c, "ceil_mode", 0) != 0;
   const char *ap = ox_attr_str(c, "auto_pad", "NOTSET", buf);
   if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
