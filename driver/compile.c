@@ -12,6 +12,7 @@
 #include "codegen/cg_export.h"
 #include "driver/drv_internal.h"
 #include "driver/gpu.h"
+#include "driver/load.h"
 #include "driver/run.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
@@ -134,15 +135,10 @@ static bool failed(Run *r) {
 
 /* Loads one file and applies the schedule statements it contains. */
 static IrModule *load_one(Run *r, const char *path) {
-  const char *err = NULL;
-  SourceFile *src = src_from_path(path, &err);
-  if (!src) {
-    diag_error(r->d, span_none, "cannot open '%s': %s", path, err ? err : "unknown error");
-    return NULL;
-  }
-  VEC_PUSH(r->srcs, r->nsrcs, r->capsrcs, src);
-  IrModule *m = tvs_load_module(src, r->d);
-  if (failed(r)) {
+  SourceFile *src = NULL;
+  IrModule *m = drv_load_source(path, true, r->d, &src); /* .tvs, or .onnx with its weights */
+  if (src) VEC_PUSH(r->srcs, r->nsrcs, r->capsrcs, src);
+  if (!m || failed(r)) {
     ir_module_free(m);
     return NULL;
   }

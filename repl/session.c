@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "driver/load.h"
 #include "lang/elab.h"
 #include "parser/parser.h"
 #include "repl/repl_internal.h"
@@ -213,14 +214,19 @@ static int apply_file_schedule(Repl *r) {
 }
 
 int repl_load(Repl *r, const char *path) {
-  const char *why = NULL;
-  SourceFile *src = src_from_path(path, &why);
-  if (!src) {
-    repl_error(r, "cannot open '%s': %s", path, why);
-    return -1;
-  }
+  SourceFile *src = NULL;
+  IrModule *m = NULL;
   diag_clear(&r->diag);
-  IrModule *m = tvs_load_module(src, &r->diag);
+  if (drv_is_model_path(path)) { /* an ONNX model: imported, its weights bound */
+    m = drv_load_source(path, true, &r->diag, &src);
+  } else {
+    const char *why = NULL;
+    if (!(src = src_from_path(path, &why))) {
+      repl_error(r, "cannot open '%s': %s", path, why);
+      return -1;
+    }
+    m = tvs_load_module(src, &r->diag);
+  }
   diag_flush(&r->diag);
   if (r->diag.nerr || !m) {
     ir_module_free(m);

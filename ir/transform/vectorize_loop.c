@@ -233,11 +233,12 @@ static TirStmt *vec_stmt(Vec *v, TirStmt *s) {
     case TIR_S_FOR:
       v->fail = "it contains an inner loop";
       return NULL;
-    default:
+    default: { /* braces: a declaration may not follow a label before C23 (clang rejects it) */
       char *msg = xasprintf("it contains a %s statement", tir_stmt_kind_name(s->kind));
       v->fail = ir_strdup(h, msg);
       free(msg);
       return NULL;
+    }
   }
 }
 

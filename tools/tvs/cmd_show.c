@@ -358,7 +358,7 @@ static int show_module(const IrModule *m, ShowArgs *sa, bool dump_only, StrBuf *
 /* Loads and schedules the file, then prints sa->stage. */
 static int show_file(ShowArgs *sa, bool dump_only, DiagCtx *d) {
   SourceFile *src = NULL;
-  IrModule *m = tool_load(sa->file, d, &src);
+  IrModule *m = tool_load_ex(sa->file, false, d, &src);
   if (m) { /* schedule statements in the file itself, then --schedule FILE */
     StrBuf sout;
     sb_init(&sout);

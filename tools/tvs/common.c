@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "driver/load.h"
 #include "lang/elab.h"
 #include "base/util.h"
 #include "tools/tvs/tvs.h"
@@ -62,7 +63,17 @@ void tool_diag_init(DiagCtx *d, const ToolCommon *c) {
   else if (c->color == 1) d->color = true;
 }
 
+IrModule *tool_load_ex(const char *path, bool bind_weights, DiagCtx *d, SourceFile **src_out) {
+  if (drv_is_model_path(path)) { /* an ONNX model: imported in memory */
+    IrModule *m = drv_load_source(path, bind_weights, d, src_out);
+    diag_flush(d);
+    return m;
+  }
+  return tool_load(path, d, src_out);
+}
+
 IrModule *tool_load(const char *path, DiagCtx *d, SourceFile **src_out) {
+  if (drv_is_model_path(path)) return tool_load_ex(path, true, d, src_out);
   const char *err = NULL;
   SourceFile *src = src_from_path(path, &err);
   *src_out = src;

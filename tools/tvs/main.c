@@ -20,6 +20,9 @@ static const char usage[] =
     "                       exit 0 when the two modules are structurally equal,\n"
     "                       else print the first difference and exit 1\n"
     "  check FILE           parse and elaborate, report diagnostics only\n"
+    "  import MODEL.onnx [-o MODEL.tvs] [--params MODEL.npz]\n"
+    "                       import an ONNX model as graph text plus weights\n"
+    "                       (run, show, tvsc and :load also take the .onnx itself)\n"
     "  repl [FILE.tvs] [--script FILE] [--keep-going]\n"
     "                       interactive scheduling (script mode when stdin is not a terminal)\n"
     "  lsp                  the language server (LSP over stdio) for editors\n"
@@ -63,6 +66,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "repl")) return cmd_repl(argc - 1, argv + 1);
   if (!strcmp(cmd, "lsp")) return cmd_lsp(argc - 1, argv + 1);
   if (!strcmp(cmd, "tune")) return cmd_tune(argc - 1, argv + 1);
+  if (!strcmp(cmd, "import")) return cmd_import(argc - 1, argv + 1);
   fprintf(stderr, "tvs: error: unknown command '%s'\n", cmd);
   print_usage(stderr);
   return 2;

@@ -29,6 +29,9 @@ void tool_diag_init(DiagCtx *d, const ToolCommon *c);
 /* Reads, parses and elaborates path; prints diagnostics; NULL on error.
  * *src_out receives the source (keep it alive while the module is used). */
 IrModule *tool_load(const char *path, DiagCtx *d, SourceFile **src_out);
+/* The same; an .onnx model's weights become constants only when bind_weights
+ * (tool_load binds them; `tvs show` keeps them as parameters). */
+IrModule *tool_load_ex(const char *path, bool bind_weights, DiagCtx *d, SourceFile **src_out);
 
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
@@ -37,6 +40,7 @@ int cmd_check(int argc, char **argv);
 int cmd_repl(int argc, char **argv);
 int cmd_lsp(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 /* Reports a command-line usage error ("tvs run: error: ...") and returns 2. */
 int tool_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
