@@ -133,22 +133,42 @@ static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t
   return buf;
 }
 
-/* 2-d matmul (A[i, k] B[k, j]) or linear (A[i, k] B[j, k] + bias), float32,
- * with at least 16 rows (fewer: packing B on every call costs more than the
+/* matmul (A[..., i, k] B[k, j]) or linear (A[..., i, k] B[j, k] + bias),
+ * float32, with 2-d weights B: the leading spatial loops (batch and rows)
+ * fuse into one row loop (*nfuse of them; the rule's prologue does it), at
+ * least 16 rows in all (fewer: packing B on every call costs more than the
  * tile gains; the generic rule runs them as parallel dot products) and
  * columns a multiple of 64 (the tile; a predicated vector tail is slow). */
-static const char *matmul_rule(const TirFunc *f, const char **block) {
+static const char *matmul_rule(const TirFunc *f, const char **block, int *nfuse) {
   static const char *const names[] = {"matmul", "T_linear"};
   for (int i = 0; i < 2; i++) {
     const TirBlock *b = find_block(f, names[i]);
     char kinds[16];
-    if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype)) continue;
+    if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype) || b->niters < 3) continue;
     iter_kinds(b, kinds, sizeof kinds);
-    int64_t M, N;
-    if (strcmp(kinds, "SSR") || !const_extent(&b->iters[0], &M) || !const_extent(&b->iters[1], &N)) continue;
-    if (M < 16 || N % 64) continue;
+    int n = b->niters, wread = i == 0 ? 1 : 2;
+    bool shape_ok = kinds[n - 1] == 'R' && b->nreads > wread && b->reads[wread].buffer->ndim == 2;
+    for (int k = 0; k < n - 1; k++) shape_ok &= kinds[k] == 'S';
+    int64_t M = 1, N, e;
+    for (int k = 0; shape_ok && k < n - 2; k++) {
+      shape_ok &= const_extent(&b->iters[k], &e);
+      M *= e;
+    }
+    if (!const_extent(&b->iters[n - 2], &N) || N % 64) continue;
+    if (shape_ok && M >= 16) {
+      *block = names[i];
+      *nfuse = n - 2;
+      return i == 0 ? "matmul_nn.sched.tvs" : "matmul_nt.sched.tvs";
+    }
+    /* batched operands (B[b, k, j], as many batch dims as the output): the
+     * batch loops fuse into one, each batch element tiled as above */
+    bool batched = i == 0 && n >= 4 && kinds[n - 1] == 'R' && b->reads[1].buffer->ndim == n - 1 &&
+                   b->reads[0].buffer->ndim == n - 1;
+    for (int k = 0; batched && k < n - 1; k++) batched &= kinds[k] == 'S' && const_extent(&b->iters[k], &e);
+    if (!batched) continue;
     *block = names[i];
-    return i == 0 ? "matmul_nn.sched.tvs" : "matmul_nt.sched.tvs";
+    *nfuse = -(n - 3); /* negative: batch loops to fuse, for the batched script */
+    return "matmul_batch_nn.sched.tvs";
   }
   return NULL;
 }
@@ -156,8 +176,9 @@ static const char *matmul_rule(const TirFunc *f, const char **block) {
 const char *sch_default_rule(const TirFunc *f) {
   static char buf[96];
   const char *block;
+  int nfuse;
   const char *r = conv2d_rule(f, false, buf, sizeof buf);
-  if (!r) r = matmul_rule(f, &block);
+  if (!r) r = matmul_rule(f, &block, &nfuse);
   return r ? r : "generic";
 }
 
@@ -517,11 +538,21 @@ static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule 
   const TirFunc *f = m->funcs[fi].tir;
   char buf[96];
   const char *block = NULL, *script = conv2d_rule(f, prepack, buf, sizeof buf);
+  int nfuse = 0;
   if (script) {
     if (run_script(&one, script, NULL) == 0) inline_epilogue(&one, f, "conv2d_nchw");
-  } else if ((script = matmul_rule(f, &block))) {
-    char prologue[128];
-    snprintf(prologue, sizeof prologue, "block = sch.get_block(\"%s\")\n", block);
+  } else if ((script = matmul_rule(f, &block, &nfuse))) {
+    /* bind `block`; fuse batch and row loops into the one row loop the script tiles */
+    char prologue[512];
+    int len = snprintf(prologue, sizeof prologue, "block = sch.get_block(\"%s\")\n", block);
+    int nloops = nfuse > 0 ? nfuse + 2 : -nfuse + 3, nf = nfuse > 0 ? nfuse : -nfuse;
+    nfuse = nf;
+    if (nfuse > 1) {
+      for (int k = 0; k < nloops; k++) len += snprintf(prologue + len, sizeof prologue - (size_t)len, "%sl%d", k ? ", " : "", k);
+      len += snprintf(prologue + len, sizeof prologue - (size_t)len, " = sch.get_loops(block)\nsch.fuse(");
+      for (int k = 0; k < nfuse; k++) len += snprintf(prologue + len, sizeof prologue - (size_t)len, "%sl%d", k ? ", " : "", k);
+      snprintf(prologue + len, sizeof prologue - (size_t)len, ")\n");
+    }
     if (run_script(&one, script, prologue) == 0) inline_epilogue(&one, f, block);
   }
   const char *epi[MAX_BLOCKS];

@@ -8,8 +8,10 @@
  *     stdlib/schedules/conv2d_nchw_*.sched.tvs chosen by the host's vector ISA,
  *     the output channels and the padding; the fused epilogue (bias, batch
  *     norm, activation) is folded into the tile's write-back;
- *   - matmul and linear, 2-d float32 (blocks "matmul", "T_linear"):
- *     stdlib/schedules/matmul_{nn,nt}.sched.tvs, packed and register-tiled;
+ *   - matmul and linear, float32 with 2-d weights (blocks "matmul",
+ *     "T_linear"; batch and row loops fused into one): stdlib/schedules/
+ *     matmul_{nn,nt}.sched.tvs, packed and register-tiled; batched matmuls:
+ *     matmul_batch_nn.sched.tvs;
  *   - everything else: injective producers inlined into their consumers, each
  *     remaining loop nest parallel over its leading spatial loops and
  *     vectorized along a unit-stride innermost spatial loop.
