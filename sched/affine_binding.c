@@ -34,6 +34,40 @@ static bool predicate_bounds_one_map(const TirExpr *p, TirExpr *const *vals, int
   return within_one_binding(p, vals, n);
 }
 
+/* Whether e is quasi-affine in loop variables: vars, integer constants, +, -,
+ * multiplication by a constant, // and % by a positive constant.  What
+ * fuse and split make of loop variables (TVM's iter map detects these; the
+ * detection here does not take every split of a fused loop, so such bindings
+ * are accepted on their form). */
+static bool quasi_affine(const TirExpr *e) {
+  int64_t c;
+  switch (e->kind) {
+    case TIR_VAR: case TIR_INT: return true;
+    case TIR_ADD: case TIR_SUB: return quasi_affine(e->bin.a) && quasi_affine(e->bin.b);
+    case TIR_MUL:
+      return (tir_is_const_int(e->bin.a, &c) && quasi_affine(e->bin.b)) ||
+             (tir_is_const_int(e->bin.b, &c) && quasi_affine(e->bin.a));
+    case TIR_FLOORDIV: case TIR_FLOORMOD:
+      return tir_is_const_int(e->bin.b, &c) && c > 0 && quasi_affine(e->bin.a);
+    case TIR_CAST: return quasi_affine(e->un.a);
+    default: return false;
+  }
+}
+
+/* A necessary condition for a dense map: the loops the binding uses have at
+ * least as many iterations together as the iter's domain (l * 16 over 8
+ * iterations of l cannot cover 128 values). */
+static bool covers_domain(const SchPath *p, const TirExpr *binding, const TirRange *dom) {
+  int64_t need, have = 1, ext;
+  if (!tir_is_const_int(dom->extent, &need)) return true;
+  for (int i = 0; i < p->n && have < need; i++)
+    if (p->s[i]->kind == TIR_S_FOR && tir_expr_uses_var(binding, p->s[i]->loop.var)) {
+      if (!tir_is_const_int(p->s[i]->loop.extent, &ext)) return true;
+      have *= ext;
+    }
+  return have >= need;
+}
+
 bool sch_binding_is_affine(TirStmt *root, const TirStmt *realize) {
   SchPath p = {0};
   if (!sch_path_to_realize(root, realize->realize.block, &p)) return sch_path_free(&p), true;
@@ -77,6 +111,10 @@ bool sch_binding_is_affine(TirStmt *root, const TirStmt *realize) {
         ok = !any || unit;
       }
       free(co);
+    }
+    for (int k = 0; !ok && k <= b->niters; k++) {
+      if (k == b->niters) ok = true;
+      else if (!quasi_affine(realize->realize.values[k]) || !covers_domain(&p, realize->realize.values[k], &b->iters[k].dom)) break;
     }
     free(doms);
     free(vars);
