@@ -28,33 +28,30 @@ const char *sch_default_script(const char *name) {
 
 /* ------------------------------------------------------------ IR queries */
 
+/* The statement walks below run on the shared visitor (ir/visit.h). */
+typedef struct Walk {
+  const char *name;       /* find_realize: the block looked for */
+  const TirStmt *found;   /* find_realize: its realize */
+  bool scheduled;         /* has_scheduled_loop: a non-serial loop seen */
+  const char **names;     /* collect_blocks: block names, pre-order */
+  int n, cap;
+} Walk;
+
+static bool find_pre(TirVisitor *v, const TirStmt *st) {
+  Walk *w = v->ctx;
+  if (st->kind == TIR_S_BLOCK_REALIZE && !strcmp(st->realize.block->block.name, w->name)) {
+    w->found = st;
+    v->stop = true;
+  }
+  return true;
+}
+
 /* The realize of the first block called name under s (pre-order), or NULL. */
 static const TirStmt *find_realize(const TirStmt *s, const char *name) {
-  if (!s) return NULL;
-  switch (s->kind) {
-    case TIR_S_BLOCK_REALIZE: {
-      const TirBlock *b = &s->realize.block->block;
-      if (!strcmp(b->name, name)) return s;
-      const TirStmt *r = b->init ? find_realize(b->init, name) : NULL;
-      return r ? r : find_realize(b->body, name);
-    }
-    case TIR_S_SEQ:
-      for (int i = 0; i < s->seq.n; i++) {
-        const TirStmt *r = find_realize(s->seq.stmts[i], name);
-        if (r) return r;
-      }
-      return NULL;
-    case TIR_S_FOR: return find_realize(s->loop.body, name);
-    case TIR_S_IF: {
-      const TirStmt *r = find_realize(s->ifs.then_s, name);
-      return r ? r : find_realize(s->ifs.else_s, name);
-    }
-    case TIR_S_LET: return find_realize(s->let.body, name);
-    case TIR_S_ALLOCATE: return find_realize(s->alloc.body, name);
-    case TIR_S_DECL_BUFFER: return find_realize(s->decl.body, name);
-    case TIR_S_ATTR: return find_realize(s->attr.body, name);
-    default: return NULL;
-  }
+  Walk w = {.name = name};
+  TirVisitor v = {.pre_stmt = find_pre, .ctx = &w};
+  if (s) tir_visit_stmt(&v, s);
+  return w.found;
 }
 
 static const TirBlock *find_block(const TirFunc *f, const char *name) {
@@ -62,26 +59,21 @@ static const TirBlock *find_block(const TirFunc *f, const char *name) {
   return r ? &r->realize.block->block : NULL;
 }
 
+static bool scheduled_pre(TirVisitor *v, const TirStmt *st) {
+  Walk *w = v->ctx;
+  if (st->kind == TIR_S_FOR && st->loop.kind != TIR_FOR_SERIAL) {
+    w->scheduled = true;
+    v->stop = true;
+  }
+  return true;
+}
+
 /* Whether any loop under s is other than serial (someone scheduled it). */
 static bool has_scheduled_loop(const TirStmt *s) {
-  if (!s) return false;
-  switch (s->kind) {
-    case TIR_S_FOR: return s->loop.kind != TIR_FOR_SERIAL || has_scheduled_loop(s->loop.body);
-    case TIR_S_BLOCK_REALIZE: {
-      const TirBlock *b = &s->realize.block->block;
-      return has_scheduled_loop(b->init) || has_scheduled_loop(b->body);
-    }
-    case TIR_S_SEQ:
-      for (int i = 0; i < s->seq.n; i++)
-        if (has_scheduled_loop(s->seq.stmts[i])) return true;
-      return false;
-    case TIR_S_IF: return has_scheduled_loop(s->ifs.then_s) || has_scheduled_loop(s->ifs.else_s);
-    case TIR_S_LET: return has_scheduled_loop(s->let.body);
-    case TIR_S_ALLOCATE: return has_scheduled_loop(s->alloc.body);
-    case TIR_S_DECL_BUFFER: return has_scheduled_loop(s->decl.body);
-    case TIR_S_ATTR: return has_scheduled_loop(s->attr.body);
-    default: return false;
-  }
+  Walk w = {0};
+  TirVisitor v = {.pre_stmt = scheduled_pre, .ctx = &w};
+  if (s) tir_visit_stmt(&v, s);
+  return w.scheduled;
 }
 
 static bool is_scheduled(const TirFunc *f) {
@@ -200,31 +192,20 @@ static int run_script(IrModule **m, const char *name, const char *prologue) {
   return rc;
 }
 
-/* The names of f's blocks in pre-order (root excluded), into names[]. */
+static bool collect_pre(TirVisitor *v, const TirStmt *st) {
+  Walk *w = v->ctx;
+  if (st->kind == TIR_S_BLOCK_REALIZE && strcmp(st->realize.block->block.name, "root") && w->n < w->cap)
+    w->names[w->n++] = st->realize.block->block.name;
+  return true;
+}
+
+/* The names of the blocks under s in pre-order (root excluded), appended to
+ * names[*n..cap). */
 static void collect_blocks(const TirStmt *s, const char **names, int *n, int cap) {
-  if (!s) return;
-  switch (s->kind) {
-    case TIR_S_BLOCK_REALIZE: {
-      const TirBlock *b = &s->realize.block->block;
-      if (strcmp(b->name, "root") && *n < cap) names[(*n)++] = b->name;
-      collect_blocks(b->init, names, n, cap);
-      collect_blocks(b->body, names, n, cap);
-      return;
-    }
-    case TIR_S_SEQ:
-      for (int i = 0; i < s->seq.n; i++) collect_blocks(s->seq.stmts[i], names, n, cap);
-      return;
-    case TIR_S_FOR: collect_blocks(s->loop.body, names, n, cap); return;
-    case TIR_S_IF:
-      collect_blocks(s->ifs.then_s, names, n, cap);
-      collect_blocks(s->ifs.else_s, names, n, cap);
-      return;
-    case TIR_S_LET: collect_blocks(s->let.body, names, n, cap); return;
-    case TIR_S_ALLOCATE: collect_blocks(s->alloc.body, names, n, cap); return;
-    case TIR_S_DECL_BUFFER: collect_blocks(s->decl.body, names, n, cap); return;
-    case TIR_S_ATTR: collect_blocks(s->attr.body, names, n, cap); return;
-    default: return;
-  }
+  Walk w = {.names = names, .n = *n, .cap = cap};
+  TirVisitor v = {.pre_stmt = collect_pre, .ctx = &w};
+  if (s) tir_visit_stmt(&v, s);
+  *n = w.n;
 }
 
 #define MAX_BLOCKS 64
