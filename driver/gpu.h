@@ -38,6 +38,11 @@ int drv_gpu_open(DrvGpu *g, const IrModule *low, const char *target, const CgOpt
 /* Runs host function func on args (tensors copied in, run, copied back):
  * 0, or -1 with the reason in err. */
 int drv_gpu_call(DrvGpu *g, const char *func, InterpArg *args, int nargs, char *err, size_t errlen);
+/* drv_gpu_call that, after the first run, runs the kernels reps more times
+ * on the same device buffers and sets *median_ms to the median time of one
+ * run's launches to completion (no copies, no allocations). */
+int drv_gpu_time(DrvGpu *g, const char *func, InterpArg *args, int nargs, int reps, double *median_ms, char *err,
+                 size_t errlen);
 void drv_gpu_close(DrvGpu *g);
 
 #endif

@@ -255,12 +255,35 @@ int drv_gpu_open(DrvGpu *g, const IrModule *low, const char *target, const CgOpt
   return rc;
 }
 
+/* Runs the launches `reps` more times after the first, each timed to the
+ * device's completion: kernels only, the copies and allocations outside. */
+static int time_launches(Host *h, const TirFunc *f, int reps, double *median_ms) {
+  double *t = xcalloc((size_t)reps, sizeof *t);
+  int rc = 0;
+  for (int i = 0; i < reps && !rc; i++) {
+    double t0 = drv_now_ms();
+    rc = walk(h, f->body);
+    if (!rc) rc = h->api->sync(h->dev, h->err, h->errlen);
+    t[i] = drv_now_ms() - t0;
+  }
+  if (!rc) *median_ms = drv_median(t, reps);
+  free(t);
+  return rc;
+}
+
 int drv_gpu_call(DrvGpu *g, const char *func, InterpArg *args, int nargs, char *err, size_t errlen) {
+  return drv_gpu_time(g, func, args, nargs, 0, NULL, err, errlen);
+}
+
+int drv_gpu_time(DrvGpu *g, const char *func, InterpArg *args, int nargs, int reps, double *median_ms, char *err,
+                 size_t errlen) {
   const IrGlobal *fg = ir_module_lookup(g->low, func);
   if (!fg || fg->kind != IR_FUNC_TIR) return snprintf(err, errlen, "no function '%s'", func), -1;
   Host h = {.api = g->api, .dev = g->dev, .low = g->low, .err = err, .errlen = errlen};
   int rc = bind_params(&h, fg->tir, args, nargs);
   if (!rc) rc = walk(&h, fg->tir->body);
+  if (!rc && reps > 0) rc = h.api->sync(h.dev, err, errlen); /* the first run warms up (module JIT, caches) */
+  if (!rc && reps > 0) rc = time_launches(&h, fg->tir, reps, median_ms);
   if (!rc) rc = copy_out(&h, fg->tir, args);
   for (int i = 0; i < h.nbufs; i++) g->api->release(g->dev, h.bufs[i].buf);
   free(h.vars);

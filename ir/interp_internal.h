@@ -143,6 +143,9 @@ void interp_race_sync(Interp *in);
 /* An access of element elem of b at addr: -1 (reported) on a race. */
 int interp_race_access(Interp *in, const TirBuffer *b, const void *addr, int64_t elem, bool store, Span sp);
 void interp_race_free(IRace *r);
+/* The block's one storage of a shared allocation var while threads are
+ * emulated (owned by the detector), or NULL: allocate privately. */
+void *interp_race_shared_storage(Interp *in, const TirVar *var, size_t nbytes);
 
 /* DType <-> DLPack dtype (bool <-> {kDLBool, 8, 1}). */
 DLDataType interp_dl_dtype(DType t);

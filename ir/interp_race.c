@@ -31,8 +31,15 @@ struct IRace {
   int nthreads;
   IrPtrMap writers;    /* element address -> Writer* */
   PtrVec owned;        /* the Writers */
+  IrPtrMap shared;     /* allocation var -> SharedStorage*: one per thread block */
+  PtrVec storages;     /* the SharedStorages */
   bool reported;
 };
+
+typedef struct SharedStorage {
+  void *data;
+  size_t nbytes;
+} SharedStorage;
 
 static void reset_block(IRace *r) {
   for (int i = 0; i < r->owned.len; i++) free(r->owned.items[i]);
@@ -150,9 +157,34 @@ int interp_race_access(Interp *in, const TirBuffer *b, const void *addr, int64_t
   return rc;
 }
 
+/* A shared allocation met while threads are emulated: the threads of a
+ * block share it (TVM places it at the LCA of its accesses, which may be
+ * inside the thread loops), so every thread gets the same memory.  It lives
+ * until the run ends; its contents carry over, like uninitialised memory. */
+void *interp_race_shared_storage(Interp *in, const TirVar *var, size_t nbytes) {
+  IRace *r = in->race;
+  if (!r || !(r->bound[0] || r->bound[1] || r->bound[2])) return NULL;
+  SharedStorage *st = ir_ptrmap_get(&r->shared, var);
+  if (st && st->nbytes == nbytes) return st->data;
+  if (st) return NULL; /* a size that depends on the thread: private memory */
+  st = xmalloc(sizeof *st);
+  st->data = xcalloc(nbytes ? nbytes : 1, 1);
+  st->nbytes = nbytes;
+  pv_push(&r->storages, st);
+  ir_ptrmap_put(&r->shared, var, st);
+  return st->data;
+}
+
 void interp_race_free(IRace *r) {
   if (!r) return;
   reset_block(r);
+  for (int i = 0; i < r->storages.len; i++) {
+    SharedStorage *st = r->storages.items[i];
+    free(st->data);
+    free(st);
+  }
+  pv_free(&r->storages);
+  ir_ptrmap_free(&r->shared);
   pv_free(&r->owned);
   ir_ptrmap_free(&r->writers);
   free(r->phase);

@@ -202,10 +202,13 @@ static int exec_allocate(Interp *in, const TirStmt *s) {
       return interp_error(in, s->span, "cannot allocate '%s': bad or too large extent",
                           s->alloc.var->name);
   }
-  void *p = calloc(n ? (size_t)n : 1, 1);
+  bool shared = s->alloc.scope && !strcmp(s->alloc.scope, "shared");
+  void *p = shared ? interp_race_shared_storage(in, s->alloc.var, (size_t)n) : NULL;
+  bool owned = !p;
+  if (!p) p = calloc(n ? (size_t)n : 1, 1);
   if (!p) return interp_error(in, s->span, "cannot allocate %llu bytes", (unsigned long long)n);
   IMark m = interp_mark(in);
-  interp_push_storage(in, s->alloc.var, p, (size_t)n, true);
+  interp_push_storage(in, s->alloc.var, p, (size_t)n, owned);
   int rc = s->alloc.body ? interp_exec(in, s->alloc.body) : 0;
   interp_pop(in, m);
   return rc;

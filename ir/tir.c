@@ -355,3 +355,25 @@ DType tir_opaque_default_dtype(const char *nm, TirExpr *const *args, int nargs) 
   if (!strcmp(nm, "isnullptr")) return dt_bool;
   return dt_handle;
 }
+
+bool tir_scope_is_global(const char *scope) {
+  return !scope || !*scope || !strncmp(scope, "global", 6);
+}
+
+static int storage_rank(const char *scope) {
+  if (tir_scope_is_global(scope)) return 0;
+  if (!strncmp(scope, "shared", 6)) return 1;
+  if (!strncmp(scope, "warp", 4)) return 2;
+  return 3; /* local and the special scopes: private to a thread */
+}
+
+bool tir_storage_relaxed_under_thread(const char *scope, const char *thread_tag) {
+  if (!thread_tag) return false;
+  int trank;
+  if (!strncmp(thread_tag, "blockIdx.", 9)) trank = 0;
+  else if (!strncmp(thread_tag, "threadIdx.", 10) || !strncmp(thread_tag, "vthread", 7)) trank = 1;
+  else return false;
+  int srank = storage_rank(scope);
+  if (srank == 2) return !strcmp(thread_tag, "threadIdx.x");
+  return srank <= trank;
+}

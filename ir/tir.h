@@ -273,6 +273,15 @@ TirExpr *tir_expr_with_span(IrHeap *h, const TirExpr *e, Span s);
 TirStmt *tir_store(IrHeap *h, TirBuffer *b, TirExpr *value, TirExpr **idx, int n);
 /* Flattens nested SEQs; returns the single stmt when n == 1; NULL when n == 0. */
 TirStmt *tir_seq(IrHeap *h, TirStmt **stmts, int n);
+/* TVM's CanRelaxStorageUnderThread: whether memory in storage `scope` is
+ * shared by the threads of a loop bound to thread_tag, so that an access
+ * region in it covers every iteration of that loop (storage rank <= thread
+ * rank: global 0, shared 1, warp 2, local 3; blockIdx 0, threadIdx and
+ * vthread 1; warp memory only over threadIdx.x). */
+bool tir_storage_relaxed_under_thread(const char *scope, const char *thread_tag);
+/* Whether scope is global (NULL, "" or "global..."). */
+bool tir_scope_is_global(const char *scope);
+
 TirStmt *tir_for(IrHeap *h, TirVar *v, TirExpr *min, TirExpr *extent, TirForKind kind,
                  const char *thread_tag, IrValue *annotations, TirStmt *body);
 TirStmt *tir_if(IrHeap *h, TirExpr *c, TirStmt *then_s, TirStmt *else_s);

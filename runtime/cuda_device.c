@@ -23,7 +23,7 @@ typedef struct CuFns {
   CUresult (*CtxCreate)(CUcontext *, unsigned, CUdevice);
   CUresult (*CtxDestroy)(CUcontext);
   CUresult (*CtxSynchronize)(void);
-  CUresult (*ModuleLoadData)(CUmodule *, const void *);
+  CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
   CUresult (*ModuleUnload)(CUmodule);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
@@ -52,7 +52,7 @@ static const char *cu_err(TvsDevice *d, CUresult r) {
 static int load_fns(TvsDevice *d, char *err, size_t n) {
   static const char *const names[] = {
       "cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetName", "cuCtxCreate_v2", "cuCtxDestroy_v2",
-      "cuCtxSynchronize", "cuModuleLoadData", "cuModuleUnload", "cuModuleGetFunction", "cuMemAlloc_v2",
+      "cuCtxSynchronize", "cuModuleLoadDataEx", "cuModuleUnload", "cuModuleGetFunction", "cuMemAlloc_v2",
       "cuMemFree_v2", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuLaunchKernel", "cuGetErrorString"};
   void **slots = (void **)&d->cu;
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -108,9 +108,18 @@ static TvsDevice *cu_open(char *err, size_t n) {
 
 static const char *cu_device_name(TvsDevice *d) { return d->name; }
 
+/* The driver JIT-compiles the PTX for the device; its error log says why
+ * a module does not load (CU_JIT_ERROR_LOG_BUFFER = 5, its size = 6). */
 static int cu_load(TvsDevice *d, const char *code, char *err, size_t n) {
-  CUresult r = d->cu.ModuleLoadData(&d->mod, code);
-  if (r) snprintf(err, n, "CUDA: cannot load the PTX module: %s", cu_err(d, r));
+  char log[1024] = "";
+  int opts[2] = {5, 6};
+  void *vals[2] = {log, (void *)(uintptr_t)(sizeof log - 1)};
+  CUresult r = d->cu.ModuleLoadDataEx(&d->mod, code, 2, opts, vals);
+  if (r) {
+    for (char *p = log; *p; p++)
+      if (*p == '\n') *p = ' ';
+    snprintf(err, n, "CUDA: cannot load the PTX module: %s%s%s", cu_err(d, r), log[0] ? ": " : "", log);
+  }
   return r ? -1 : 0;
 }
 

@@ -5,7 +5,10 @@
  * relaxed over the loops inside the block (outer loop vars stay symbolic),
  * whose union must have a constant extent no larger than the old one.  The
  * accesses then subtract the region's start.  When that cannot be shown the
- * dimension keeps its shape (never wrong, only less compact).  storage_align
+ * dimension keeps its shape (never wrong, only less compact).  Thread-bound
+ * loops above the owner are relaxed too where the buffer's storage scope is
+ * shared by those threads (a shared tile allocated inside threadIdx loops
+ * holds the whole block's region: TVM's NeedRelaxThread).  storage_align
  * ("buffer_dim_align" on a writer block) becomes the buffer's strides. */
 #include "ir/transform/xform_internal.h"
 
@@ -19,6 +22,8 @@ typedef struct Compact {
   TirBuffer *buf;            /* original buffer */
   TirBuffer *nbuf;           /* compacted buffer (or NULL when unchanged) */
   const TirStmt *owner;      /* the block that allocates it */
+  const TirStmt **threads;   /* thread-bound loops above the owner that it is relaxed over */
+  int nthreads;
   bool excluded;             /* opaque use, match source, strides...: leave alone */
   bool seen;                 /* some access recorded */
   bool ok[MAX_DIMS];         /* bounds known so far in this dimension */
@@ -36,6 +41,7 @@ typedef struct CompactCtx {
   PtrVec all;                /* Compact* */
   PtrVec owners;             /* BLOCK stmts that allocate */
   const TirStmt *cur;        /* the owner being walked */
+  PtrVec thread_loops;       /* collection: the thread-bound loops around the current statement */
   IrPtrMap inner;            /* vars defined inside the current owner */
 } CompactCtx;
 
@@ -45,6 +51,18 @@ static bool uses_inner(CompactCtx *c, const TirExpr *e) {
   tir_expr_free_vars(e, &fv);
   bool r = false;
   for (int i = 0; i < fv.len && !r; i++) r = ir_ptrmap_has(&c->inner, fv.items[i]);
+  pv_free(&fv);
+  return r;
+}
+
+/* Whether e still uses a relaxed thread loop's var (its bounds are unknown). */
+static bool uses_thread(const Compact *k, const TirExpr *e) {
+  if (!k->nthreads) return false;
+  PtrVec fv = {0};
+  tir_expr_free_vars(e, &fv);
+  bool r = false;
+  for (int i = 0; i < fv.len && !r; i++)
+    for (int t = 0; t < k->nthreads && !r; t++) r = fv.items[i] == k->threads[t]->loop.var;
   pv_free(&fv);
   return r;
 }
@@ -91,8 +109,24 @@ static bool aligned_strides(CompactCtx *c, const Compact *k, TirExpr *const *sha
   return true;
 }
 
+/* The loops of c->thread_loops that buffer b's scope is shared across. */
+static void relaxed_threads(CompactCtx *c, Compact *k) {
+  for (int i = 0; i < c->thread_loops.len; i++) {
+    const TirStmt *l = c->thread_loops.items[i];
+    if (!tir_storage_relaxed_under_thread(k->buf->scope, l->loop.thread_tag)) continue;
+    if (!k->threads) k->threads = xcalloc((size_t)c->thread_loops.len, sizeof *k->threads);
+    k->threads[k->nthreads++] = l;
+  }
+}
+
+static void collect_post_stmt(TirVisitor *v, const TirStmt *s) {
+  CompactCtx *c = v->ctx;
+  if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING) c->thread_loops.len--;
+}
+
 static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
   CompactCtx *c = v->ctx;
+  if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING) pv_push(&c->thread_loops, (void *)s);
   if (s->kind != TIR_S_BLOCK) return true;
   if (s->block.nallocs) pv_push(&c->owners, (void *)s);
   for (int i = 0; i < s->block.nallocs; i++) {
@@ -102,6 +136,7 @@ static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
     k->owner = s;
     k->excluded = b->ndim > MAX_DIMS || b->nstrides || b->elem_offset || b->naxis_separators;
     for (int d = 0; d < b->ndim && d < MAX_DIMS; d++) k->ok[d] = true;
+    relaxed_threads(c, k);
     pv_push(&c->all, k);
     ir_ptrmap_put(&c->by_buf, b, k);
     ir_ptrmap_put(&c->by_data, b->data, k);
@@ -132,11 +167,14 @@ static void record(CompactCtx *c, Compact *k, TirExpr *const *idx, int n) {
     k->excluded = true;
     return;
   }
+  if (k->nthreads) arith_push(c->a);
+  for (int i = 0; i < k->nthreads; i++)
+    arith_bind_range(c->a, k->threads[i]->loop.var, k->threads[i]->loop.min, k->threads[i]->loop.extent);
   for (int d = 0; d < n; d++) {
     if (!k->ok[d]) continue;
     TirExpr *lo = NULL, *hi = NULL;
     if (idx[d]->dtype.lanes != 1 || !arith_symbolic_bounds(c->a, idx[d], &lo, &hi) ||
-        uses_inner(c, lo) || uses_inner(c, hi)) {
+        uses_inner(c, lo) || uses_inner(c, hi) || uses_thread(k, lo) || uses_thread(k, hi)) {
       k->ok[d] = false;
       continue;
     }
@@ -156,6 +194,7 @@ static void record(CompactCtx *c, Compact *k, TirExpr *const *idx, int n) {
     if (dl < 0) k->lo[d] = lo;
     if (dh > 0) k->hi[d] = hi;
   }
+  if (k->nthreads) arith_pop(c->a);
   k->seen = true;
 }
 
@@ -317,6 +356,7 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
   TirVisitor v;
   memset(&v, 0, sizeof v);
   v.pre_stmt = collect_pre_stmt;
+  v.post_stmt = collect_post_stmt;
   v.pre_expr = collect_pre_expr;
   v.ctx = &c;
   tir_visit_stmt(&v, f->body);
@@ -354,7 +394,11 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     tir_mutator_free(&m);
   }
   arith_free(c.a);
-  for (int i = 0; i < c.all.len; i++) free(c.all.items[i]);
+  for (int i = 0; i < c.all.len; i++) {
+    free(((Compact *)c.all.items[i])->threads);
+    free(c.all.items[i]);
+  }
+  pv_free(&c.thread_loops);
   pv_free(&c.all);
   pv_free(&c.owners);
   ir_ptrmap_free(&c.by_buf);

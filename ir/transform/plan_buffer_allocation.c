@@ -239,14 +239,6 @@ TirFunc *tir_plan_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
   for (int i = 0; i < p.all.len; i++) {
     AllocInfo *ai = p.all.items[i];
     if (ai->len <= 0) continue;
-    /* shared memory belongs to the thread block: above every threadIdx loop */
-    if (ai->buf->scope && !strcmp(ai->buf->scope, "shared"))
-      for (int k = 1; k < ai->len; k++)
-        if (ai->path[k]->kind == TIR_S_FOR && ai->path[k]->loop.kind == TIR_FOR_THREAD_BINDING &&
-            !strncmp(ai->path[k]->loop.thread_tag, "threadIdx.", 10)) {
-          ai->len = k;
-          break;
-        }
     const TirStmt *target = ai->path[ai->len - 1];
     if (target == ai->owner) continue;
     add_move(&p.owner_moves, ai->owner, ai);
