@@ -43,6 +43,20 @@ static void bind_inner_loops(ArithCtx *ctx, const SchPath *p, int from) {
       arith_bind_range(ctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
 }
 
+/* The thread-bound loops at or above index `upto` of path p that a buffer
+ * in `scope` is relaxed over (TVM's LoopDomainOfSRefTreePath with the
+ * buffer's storage scope as extra_relax_scope): a shared tile computed at a
+ * loop inside threadIdx loops covers the whole thread block's need. */
+static void bind_relaxed_thread_loops(ArithCtx *ctx, const SchPath *p, int upto, const char *scope) {
+  if (tir_scope_is_global(scope)) return;
+  for (int d = 0; d <= upto && d < p->n; d++) {
+    const TirStmt *l = p->s[d];
+    if (l->kind == TIR_S_FOR && l->loop.kind == TIR_FOR_THREAD_BINDING &&
+        tir_storage_relaxed_under_thread(scope, l->loop.thread_tag))
+      arith_bind_range(ctx, l->loop.var, l->loop.min, l->loop.extent);
+  }
+}
+
 /* Joins into hull[ndim] the region of buf accessed (reads or writes) by the
  * realize `r`, in loop vars outside `loop` (loops inside relaxed). */
 static void relax_access(ArithCtx *ctx, ArithCtx *rctx, TirStmt *root, const TirStmt *loop, TirStmt *r,
@@ -63,6 +77,7 @@ static void relax_access(ArithCtx *ctx, ArithCtx *rctx, TirStmt *root, const Tir
     ir_ptrmap_put(&vmap, b->iters[k].var, r->realize.values[k]);
   arith_push(rctx);
   bind_inner_loops(rctx, &p, from);
+  bind_relaxed_thread_loops(rctx, &p, from, buf->scope);
   const TirBufferRegion *regs = writes ? b->writes : b->reads;
   int nregs = writes ? b->nwrites : b->nreads;
   for (int i = 0; i < nregs; i++) {

@@ -321,14 +321,16 @@ static int execute_gpu(const IrModule *m, TirRun *t, DiagCtx *d) {
   CgOptions opt = cg_options_default();
   int rc = drv_gpu_open(&g, low, t->ra->target, &opt, d, err, sizeof err);
   diag_flush(d);
-  if (!rc) rc = drv_gpu_call(&g, t->fname, t->args, t->n, err, sizeof err);
+  int reps = t->ra->time ? (t->ra->repeat > 0 ? t->ra->repeat : 10) : 0;
+  double ms = 0;
+  if (!rc) rc = drv_gpu_time(&g, t->fname, t->args, t->n, reps, &ms, err, sizeof err);
   if (rc && err[0]) fprintf(stderr, "tvs run: error: %s\n", err);
-  if (!rc && t->ra->time) {
-    double t0 = drv_now_ms();
-    int reps = t->ra->repeat > 0 ? t->ra->repeat : 10;
-    for (int i = 0; i < reps && !rc; i++) rc = drv_gpu_call(&g, t->fname, t->args, t->n, err, sizeof err);
-    if (!rc) printf("%s on %s (%s): mean %.4f ms over %d runs (copies included)\n", t->fname, t->ra->target,
-                    g.api->device_name(g.dev), (drv_now_ms() - t0) / reps, reps);
+  if (!rc && reps) { /* kernels only: the copies in and out are outside the timed runs */
+    double flops = tir_count_flops(t->f, t->b.v, t->b.n);
+    printf("%s on %s (%s): median %.4f ms over %d runs (kernels only)", t->fname, t->ra->target,
+           g.api->device_name(g.dev), ms, reps);
+    if (flops > 0 && ms > 0) printf(", %.3g FLOP, %.2f GFLOP/s", flops, flops / (ms * 1e6));
+    printf("\n");
   }
   drv_gpu_close(&g);
   ir_module_free(low);
