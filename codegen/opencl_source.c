@@ -251,6 +251,24 @@ static void expr(Ocl *o, const TirExpr *e) {
   }
 }
 
+/* A condition without the parentheses expr() puts around a binary
+ * operation: `if (k == 0)`, not `if ((k == 0))` (-Wparentheses-equality). */
+static void cond_expr(Ocl *o, const TirExpr *e) {
+  size_t start = o->out->len;
+  expr(o, e);
+  char *t = o->out->data + start;
+  size_t n = o->out->len - start;
+  if (n < 2 || t[0] != '(' || t[n - 1] != ')') return;
+  int depth = 0;
+  for (size_t k = 0; k < n; k++) {
+    depth += t[k] == '(' ? 1 : t[k] == ')' ? -1 : 0;
+    if (depth == 0 && k < n - 1) return; /* (a) && (b): the first paren closes early */
+  }
+  memmove(t, t + 1, n - 2);
+  o->out->len -= 2;
+  o->out->data[o->out->len] = 0;
+}
+
 /* ------------------------------------------------------------- statements */
 
 static void line(Ocl *o) {
@@ -341,7 +359,7 @@ static void stmt(Ocl *o, const TirStmt *s) {
     case TIR_S_IF:
       line(o);
       sb_puts(o->out, "if (");
-      expr(o, s->ifs.cond);
+      cond_expr(o, s->ifs.cond);
       sb_puts(o->out, ") {\n");
       block(o, s->ifs.then_s);
       if (s->ifs.else_s) {

@@ -16,14 +16,16 @@
 #include "ir/transform.h"
 
 IrModule *drv_gpu_lower(const IrModule *m, const char *target, const char *stage, DiagCtx *d) {
-  for (int i = 0; i < m->nfuncs; i++)
-    if (m->funcs[i].kind == IR_FUNC_RELAX) {
-      diag_error(d, m->funcs[i].rx->span, "graph function '%s': target %s runs prim_funcs only (for now)",
-                 m->funcs[i].name, target);
-      return NULL;
-    }
+  bool graph = false;
+  for (int i = 0; i < m->nfuncs; i++) graph |= m->funcs[i].kind == IR_FUNC_RELAX;
+  IrModule *legal = graph ? drv_gpu_graph_prepare(m, d) : NULL;
+  if (graph && !legal) return NULL;
+  IrModule *only = graph ? drv_tir_only(legal) : NULL;
   int last = stage ? tir_gpu_pipeline_index(stage) : -1;
-  return tir_lower_gpu(m, target, last, d, NULL, NULL);
+  IrModule *low = tir_lower_gpu(graph ? only : m, target, last, d, NULL, NULL);
+  ir_module_free(only);
+  ir_module_free(legal);
+  return low;
 }
 
 char *drv_gpu_device_code(const IrModule *low, const char *target, const CgOptions *cg, bool llvm_ir, DiagCtx *d) {
@@ -36,10 +38,11 @@ char *drv_gpu_device_code(const IrModule *low, const char *target, const CgOptio
 
 typedef struct IntVal { const TirVar *var; int64_t val; } IntVal;
 typedef struct FloatVal { const TirVar *var; double val; } FloatVal;
-typedef struct DevBuf { const TirVar *data; void *buf; } DevBuf;
+typedef struct DevBuf { const TirVar *data; void *buf; size_t bytes; } DevBuf;
 
 /* What the host walk knows: var values and device buffers. */
 typedef struct Host {
+  DrvGpu *g;             /* the device's buffer pool */
   const TvsDeviceAPI *api;
   TvsDevice *dev;
   const IrModule *low;
@@ -73,8 +76,25 @@ static void *device_buffer(Host *h, const TirVar *data) {
   return NULL;
 }
 
-static void add_buffer(Host *h, const TirVar *data, void *buf) {
-  VEC_PUSH(h->bufs, h->nbufs, h->capbufs, ((DevBuf){data, buf}));
+static void add_buffer(Host *h, const TirVar *data, void *buf, size_t bytes) {
+  VEC_PUSH(h->bufs, h->nbufs, h->capbufs, ((DevBuf){data, buf, bytes}));
+}
+
+/* Device buffers are pooled by size: a graph's kernels allocate the same
+ * sizes run after run, and freeing device memory synchronizes the device
+ * (cuMemFree), so a released buffer waits in the pool for the next alloc. */
+void *drv_gpu_alloc(DrvGpu *g, size_t bytes, char *err, size_t errlen) {
+  for (int i = g->npool - 1; i >= 0; i--)
+    if (g->pool[i].bytes == bytes) {
+      void *buf = g->pool[i].buf;
+      g->pool[i] = g->pool[--g->npool];
+      return buf;
+    }
+  return g->api->alloc(g->dev, bytes, err, errlen);
+}
+
+void drv_gpu_release(DrvGpu *g, void *buf, size_t bytes) {
+  if (buf) VEC_PUSH(g->pool, g->npool, g->cappool, ((DrvGpuBuf){buf, bytes}));
 }
 
 static int fail(Host *h, const char *fmt, const char *a) {
@@ -145,13 +165,14 @@ static int host_alloc(Host *h, const TirStmt *s) {
       return fail(h, "the size of allocation '%s' cannot be evaluated", s->alloc.var->name);
     n *= e;
   }
-  void *buf = h->api->alloc(h->dev, (size_t)n * dt_bytes(s->alloc.dtype), h->err, h->errlen);
+  size_t bytes = (size_t)n * dt_bytes(s->alloc.dtype);
+  void *buf = drv_gpu_alloc(h->g, bytes, h->err, h->errlen);
   if (!buf) return -1;
   int saved = h->nbufs;
-  add_buffer(h, s->alloc.var, buf);
+  add_buffer(h, s->alloc.var, buf, bytes);
   int rc = walk(h, s->alloc.body);
   h->nbufs = saved;
-  h->api->release(h->dev, buf);
+  drv_gpu_release(h->g, buf, bytes);
   return rc;
 }
 
@@ -219,9 +240,9 @@ static int bind_params(Host *h, const TirFunc *f, InterpArg *args, int nargs) {
     for (int k = 0; k < b->ndim; k++)
       if (b->shape[k]->kind == TIR_VAR) bind_int(h, b->shape[k]->var, t->shape[k]);
     size_t bytes = tvs_ndarray_nbytes(t);
-    void *buf = h->api->alloc(h->dev, bytes, h->err, h->errlen);
+    void *buf = drv_gpu_alloc(h->g, bytes, h->err, h->errlen);
     if (!buf) return -1;
-    add_buffer(h, b->data, buf);
+    add_buffer(h, b->data, buf, bytes);
     if (h->api->copy_to(h->dev, buf, t->data, bytes, h->err, h->errlen)) return -1;
   }
   return 0;
@@ -279,13 +300,39 @@ int drv_gpu_time(DrvGpu *g, const char *func, InterpArg *args, int nargs, int re
                  size_t errlen) {
   const IrGlobal *fg = ir_module_lookup(g->low, func);
   if (!fg || fg->kind != IR_FUNC_TIR) return snprintf(err, errlen, "no function '%s'", func), -1;
-  Host h = {.api = g->api, .dev = g->dev, .low = g->low, .err = err, .errlen = errlen};
+  Host h = {.g = g, .api = g->api, .dev = g->dev, .low = g->low, .err = err, .errlen = errlen};
   int rc = bind_params(&h, fg->tir, args, nargs);
   if (!rc) rc = walk(&h, fg->tir->body);
   if (!rc && reps > 0) rc = h.api->sync(h.dev, err, errlen); /* the first run warms up (module JIT, caches) */
   if (!rc && reps > 0) rc = time_launches(&h, fg->tir, reps, median_ms);
   if (!rc) rc = copy_out(&h, fg->tir, args);
-  for (int i = 0; i < h.nbufs; i++) g->api->release(g->dev, h.bufs[i].buf);
+  for (int i = 0; i < h.nbufs; i++) drv_gpu_release(g, h.bufs[i].buf, h.bufs[i].bytes);
+  free(h.vars);
+  free(h.fvars);
+  free(h.bufs);
+  return rc;
+}
+
+/* The tensor params are the device buffers bufs[i] shaped like shapes[i]
+ * (size vars bound from them); scalars are not taken. */
+int drv_gpu_launch(DrvGpu *g, const char *func, void *const *bufs, const DLTensor *const *shapes, int nargs,
+                   char *err, size_t errlen) {
+  const IrGlobal *fg = ir_module_lookup(g->low, func);
+  if (!fg || fg->kind != IR_FUNC_TIR) return snprintf(err, errlen, "no function '%s'", func), -1;
+  const TirFunc *f = fg->tir;
+  Host h = {.g = g, .api = g->api, .dev = g->dev, .low = g->low, .err = err, .errlen = errlen};
+  int rc = nargs == f->nparams ? 0 : fail(&h, "wrong number of arguments to '%s'", func);
+  for (int i = 0; i < nargs && !rc; i++) {
+    const TirBuffer *b = f->buffer_map ? f->buffer_map[i] : NULL;
+    if (!b || shapes[i]->ndim != b->ndim) {
+      rc = fail(&h, "argument of '%s' is not a tensor of the buffer's rank", func);
+      break;
+    }
+    for (int k = 0; k < b->ndim; k++)
+      if (b->shape[k]->kind == TIR_VAR) bind_int(&h, b->shape[k]->var, shapes[i]->shape[k]);
+    add_buffer(&h, b->data, bufs[i], 0);
+  }
+  if (!rc) rc = walk(&h, f->body);
   free(h.vars);
   free(h.fvars);
   free(h.bufs);
@@ -293,6 +340,9 @@ int drv_gpu_time(DrvGpu *g, const char *func, InterpArg *args, int nargs, int re
 }
 
 void drv_gpu_close(DrvGpu *g) {
+  if (g->api && g->dev)
+    for (int i = 0; i < g->npool; i++) g->api->release(g->dev, g->pool[i].buf);
+  free(g->pool);
   if (g->api && g->dev) g->api->close(g->dev);
   memset(g, 0, sizeof *g);
 }

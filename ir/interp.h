@@ -40,6 +40,8 @@ int interp_run_tir_races(const IrModule *m, const char *name, InterpArg *args, i
 int interp_run_relax(const IrModule *m, const char *name, InterpArg *args, int nargs,
                      DLTensor ***results, int *nresults, DiagCtx *diag);
 void interp_free_result(DLTensor *t);
+/* The DLPack dtype of a TIR dtype. */
+DLDataType interp_dl_dtype(DType t);
 
 /* Runs prim_func `name` for a call_tir step; 0 or -1 (with the error reported
  * to diag).  Lets a graph function run on the interpreter while the tensor

@@ -147,8 +147,7 @@ void interp_race_free(IRace *r);
  * emulated (owned by the detector), or NULL: allocate privately. */
 void *interp_race_shared_storage(Interp *in, const TirVar *var, size_t nbytes);
 
-/* DType <-> DLPack dtype (bool <-> {kDLBool, 8, 1}). */
-DLDataType interp_dl_dtype(DType t);
+/* Whether DLPack dtype d is t (bool is {kDLBool, 8, 1}; see interp_dl_dtype in ir/interp.h). */
 bool interp_dl_matches(DType t, DLDataType d);
 
 /* ---- interp_relax.c: what the operator families' eval files

@@ -12,6 +12,7 @@
 #include "ir/relax_op.h"
 #include "ir/transform.h"
 #include "ir/visit.h"
+#include "sched/default_schedule_internal.h"
 #include "sched/schedule.h"
 
 /* Work below this many iterations stays serial: a parallel region costs the
@@ -27,60 +28,6 @@ const char *sch_default_script(const char *name) {
 }
 
 /* ------------------------------------------------------------ IR queries */
-
-/* The statement walks below run on the shared visitor (ir/visit.h). */
-typedef struct Walk {
-  const char *name;       /* find_realize: the block looked for */
-  const TirStmt *found;   /* find_realize: its realize */
-  bool scheduled;         /* has_scheduled_loop: a non-serial loop seen */
-  const char **names;     /* collect_blocks: block names, pre-order */
-  int n, cap;
-} Walk;
-
-static bool find_pre(TirVisitor *v, const TirStmt *st) {
-  Walk *w = v->ctx;
-  if (st->kind == TIR_S_BLOCK_REALIZE && !strcmp(st->realize.block->block.name, w->name)) {
-    w->found = st;
-    v->stop = true;
-  }
-  return true;
-}
-
-/* The realize of the first block called name under s (pre-order), or NULL. */
-static const TirStmt *find_realize(const TirStmt *s, const char *name) {
-  Walk w = {.name = name};
-  TirVisitor v = {.pre_stmt = find_pre, .ctx = &w};
-  if (s) tir_visit_stmt(&v, s);
-  return w.found;
-}
-
-static const TirBlock *find_block(const TirFunc *f, const char *name) {
-  const TirStmt *r = find_realize(f->body, name);
-  return r ? &r->realize.block->block : NULL;
-}
-
-static bool scheduled_pre(TirVisitor *v, const TirStmt *st) {
-  Walk *w = v->ctx;
-  if (st->kind == TIR_S_FOR && st->loop.kind != TIR_FOR_SERIAL) {
-    w->scheduled = true;
-    v->stop = true;
-  }
-  return true;
-}
-
-/* Whether any loop under s is other than serial (someone scheduled it). */
-static bool has_scheduled_loop(const TirStmt *s) {
-  Walk w = {0};
-  TirVisitor v = {.pre_stmt = scheduled_pre, .ctx = &w};
-  if (s) tir_visit_stmt(&v, s);
-  return w.scheduled;
-}
-
-static bool is_scheduled(const TirFunc *f) {
-  const IrValue *v = f->attrs ? irv_dict_get(f->attrs, "tir.is_scheduled") : NULL;
-  if (v && (v->kind == IRV_BOOL || v->kind == IRV_INT) && v->i) return true;
-  return has_scheduled_loop(f->body);
-}
 
 static bool is_f32(DType t) { return t.code == DT_FLOAT && t.bits == 32 && t.lanes == 1; }
 
@@ -104,13 +51,13 @@ static bool host_has_avx512(void) {
 /* conv2d_nchw float32: the script default_schedule.h describes, chosen as
  * bench/conv2d_bench.c's default_schedule() does. */
 static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t cap) {
-  const TirBlock *b = find_block(f, "conv2d_nchw");
+  const TirBlock *b = sch_ds_find_block(f, "conv2d_nchw");
   char kinds[16];
   int64_t F;
   if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype)) return NULL;
   iter_kinds(b, kinds, sizeof kinds);
   if (strcmp(kinds, "SSSSRRR") || !const_extent(&b->iters[1], &F)) return NULL;
-  const TirBlock *pad = find_block(f, "pad_temp");
+  const TirBlock *pad = sch_ds_find_block(f, "pad_temp");
   if (!pad || pad->body->kind != TIR_S_STORE) return NULL;
   bool padded = pad->body->store.value->kind != TIR_LOAD;
   bool avx512 = host_has_avx512();
@@ -134,7 +81,7 @@ static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t
 static const char *matmul_rule(const TirFunc *f, const char **block, int *nfuse) {
   static const char *const names[] = {"matmul", "T_linear"};
   for (int i = 0; i < 2; i++) {
-    const TirBlock *b = find_block(f, names[i]);
+    const TirBlock *b = sch_ds_find_block(f, names[i]);
     char kinds[16];
     if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype) || b->niters < 3) continue;
     iter_kinds(b, kinds, sizeof kinds);
@@ -192,58 +139,11 @@ static int run_script(IrModule **m, const char *name, const char *prologue) {
   return rc;
 }
 
-static bool collect_pre(TirVisitor *v, const TirStmt *st) {
-  Walk *w = v->ctx;
-  if (st->kind == TIR_S_BLOCK_REALIZE && strcmp(st->realize.block->block.name, "root") && w->n < w->cap)
-    w->names[w->n++] = st->realize.block->block.name;
-  return true;
-}
-
-/* The names of the blocks under s in pre-order (root excluded), appended to
- * names[*n..cap). */
-static void collect_blocks(const TirStmt *s, const char **names, int *n, int cap) {
-  Walk w = {.names = names, .n = *n, .cap = cap};
-  TirVisitor v = {.pre_stmt = collect_pre, .ctx = &w};
-  if (s) tir_visit_stmt(&v, s);
-  *n = w.n;
-}
-
-#define MAX_BLOCKS 64
-
-/* A fresh schedule over *m with its errors kept quiet. */
-typedef struct Quiet {
-  DiagCtx d;
-  Schedule *s;
-} Quiet;
-
-static void quiet_open(Quiet *q, const IrModule *m) {
-  diag_init(&q->d, NULL);
-  q->s = sch_new(m, &q->d);
-}
-
-/* Takes the schedule's result into *m when it made no error. */
-static void quiet_close(Quiet *q, IrModule **m) {
-  if (q->s && !q->d.nerr) {
-    IrModule *nm = sch_take_mod(q->s);
-    ir_module_free(*m);
-    *m = nm;
-  }
-  sch_free(q->s);
-  diag_free(&q->d);
-}
-
-/* Tries a primitive; on failure forgets its error (the schedule is unchanged). */
-static bool try_ok(Quiet *q, int rc) {
-  if (rc >= 0 && !q->d.nerr) return true;
-  diag_clear(&q->d);
-  return false;
-}
-
 /* The blocks that follow main_block in f (pre-order): its fused epilogue. */
 static int epilogue_blocks(const TirFunc *f, const char *main_block, const char **out) {
-  const char *names[MAX_BLOCKS];
+  const char *names[SCH_DS_MAX_BLOCKS];
   int n = 0, k = 0;
-  collect_blocks(f->body, names, &n, MAX_BLOCKS);
+  sch_ds_collect_blocks(f->body, names, &n, SCH_DS_MAX_BLOCKS);
   bool after = false;
   for (int i = 0; i < n; i++) {
     if (after) out[k++] = names[i];
@@ -257,93 +157,24 @@ static int epilogue_blocks(const TirFunc *f, const char *main_block, const char 
  * one at a time in data-flow order; those that do not fold stay for the
  * generic rule. */
 static void inline_epilogue(IrModule **m, const TirFunc *orig, const char *main_block) {
-  const char *names[MAX_BLOCKS];
+  const char *names[SCH_DS_MAX_BLOCKS];
   int n = epilogue_blocks(orig, main_block, names);
-  Quiet q;
-  quiet_open(&q, *m);
+  SchDsQuiet q;
+  sch_ds_quiet_open(&q, *m);
   for (int i = 0; i < n; i++) {
     SchRV b = sch_get_block(q.s, names[i], NULL);
-    if (!try_ok(&q, b) || !try_ok(&q, sch_reverse_compute_inline(q.s, b))) break;
+    if (!sch_ds_try_ok(&q, b) || !sch_ds_try_ok(&q, sch_reverse_compute_inline(q.s, b))) break;
   }
-  quiet_close(&q, m);
+  sch_ds_quiet_close(&q, m);
 }
 
 /* ------------------------------------------------------ the generic rule */
 
-/* A root-level loop nest: its loops outer to inner down to one block. */
-typedef struct Nest {
-  const TirStmt *loops[16];
-  int nloops;
-  const TirBlock *block;
-  const TirStmt *realize;
-} Nest;
-
-static bool perfect_nest(const TirStmt *s, Nest *n) {
-  n->nloops = 0;
-  while (s && s->kind == TIR_S_FOR && n->nloops < 16) {
-    n->loops[n->nloops++] = s;
-    s = s->loop.body;
-  }
-  if (!s || s->kind != TIR_S_BLOCK_REALIZE) return false;
-  n->realize = s;
-  n->block = &s->realize.block->block;
-  return true;
-}
-
-/* Whether loop i of the nest feeds only spatial iters of its block. */
-static bool loop_is_spatial(const Nest *n, int i) {
-  const TirVar *v = n->loops[i]->loop.var;
-  for (int k = 0; k < n->block->niters; k++)
-    if (n->block->iters[k].type != TIR_ITER_SPATIAL && tir_expr_uses_var(n->realize->realize.values[k], v))
-      return false;
-  return true;
-}
-
-/* The output buffers a block writes that the function does not allocate. */
-static bool writes_param(const TirFunc *f, const TirBlock *b) {
-  for (int w = 0; w < b->nwrites; w++)
-    for (int p = 0; p < f->nparams; p++)
-      if (f->buffer_map[p] && f->buffer_map[p]->data == b->writes[w].buffer->data) return true;
-  return false;
-}
-
-/* Whether name is one of names[0..n) (names NULL: every name is). */
-static bool among(const char *name, const char *const *names, int n) {
-  if (!names) return true;
-  for (int i = 0; i < n; i++)
-    if (!strcmp(names[i], name)) return true;
-  return false;
-}
-
-/* Inlines every block (of only[0..nonly), all when only is NULL) whose value
- * it can into its consumers (TVM's compute_inline), until nothing more does. */
-static void inline_producers(IrModule **m, const char *const *only, int nonly) {
-  for (bool progress = true; progress;) {
-    progress = false;
-    const TirFunc *f = (*m)->funcs[0].tir;
-    const char *names[MAX_BLOCKS];
-    int n = 0;
-    collect_blocks(f->body, names, &n, MAX_BLOCKS);
-    Quiet q;
-    quiet_open(&q, *m);
-    for (int i = 0; i < n; i++) {
-      const TirBlock *b = find_block(f, names[i]);
-      if (!b || writes_param(f, b) || b->niters == 0 || !among(names[i], only, nonly)) continue;
-      bool spatial = true;
-      for (int k = 0; k < b->niters; k++) spatial &= b->iters[k].type == TIR_ITER_SPATIAL;
-      if (!spatial) continue;
-      SchRV rv = sch_get_block(q.s, names[i], NULL);
-      if (try_ok(&q, rv) && try_ok(&q, sch_compute_inline(q.s, rv))) progress = true;
-    }
-    quiet_close(&q, m);
-  }
-}
-
 /* Parallel over the leading spatial loops of one nest, vectorized along its
  * innermost loop when that is spatial with a constant multiple of the lanes. */
-static void schedule_nest(Quiet *q, const Nest *n, int lanes) {
+static void schedule_nest(SchDsQuiet *q, const SchDsNest *n, int lanes) {
   int lead = 0;
-  while (lead < n->nloops && loop_is_spatial(n, lead)) lead++;
+  while (lead < n->nloops && sch_ds_loop_is_spatial(n, lead)) lead++;
   if (lead == 0) return;
   int64_t work = 1, ext;
   bool known = true;
@@ -353,7 +184,7 @@ static void schedule_nest(Quiet *q, const Nest *n, int lanes) {
   }
   SchRV *loops = NULL;
   int nl = sch_get_loops(q->s, sch_get_block(q->s, n->block->name, NULL), &loops);
-  if (!try_ok(q, nl) || nl != n->nloops) {
+  if (!sch_ds_try_ok(q, nl) || nl != n->nloops) {
     free(loops);
     return;
   }
@@ -363,8 +194,8 @@ static void schedule_nest(Quiet *q, const Nest *n, int lanes) {
       inner % lanes == 0 && inner >= lanes) {
     int64_t factors[2] = {0, lanes};
     SchRV parts[2];
-    if (try_ok(q, sch_split(q->s, loops[lead - 1], factors, 2, true, false, parts))) {
-      if (try_ok(q, sch_vectorize(q->s, parts[1]))) loops[lead - 1] = parts[0];
+    if (sch_ds_try_ok(q, sch_split(q->s, loops[lead - 1], factors, 2, true, false, parts))) {
+      if (sch_ds_try_ok(q, sch_vectorize(q->s, parts[1]))) loops[lead - 1] = parts[0];
     }
   }
   if (known && work < PARALLEL_MIN_WORK) {
@@ -372,29 +203,29 @@ static void schedule_nest(Quiet *q, const Nest *n, int lanes) {
     return;
   }
   SchRV outer = par_end > 1 ? sch_fuse(q->s, loops, par_end, true) : loops[0];
-  if (try_ok(q, outer)) try_ok(q, sch_parallel(q->s, outer));
+  if (sch_ds_try_ok(q, outer)) sch_ds_try_ok(q, sch_parallel(q->s, outer));
   free(loops);
 }
 
 /* Each root-level nest of the only function of *m that no rule touched,
- * after inlining the producers among only[0..nonly) (NULL: all; after a
+ * after inlining the producers sch_ds_among only[0..nonly) (NULL: all; after a
  * family rule only its epilogue's, since its staging blocks must stay). */
 static void generic_rule(IrModule **m, int lanes, const char *const *only, int nonly) {
-  inline_producers(m, only, nonly);
+  sch_ds_inline_producers(m, only, nonly);
   const TirFunc *f = (*m)->funcs[0].tir;
   const TirStmt *root = f->body;
   if (!root || root->kind != TIR_S_BLOCK_REALIZE) return;
   const TirStmt *body = root->realize.block->block.body;
   const TirStmt *const *items = body->kind == TIR_S_SEQ ? (const TirStmt *const *)body->seq.stmts : &body;
   int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
-  Quiet q;
-  quiet_open(&q, *m);
+  SchDsQuiet q;
+  sch_ds_quiet_open(&q, *m);
   for (int i = 0; i < nitems; i++) {
-    Nest n;
-    if (items[i]->kind == TIR_S_FOR && !has_scheduled_loop(items[i]) && perfect_nest(items[i], &n))
+    SchDsNest n;
+    if (items[i]->kind == TIR_S_FOR && !sch_ds_has_scheduled_loop(items[i]) && sch_ds_perfect_nest(items[i], &n))
       schedule_nest(&q, &n, lanes);
   }
-  quiet_close(&q, m);
+  sch_ds_quiet_close(&q, m);
 }
 
 /* ------------------------------------------- weights packed ahead of time */
@@ -446,7 +277,7 @@ static int prepackable_weight(const IrModule *m, const char *name, const TirFunc
   char buf[96];
   const char *script = conv2d_rule(f, true, buf, sizeof buf);
   if (!script || !strstr(script, "_prepacked")) return -1;
-  const TirBlock *b = find_block(f, "conv2d_nchw");
+  const TirBlock *b = sch_ds_find_block(f, "conv2d_nchw");
   if (b->nreads < 2) return -1;
   int p = -1;
   for (int i = 0; i < f->nparams; i++)
@@ -536,12 +367,12 @@ static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule 
     }
     if (run_script(&one, script, prologue) == 0) inline_epilogue(&one, f, block);
   }
-  const char *epi[MAX_BLOCKS];
+  const char *epi[SCH_DS_MAX_BLOCKS];
   int nepi = script ? epilogue_blocks(f, block ? block : "conv2d_nchw", epi) : 0;
   generic_rule(&one, host_has_avx512() ? 16 : 8, script ? epi : NULL, nepi);
   ir_heap_depend(out->heap, one->heap);
   TirFunc *nf = ir_memdup(out->heap, one->funcs[0].tir, sizeof *nf);
-  nf->attrs = irv_dict_set(out->heap, nf->attrs, "tir.is_scheduled", irv_bool(out->heap, true));
+  nf->attrs = irv_dict_set(out->heap, nf->attrs, "tir.sch_ds_is_scheduled", irv_bool(out->heap, true));
   ir_module_free(one);
   return nf;
 }
@@ -556,7 +387,7 @@ IrModule *sch_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed) 
   PackedWeights pw = {0};
   for (int i = 0; i < m->nfuncs; i++) {
     const IrGlobal *g = &m->funcs[i];
-    if (g->kind == IR_FUNC_RELAX || !called[i] || is_scheduled(g->tir)) {
+    if (g->kind == IR_FUNC_RELAX || !called[i] || sch_ds_is_scheduled(g->tir)) {
       if (g->kind == IR_FUNC_TIR) ir_module_add_tir(out, g->name, g->tir);
       continue;
     }

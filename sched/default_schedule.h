@@ -52,4 +52,13 @@ const char *sch_default_rule(const TirFunc *f);
  * (rx_set_default_scheduler; idempotent).  The tools call it at start. */
 void sch_default_schedule_install(void);
 
+/* The stage for GPU targets (sched/gpu_default_schedule.c): TVM dlight's
+ * Fallback rule, every unscheduled called prim_func's loop nests bound to
+ * blockIdx.x / threadIdx.x after its injective producers are inlined.  A
+ * nest it cannot bind is a warning (the function will not lower). */
+IrModule *sch_gpu_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed);
+/* Makes sch_gpu_default_schedule the "default-schedule" stage (until
+ * sch_default_schedule_install puts the CPU rules back). */
+void sch_gpu_default_schedule_install(void);
+
 #endif

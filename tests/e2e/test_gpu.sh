@@ -48,6 +48,26 @@ for nm in names:
 PYEOF
 done
 
+# Graph functions on a GPU target: default GPU schedules (dlight's fallback),
+# the graph stepped on the host, every kernel on the device; the CNN's
+# outputs equal the CPU target's, its PTX (all kernels) passes ptxas.
+for m in mlp models/cnn; do
+  n=$(basename $m)
+  "$TVS" run "$SRC/examples/$m.tvs" -o "$W/g_$n.cpu" >/dev/null 2>&1 || bad "graph $n: cpu run"
+  "$TVS" show "$SRC/examples/$m.tvs" --target cuda --stage ptx >"$W/g_$n.ptx" 2>"$W/out" &&
+    [ "$(grep -c '^.visible .entry' "$W/g_$n.ptx")" -ge 2 ] && ok || { bad "graph $n: ptx"; head "$W/out"; }
+  if [ -n "$PTXAS" ]; then
+    "$PTXAS" -arch=sm_80 "$W/g_$n.ptx" -o "$W/g_$n.cubin" >"$W/out" 2>&1 && ok || { bad "graph $n: ptxas"; head "$W/out"; }
+  fi
+  [ $opencl = 1 ] || continue
+  if "$TVS" run "$SRC/examples/$m.tvs" --target opencl -o "$W/g_$n.ocl" >"$W/out" 2>&1 &&
+     "$PY" -c "
+import sys, numpy as np
+a, b = np.load(sys.argv[1] + '/output.npy'), np.load(sys.argv[2] + '/output.npy')
+assert a.shape == b.shape and np.allclose(a, b, rtol=1e-4, atol=1e-4), float(np.abs(a - b).max())" "$W/g_$n.ocl" "$W/g_$n.cpu"
+  then ok; else bad "graph $n: opencl differs from cpu"; cat "$W/out"; fi
+done
+
 # CUDA without a driver: one clear line, non-zero exit (with one: it runs).
 if [ ! -e /dev/nvidiactl ]; then
   "$TVS" run "$SRC/tests/gpu/ewise.tvs" --target cuda >"$W/out" 2>&1

@@ -578,10 +578,55 @@ static int run_relax_interp(const IrModule *m, const char *fname, RelaxRun *x, D
   return rc ? -1 : 0;
 }
 
+static bool gpu_target(const char *t) { return !strcmp(t, "cuda") || !strcmp(t, "opencl"); }
+
+/* --target cuda|opencl: the graph stepped through on the host, its kernels
+ * on the device (driver/gpu_graph.c); --time times whole runs. */
+static int run_relax_gpu(const IrModule *m, const char *fname, RelaxRun *x, DiagCtx *d) {
+  DrvGpuGraph gg;
+  char err[1024] = "";
+  CgOptions opt = cg_options_default();
+  int rc = drv_gpu_graph_open_for(&gg, m, fname, x->ra->target, &opt, d, err, sizeof err);
+  diag_flush(d);
+  if (!rc && !gg.plan)
+    fprintf(stderr, "tvs run: note: '%s' is stepped through on the host, each kernel's tensors copied in and out: %s\n",
+            fname, gg.why);
+  DLTensor **results = NULL;
+  int nresults = 0;
+  if (!rc) rc = drv_gpu_graph_run(&gg, fname, x->args, x->n, &results, &nresults, d);
+  diag_flush(d);
+  if (rc == -1 && err[0]) fprintf(stderr, "tvs run: error: %s\n", err);
+  if (!rc && x->ra->time) {
+    int reps = x->ra->repeat > 0 ? x->ra->repeat : 5;
+    double *t = xcalloc((size_t)reps, sizeof *t);
+    for (int i = 0; i < reps && !rc; i++) {
+      DLTensor **r2 = NULL;
+      int n2 = 0;
+      double t0 = drv_now_ms();
+      rc = drv_gpu_graph_run(&gg, fname, x->args, x->n, &r2, &n2, d);
+      t[i] = drv_now_ms() - t0;
+      for (int k = 0; k < n2; k++) interp_free_result(r2[k]);
+      free(r2);
+    }
+    diag_flush(d);
+    if (!rc)
+      printf("%s on %s (%s): median %.4f ms over %d runs (%s)\n", fname, x->ra->target,
+             gg.gpu.api->device_name(gg.gpu.dev), drv_median(t, reps), reps,
+             gg.plan ? "whole graph on the device, inputs and results copied" : "stepped on the host, every copy");
+    free(t);
+  }
+  if (!rc) rc = emit_relax_results(x->ra, results, nresults);
+  for (int i = 0; i < nresults; i++) interp_free_result(results[i]);
+  free(results);
+  drv_gpu_graph_close(&gg);
+  return rc ? -1 : 0;
+}
+
 /* Native when the target is cpu and the graph compiles whole; else the
  * interpreter, with a note saying why.  0 or -1 (reported). */
 static int execute_relax_any(const IrModule *m, const char *fname, RelaxRun *x, DiagCtx *d) {
   const RunArgs *ra = x->ra;
+  if (gpu_target(ra->target) && !ra->memory_plan && !ra->profile) return run_relax_gpu(m, fname, x, d);
   bool cpu = !strcmp(ra->target, "cpu");
   DrvGraph g;
   char why[256] = "";

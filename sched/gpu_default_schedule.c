@@ -1,0 +1,107 @@
+/* gpu_default_schedule.c - the graph pipeline's default schedules for GPU
+ * targets (sch_gpu_default_schedule), TVM dlight's Fallback rule: in each
+ * prim_func a graph function calls, the injective producers are inlined into
+ * their consumers, then every remaining root-level loop nest becomes one
+ * kernel: its leading spatial loops fused and split over blockIdx.x and
+ * threadIdx.x (256 threads per block), its reduction loops serial inside
+ * each thread.  Correct for every operator, fast for none in particular:
+ * the family schedules (shared-memory tiles for matmul and conv2d, cross-
+ * thread reductions for softmax and norms) are what dlight adds on top. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/default_schedule.h"
+#include "sched/default_schedule_internal.h"
+#include "base/util.h"
+#include "ir/transform.h"
+
+#define GPU_THREADS 256
+
+/* Binds one root-level nest: true when it is now a kernel. */
+static bool bind_nest(SchDsQuiet *q, const SchDsNest *n) {
+  int lead = 0;
+  while (lead < n->nloops && sch_ds_loop_is_spatial(n, lead)) lead++;
+  SchRV block = sch_get_block(q->s, n->block->name, NULL);
+  if (!sch_ds_try_ok(q, block)) return false;
+  SchRV *loops = NULL;
+  int nl = sch_get_loops(q->s, block, &loops);
+  bool ok = sch_ds_try_ok(q, nl) && nl == n->nloops;
+  SchRV outer = -1;
+  if (ok && lead == 0) /* a reduction to a scalar: one thread */
+    outer = sch_add_unit_loop(q->s, nl > 0 ? loops[0] : block);
+  else if (ok)
+    outer = lead > 1 ? sch_fuse(q->s, loops, lead, true) : loops[0];
+  free(loops);
+  if (!ok || !sch_ds_try_ok(q, outer)) return false;
+  int64_t work = 0;
+  for (int i = 0; i < lead; i++) {
+    int64_t e;
+    if (!tir_is_const_int(n->loops[i]->loop.extent, &e)) {
+      work = -1;
+      break;
+    }
+    work = i ? work * e : e;
+  }
+  int64_t threads = work > 0 && work < GPU_THREADS ? work : GPU_THREADS;
+  if (lead == 0) threads = 1;
+  int64_t factors[2] = {0, threads};
+  SchRV parts[2];
+  return sch_ds_try_ok(q, sch_split(q->s, outer, factors, 2, true, false, parts)) &&
+         sch_ds_try_ok(q, sch_bind(q->s, parts[0], "blockIdx.x")) &&
+         sch_ds_try_ok(q, sch_bind(q->s, parts[1], "threadIdx.x"));
+}
+
+/* Schedules the only function of *m; false when a nest stays unbound. */
+static bool fallback_rule(IrModule **m) {
+  sch_ds_inline_producers(m, NULL, 0);
+  const TirFunc *f = (*m)->funcs[0].tir;
+  const TirStmt *root = f->body;
+  if (!root || root->kind != TIR_S_BLOCK_REALIZE) return false;
+  const TirStmt *body = root->realize.block->block.body;
+  const TirStmt *const *items = body->kind == TIR_S_SEQ ? (const TirStmt *const *)body->seq.stmts : &body;
+  int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  SchDsQuiet q;
+  sch_ds_quiet_open(&q, *m);
+  bool all = true;
+  for (int i = 0; i < nitems; i++) {
+    SchDsNest n;
+    if (items[i]->kind != TIR_S_FOR || !sch_ds_perfect_nest(items[i], &n) || !bind_nest(&q, &n)) all = false;
+  }
+  sch_ds_quiet_close(&q, m);
+  return all;
+}
+
+IrModule *sch_gpu_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed) {
+  if (changed) *changed = false;
+  bool *called = xcalloc((size_t)m->nfuncs + 1, sizeof *called);
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i].kind == IR_FUNC_RELAX) ir_module_mark_refs(m, m->funcs[i].rx->body, called);
+  IrModule *out = ir_module_derive(m);
+  for (int i = 0; i < m->nfuncs; i++) {
+    const IrGlobal *g = &m->funcs[i];
+    if (g->kind == IR_FUNC_RELAX) {
+      ir_module_add_relax(out, g->name, g->rx);
+      continue;
+    }
+    if (!called[i] || sch_ds_is_scheduled(g->tir)) {
+      ir_module_add_tir(out, g->name, g->tir);
+      continue;
+    }
+    IrModule *one = ir_module_derive(m);
+    ir_module_add_tir(one, g->name, g->tir);
+    if (!fallback_rule(&one))
+      diag_warning(diag, g->tir->span, "default-schedule (GPU): prim_func '%s' has a loop nest that could not be bound "
+                   "to GPU threads; it will not lower for a GPU target", g->name);
+    ir_heap_depend(out->heap, one->heap);
+    TirFunc *nf = ir_memdup(out->heap, one->funcs[0].tir, sizeof *nf);
+    nf->attrs = irv_dict_set(out->heap, nf->attrs, "tir.is_scheduled", irv_bool(out->heap, true));
+    ir_module_add_tir(out, g->name, nf);
+    ir_module_free(one);
+    if (changed) *changed = true;
+  }
+  free(called);
+  return out;
+}
+
+void sch_gpu_default_schedule_install(void) { rx_set_default_scheduler(sch_gpu_default_schedule); }
