@@ -122,6 +122,11 @@ int ox_cv_eye_like(OxCtx *c, OxVal **in, int nin) {
 int ox_cv_fmod(OxCtx *c, OxVal **in, int nin) {
   if (!ox_attr_int(c, "fmod", 0)) return ox_cv_binary(c, in, nin);
   if (need(c, in, nin, 2)) return -1;
+  if (in[0]->cval && in[1]->cval && tvs_ndarray_numel(&in[0]->cval->t) <= 4096 &&
+      tvs_ndarray_numel(&in[1]->cval->t) <= 4096) { /* shape arithmetic: folded */
+    TvsNDArray *r = ox_fold_binary("FMod", in[0]->cval, in[1]->cval);
+    if (r) return ox_define_const(c, 0, r) ? 0 : -1;
+  }
   OxVal s = {0};
   if (ox_broadcast(c, in[0], in[1], &s)) return -1;
   const char *a = ox_ref(c, in[0]), *b = ox_ref(c, in[1]), *dt = ox_dtype_name(in[0]->dt);

@@ -2,6 +2,7 @@
  * broadcasting, inputs that must be constants, and the small element-wise
  * folding that shape computations (Shape -> Gather -> Add -> Concat) need. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ static double apply_f(const char *op, double x, double y) {
   if (!strcmp(op, "Greater")) return x > y;
   if (!strcmp(op, "Max")) return x > y ? x : y;
   if (!strcmp(op, "Min")) return x < y ? x : y;
+  if (!strcmp(op, "FMod")) return fmod(x, y);
   return NAN;
 }
 
@@ -77,6 +79,10 @@ static bool apply_i(const char *op, int64_t x, int64_t y, int64_t *r) {
   else if (!strcmp(op, "Div")) {
     if (y == 0) return false;
     *r = x / y; /* ONNX integer Div truncates, as C does */
+  } else if (!strcmp(op, "Mod") || !strcmp(op, "FMod")) {
+    if (y == 0 || (x == INT64_MIN && y == -1)) return false;
+    *r = x % y; /* FMod (fmod=1): the dividend's sign, as C's % */
+    if (!strcmp(op, "Mod") && *r != 0 && ((*r < 0) != (y < 0))) *r += y; /* Mod: the divisor's sign */
   } else if (!strcmp(op, "Equal")) *r = x == y;
   else if (!strcmp(op, "Less")) *r = x < y;
   else if (!strcmp(op, "Greater")) *r = x > y;

@@ -119,6 +119,28 @@ def commands(a, w):
     return model, x
 
 
+def shape_arithmetic(a, w):
+    """Slice ends computed from constants by Mod (fmod 0 and 1) and Reshape, as
+    PyTorch 2.11's exporter writes a Transformer's attention: folded at import."""
+    c = lambda name, v: helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(v, np.int64)))
+    nodes = [c("a", [-7]), c("b", [4]), c("one", [1]), c("ax", [1]), c("st", [0]),
+             helper.make_node("Mod", ["a", "b"], ["m0"]),             # floor mod: 1
+             helper.make_node("Mod", ["a", "b"], ["m1"], fmod=1),     # C fmod: -3
+             helper.make_node("Abs", ["m1"], ["m2"]),                  # 3
+             helper.make_node("Add", ["m0", "m2"], ["e0"]),            # 4
+             helper.make_node("Reshape", ["e0", "one"], ["ends"]),
+             helper.make_node("Slice", ["x", "st", "ends", "ax"], ["y"])]
+    p = os.path.join(w, "modslice.onnx")
+    graph_model(p, nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6])],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])])
+    x = os.path.join(w, "ms_x.npy")
+    xv = np.arange(12, dtype=np.float32).reshape(2, 6)
+    np.save(x, xv)
+    r = tvs(a, "run", p, "--input", "x=" + x, "--output", os.path.join(w, "ms"))
+    ok = r.returncode == 0 and np.array_equal(np.load(os.path.join(w, "ms", "output.npy")), xv[:, :4])
+    expect(ok, "Slice ends from Mod/Reshape of constants are folded (%s)" % r.stderr.strip()[-200:])
+
+
 def bad_inputs(a, w, model, x):
     data = open(model, "rb").read()
     p = os.path.join(w, "truncated.onnx")
@@ -165,6 +187,7 @@ def main():
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
     model, x = commands(a, a.work)
+    shape_arithmetic(a, a.work)
     bad_inputs(a, a.work, model, x)
     print("%d checks failed" % len(FAILS) if FAILS else "all checks passed")
     return 1 if FAILS else 0
