@@ -48,6 +48,7 @@ TirFunc *tir_flatten_buffer(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_vectorize_loop(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_storage_rewrite(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_unroll_loop(TirPassCtx *ctx, TirFunc *f);
+TirFunc *tir_inject_virtual_thread(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_remove_no_op(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
 

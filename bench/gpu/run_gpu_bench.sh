@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_gpu_bench.sh - on a machine with an NVIDIA GPU: every kernel of
 # tests/gpu/ on --target cuda against the interpreter, then sgemm 4096^3
-# (bench/gpu/sgemm.tvs, kernels only, median) against cuBLAS's sgemm.
+# (bench/gpu/sgemm.tvs and sgemm_vthread.tvs, kernels only, median) against
+# cuBLAS's sgemm.
 # usage: run_gpu_bench.sh TVS OUTDIR [PYTHON]   (from the repository root)
 set -u
 TVS=$1 W=$2 PY=${3:-python3}
@@ -30,4 +31,9 @@ for x in 'AB': np.save('$W/%s.npy' % x, r.standard_normal((4096, 4096), dtype=np
   --time --repeat 20 2>&1 | head -3
 cp "$W/A.npy" "$W/B.npy" "$W/sgemm/" 2>/dev/null
 "$PY" bench/gpu/cublas_sgemm.py 4096 20 "$W/sgemm"
+# the same with virtual threads (TVM's schedule), checked the same way
+"$TVS" run bench/gpu/sgemm_vthread.tvs --target cuda --input A="$W/A.npy" --input B="$W/B.npy" -o "$W/sgemm_vt" \
+  --time --repeat 20 2>&1 | head -1
+cp "$W/A.npy" "$W/B.npy" "$W/sgemm_vt/" 2>/dev/null
+"$PY" bench/gpu/cublas_sgemm.py 4096 20 "$W/sgemm_vt" | head -1
 [ $fail -eq 0 ]

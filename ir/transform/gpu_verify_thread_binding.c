@@ -6,7 +6,6 @@
  *    inner loop is the same hardware thread);
  *  - threads per block (the product of the threadIdx extents on a path) at
  *    most 1024, each threadIdx extent a constant;
- *  - vthread is not lowered yet (inject-virtual-thread);
  *  - a reduce iter bound through a threadIdx loop must be one that
  *    lower-cross-thread-reduction (run before) has rewritten. */
 #include "ir/transform/xform_internal.h"
@@ -49,11 +48,7 @@ static const TirStmt *bound_to(const Check *c, const char *tag) {
 static void check_loop(Check *c, const TirStmt *s) {
   const char *tag = s->loop.thread_tag;
   int64_t ext = 0, outer_ext = 0;
-  if (!strncmp(tag, "vthread", 7)) {
-    fail(c, s->span, "loop '%s' is bound to %s: virtual threads are not lowered yet (inject-virtual-thread)",
-         s->loop.var->name, tag);
-    return;
-  }
+  if (!strncmp(tag, "vthread", 7)) return; /* inject-virtual-thread checks its extent */
   bool is_thread = !strncmp(tag, "threadIdx.", 10);
   if (is_thread && !tir_is_const_int(s->loop.extent, &ext)) {
     fail(c, s->span, "loop '%s' is bound to %s with a symbolic extent: a thread block's size must be a constant",

@@ -79,6 +79,8 @@ static const TirPass gpu_pipeline[] = {
      "multi-dimensional buffer accesses become 1-D accesses (strides, elem_offset)"},
     {"vectorize-loop", tir_vectorize_loop,
      "vectorized loops become Ramp/Broadcast vector code (or serial loops, with a warning)"},
+    {"inject-virtual-thread", tir_inject_virtual_thread,
+     "(GPU) vthread loops disappear: what depends on the virtual thread is repeated per vthread, the rest shared"},
     {"storage-rewrite", tir_storage_rewrite,
      "reuse an allocation for a later one of the same size/dtype/scope whose lifetime is disjoint"},
     {"unroll-loop", tir_unroll_loop, "unrolled loops of constant extent become copies of the body"},
