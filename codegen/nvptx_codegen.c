@@ -179,6 +179,31 @@ static const char *libdevice_path(void) {
   return NULL;
 }
 
+/* ------------------------------------------------------------ warp shuffles */
+
+/* T.tvm_warp_shuffle_down(mask, value, delta, width, warp_size), which
+ * lower-cross-thread-reduction writes as a call_extern: defined here as a
+ * call of llvm.nvvm.shfl.sync.down.{f32,i32}, whose last operand packs the
+ * segment ((32 - width) << 8) with the clamp lane 31. */
+static void define_warp_shuffle(CgModule *m) {
+  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, "tvm_warp_shuffle_down");
+  if (!fn || LLVMCountBasicBlocks(fn) || LLVMCountParams(fn) != 5) return;
+  LLVMTypeRef vt = LLVMTypeOf(LLVMGetParam(fn, 1));
+  bool f32 = LLVMGetTypeKind(vt) == LLVMFloatTypeKind;
+  LLVMTypeRef ps[4] = {m->i32, vt, m->i32, m->i32};
+  LLVMValueRef shfl = cg_runtime_fn(m, f32 ? "llvm.nvvm.shfl.sync.down.f32" : "llvm.nvvm.shfl.sync.down.i32",
+                                    LLVMFunctionType(vt, ps, 4, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(m->ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(m->ctx, fn, "entry"));
+  LLVMValueRef seg = LLVMBuildShl(b, LLVMBuildSub(b, LLVMConstInt(m->i32, 32, 0), LLVMGetParam(fn, 3), ""),
+                                  LLVMConstInt(m->i32, 8, 0), "");
+  LLVMValueRef c = LLVMBuildOr(b, seg, LLVMConstInt(m->i32, 31, 0), "");
+  LLVMValueRef args[4] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMGetParam(fn, 2), c};
+  LLVMBuildRet(b, LLVMBuildCall2(b, LLVMGlobalGetValueType(shfl), shfl, args, 4, ""));
+  LLVMDisposeBuilder(b);
+}
+
 /* Renames the math declarations to libdevice's and links it (internalized).
  * 0, or -1 + diag when a function is left that the device cannot call. */
 static int link_libdevice(CgModule *m, DiagCtx *diag) {
@@ -334,6 +359,7 @@ char *cg_nvptx_source(const IrModule *low, const char *sm, int opt_level, bool l
     diag_error(diag, span_none, "cuda: internal error: invalid LLVM IR: %s", msg ? msg : "?");
   }
   LLVMDisposeMessage(msg);
+  define_warp_shuffle(&m);
   if (diag->nerr == nerr0 && link_libdevice(&m, diag) == 0) out = emit(m.mod, tm, opt_level, llvm_ir, diag);
   LLVMDisposeModule(m.mod);
   LLVMContextDispose(m.ctx);

@@ -208,7 +208,7 @@ static void schedule_nest(SchDsQuiet *q, const SchDsNest *n, int lanes) {
 }
 
 /* Each root-level nest of the only function of *m that no rule touched,
- * after inlining the producers sch_ds_among only[0..nonly) (NULL: all; after a
+ * after inlining the producers among only[0..nonly) (NULL: all; after a
  * family rule only its epilogue's, since its staging blocks must stay). */
 static void generic_rule(IrModule **m, int lanes, const char *const *only, int nonly) {
   sch_ds_inline_producers(m, only, nonly);
@@ -372,7 +372,7 @@ static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule 
   generic_rule(&one, host_has_avx512() ? 16 : 8, script ? epi : NULL, nepi);
   ir_heap_depend(out->heap, one->heap);
   TirFunc *nf = ir_memdup(out->heap, one->funcs[0].tir, sizeof *nf);
-  nf->attrs = irv_dict_set(out->heap, nf->attrs, "tir.sch_ds_is_scheduled", irv_bool(out->heap, true));
+  nf->attrs = irv_dict_set(out->heap, nf->attrs, "tir.is_scheduled", irv_bool(out->heap, true));
   ir_module_free(one);
   return nf;
 }

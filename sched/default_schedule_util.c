@@ -56,7 +56,7 @@ bool sch_ds_has_scheduled_loop(const TirStmt *s) {
 }
 
 bool sch_ds_is_scheduled(const TirFunc *f) {
-  const IrValue *v = f->attrs ? irv_dict_get(f->attrs, "tir.sch_ds_is_scheduled") : NULL;
+  const IrValue *v = f->attrs ? irv_dict_get(f->attrs, "tir.is_scheduled") : NULL;
   if (v && (v->kind == IRV_BOOL || v->kind == IRV_INT) && v->i) return true;
   return sch_ds_has_scheduled_loop(f->body);
 }

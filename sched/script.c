@@ -894,7 +894,46 @@ static SchVal eval_name(Eval *ev, const Ast *e) {
   return sch_val_none();
 }
 
-/* obj[key]: a function of a module by name, or a list item (l[-1] too). */
+/* A slice bound: NULL (absent), an int or a negated int; false otherwise. */
+static bool slice_bound(const Ast *b, bool *given, int64_t *v) {
+  *given = b != NULL;
+  if (!b) return true;
+  if (b->kind == AST_INT) return *v = b->ival, true;
+  if (b->kind == AST_UNARY && b->op == OP_NEG && b->a->kind == AST_INT) return *v = -b->a->ival, true;
+  return false;
+}
+
+/* l[lo:hi:step] with Python's rules (negative bounds from the end, clamped;
+ * a negative step walks backwards): sch.get_loops(b)[-2:]. */
+static SchVal slice_list(Eval *ev, const SchVal *l, const Ast *sl) {
+  bool glo, ghi, gst;
+  int64_t lo = 0, hi = 0, st = 1, n = l->n;
+  if (!slice_bound(sl->a, &glo, &lo) || !slice_bound(sl->b, &ghi, &hi) || !slice_bound(sl->c, &gst, &st)) {
+    err(ev, sl->span, "a slice of a list takes integer constants");
+    return sch_val_none();
+  }
+  if (st == 0) {
+    err(ev, sl->span, "slice step cannot be zero");
+    return sch_val_none();
+  }
+  if (glo && lo < 0) lo += n;
+  if (ghi && hi < 0) hi += n;
+  if (st > 0) {
+    lo = !glo ? 0 : lo < 0 ? 0 : lo > n ? n : lo;
+    hi = !ghi ? n : hi < 0 ? 0 : hi > n ? n : hi;
+  } else {
+    lo = !glo ? n - 1 : lo < -1 ? -1 : lo > n - 1 ? n - 1 : lo;
+    hi = !ghi ? -1 : hi < -1 ? -1 : hi > n - 1 ? n - 1 : hi;
+  }
+  SchVal r = sch_val_none();
+  r.kind = SV_LIST;
+  r.items = xcalloc((size_t)(n ? n : 1), sizeof *r.items);
+  for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st) r.items[r.n++] = sch_val_copy(&l->items[i]);
+  return r;
+}
+
+/* obj[key]: a function of a module by name, or a list item (l[-1] too),
+ * or a slice of a list (l[-2:]). */
 static SchVal eval_subscript(Eval *ev, const Ast *e) {
   SchVal obj = eval(ev, e->a);
   if (ev->failed) return sch_val_none();
@@ -918,6 +957,11 @@ static SchVal eval_subscript(Eval *ev, const Ast *e) {
       return sch_val_none();
     }
     SchVal v = sch_val_copy(&obj.items[i]);
+    sch_val_free(&obj);
+    return v;
+  }
+  if (obj.kind == SV_LIST && e->b->kind == AST_SLICE) {
+    SchVal v = slice_list(ev, &obj, e->b);
     sch_val_free(&obj);
     return v;
   }

@@ -18,7 +18,14 @@
  * computes what the device does; thread-storage-sync puts the barriers
  * between them.  OP is +, *, max or min (the block's update must read the
  * written element once).  Other shapes are left to verify-thread-binding,
- * which reports them. */
+ * which reports them.
+ *
+ * On CUDA, a float32 reduction over threadIdx.x whose extent is a multiple
+ * of 32 (whole warps) uses warp shuffles instead, as TVM's
+ * LowerThreadAllreduce does: each thread's partial in a register, folded
+ * across its warp by T.tvm_warp_shuffle_down (five steps); with more than
+ * one warp, lane 0 of each puts the warp's sum in shared memory and the
+ * first lanes fold those the same way. */
 #include "ir/transform/xform_internal.h"
 
 #include <float.h>
@@ -32,6 +39,7 @@
 typedef struct Xr {
   IrHeap *h;
   int thread_depth;   /* threadIdx loops around the statement */
+  bool cuda;          /* warp shuffles where the threads are whole warps */
 } Xr;
 
 /* The combiner of `buf[idx] = buf[idx] OP upd`: OP's kind, and upd. */
@@ -203,12 +211,97 @@ static TirStmt *rewrite(Xr *x, Nest *n) {
   return tir_block_realize(h, NULL, 0, tir_bool(h, true), blk);
 }
 
+/* ---------------------------------------------------------- warp shuffles */
+
+static TirExpr *at0(IrHeap *h, TirBuffer *b) { return red_at(h, b, xf_int(h, dt_int32, 0)); }
+
+static TirStmt *set0(IrHeap *h, TirBuffer *b, TirExpr *v) { return red_store(h, b, xf_int(h, dt_int32, 0), v); }
+
+/* red[0] = red[0] OP shuffle_down(red[0], s) for s = 16, 8, 4, 2, 1: lane 0
+ * ends with the fold of its warp. */
+static void warp_fold(IrHeap *h, PtrVec *out, TirBuffer *red, TirExprKind op, DType dt) {
+  for (int s = 16; s >= 1; s /= 2) {
+    TirExpr *args[6] = {tir_str(h, "tvm_warp_shuffle_down"), xf_int(h, dt_int32, -1), at0(h, red),
+                        xf_int(h, dt_int32, s), xf_int(h, dt_int32, 32), xf_int(h, dt_int32, 32)};
+    TirExpr *shfl = tir_call(h, dt, &tir_op_table[TIR_OP_CALL_EXTERN], args, 6);
+    pv_push(out, set0(h, red, combine(h, op, at0(h, red), shfl)));
+  }
+}
+
+static TirStmt *rewrite_warp(Xr *x, Nest *n, int64_t ext) {
+  IrHeap *h = x->h;
+  const TirBlock *b = tir_realize_block(n->realize);
+  DType dt = b->body->store.buf->dtype;
+  char name[128];
+  snprintf(name, sizeof name, "%s_red_local", b->name);
+  TirExpr *one = xf_int(h, dt_int32, 1), *nw = xf_int(h, dt_int32, ext / 32);
+  TirBuffer *red = tir_buffer(h, name, dt, &one, 1, "local");
+  snprintf(name, sizeof name, "%s_red_warps", b->name);
+  TirBuffer *warps = tir_buffer(h, name, dt, &nw, 1, "shared");
+  TirVar *t = n->loop->loop.var;
+  TirExpr *tv = tir_var_ref(h, t);
+  PtrVec body = {0};
+  pv_push(&body, set0(h, red, identity(h, n->op, dt)));
+  TirStmt *acc = set0(h, red, combine(h, n->op, at0(h, red), n->upd));
+  if (!xf_is_const_true(n->realize->realize.pred))
+    acc = tir_if(h, tir_substitute_expr(h, n->realize->realize.pred, &n->sigma), acc, NULL);
+  for (int i = n->nserial - 1; i >= 0; i--) {
+    const TirStmt *l = n->serial[i];
+    acc = tir_for(h, l->loop.var, l->loop.min, l->loop.extent, l->loop.kind, NULL, l->loop.annotations, acc);
+  }
+  pv_push(&body, acc);
+  warp_fold(h, &body, red, n->op, dt);
+  if (ext > 32) { /* the warps' folds through shared memory, folded by the first warp */
+    TirExpr *lane0 = tir_binary(h, TIR_EQ, tir_binary(h, TIR_FLOORMOD, tv, xf_int(h, t->dtype, 32)), xf_int(h, t->dtype, 0));
+    TirExpr *w = tir_binary(h, TIR_FLOORDIV, tir_var_ref(h, t), xf_int(h, t->dtype, 32));
+    pv_push(&body, tir_if(h, lane0, red_store(h, warps, w, at0(h, red)), NULL));
+    pv_push(&body, set0(h, red, identity(h, n->op, dt)));
+    TirExpr *first = tir_binary(h, TIR_LT, tir_var_ref(h, t), xf_int(h, t->dtype, ext / 32));
+    pv_push(&body, tir_if(h, first, set0(h, red, red_at(h, warps, tir_var_ref(h, t))), NULL));
+    warp_fold(h, &body, red, n->op, dt);
+  }
+  const TirStmt *w = b->body;
+  TirExpr **idx = ir_alloc(h, (size_t)(w->store.n ? w->store.n : 1) * sizeof *idx);
+  for (int i = 0; i < w->store.n; i++) idx[i] = tir_substitute_expr(h, w->store.idx[i], &n->sigma);
+  TirExpr *init = tir_substitute_expr(h, b->init->store.value, &n->sigma);
+  TirStmt *out = tir_store(h, w->store.buf, combine(h, n->op, init, at0(h, red)), idx, w->store.n);
+  pv_push(&body, tir_if(h, tir_binary(h, TIR_EQ, tir_var_ref(h, t), xf_int(h, t->dtype, 0)), out, NULL));
+  TirStmt *loop = tir_for(h, t, n->loop->loop.min, n->loop->loop.extent, TIR_FOR_THREAD_BINDING,
+                          n->loop->loop.thread_tag, n->loop->loop.annotations, tir_seq(h, (TirStmt **)body.items, body.len));
+  pv_free(&body);
+  TirBlock nb;
+  memset(&nb, 0, sizeof nb);
+  snprintf(name, sizeof name, "%s_cross_thread", b->name);
+  nb.name = ir_strdup(h, name);
+  nb.allocs = ir_alloc(h, 2 * sizeof *nb.allocs);
+  nb.allocs[nb.nallocs++] = red;
+  if (ext > 32) nb.allocs[nb.nallocs++] = warps;
+  nb.body = loop;
+  tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
+  TirStmt *blk = tir_block(h, &nb);
+  blk->span = n->realize->span;
+  return tir_block_realize(h, NULL, 0, tir_bool(h, true), blk);
+}
+
+/* Whether the reduction runs over whole warps of a float32 value on CUDA. */
+static bool warp_reducible(const Xr *x, const Nest *n) {
+  int64_t ext;
+  const TirBlock *b = tir_realize_block(n->realize);
+  DType dt = b->body->store.buf->dtype;
+  int64_t min;
+  return x->cuda && !strcmp(n->loop->loop.thread_tag, "threadIdx.x") && tir_is_const_int(n->loop->loop.extent, &ext) &&
+         ext % 32 == 0 && ext <= 1024 && tir_is_const_int(n->loop->loop.min, &min) && min == 0 && dt.code == DT_FLOAT &&
+         dt.bits == 32 && dt.lanes == 1;
+}
+
 static TirStmt *visit_for(TirMutator *m, TirStmt *s) {
   Xr *x = m->ctx;
   bool thread = s->loop.kind == TIR_FOR_THREAD_BINDING && !strncmp(s->loop.thread_tag, "threadIdx.", 10);
   Nest n;
   if (thread && x->thread_depth == 0 && match(x, s, &n)) {
-    TirStmt *r = rewrite(x, &n);
+    int64_t ext = 0;
+    tir_is_const_int(s->loop.extent, &ext);
+    TirStmt *r = warp_reducible(x, &n) ? rewrite_warp(x, &n, ext) : rewrite(x, &n);
     ir_ptrmap_free(&n.sigma);
     return r;
   }
@@ -222,7 +315,7 @@ static TirStmt *visit_for(TirMutator *m, TirStmt *s) {
  * reductions over threads are explicit shared-memory all-reduces; others
  * unchanged. */
 TirFunc *tir_lower_cross_thread_reduction(TirPassCtx *ctx, TirFunc *f) {
-  Xr x = {ctx->heap, 0};
+  Xr x = {ctx->heap, 0, ctx->target && !strcmp(ctx->target, "cuda")};
   TirMutator m;
   tir_mutator_init(&m, ctx->heap);
   m.stmt[TIR_S_FOR] = visit_for;
