@@ -26,6 +26,7 @@
 
 #include "autotune/tune.h"
 #include "base/util.h"
+#include "driver/gpu.h"
 #include "driver/run.h"
 #include "ir/flops.h"
 #include "ir/structural_equal.h"
@@ -202,9 +203,57 @@ static void time_candidate(CandCtx *c, DrvRunner *ru, double first_ms, TuneResul
   r->gflops = t->flops > 0 && r->median_ms > 0 ? t->flops / (r->median_ms * 1e6) : 0;
 }
 
+static bool gpu_target(const TuneMeasurer *t) {
+  return t->o.target && (!strcmp(t->o.target, "cuda") || !strcmp(t->o.target, "opencl"));
+}
+
+/* A candidate on the GPU target: lowered on the GPU pipeline (a schedule
+ * that does not bind its loops, or breaks a device limit, is a build
+ * error), run on the device, checked, and its kernels timed (median of 10). */
+static void run_candidate_gpu(CandCtx *c, TuneResult *r) {
+  TuneMeasurer *t = c->t;
+  DiagCtx d;
+  diag_init(&d, NULL);
+  char err[512] = "";
+  IrModule *low = drv_gpu_lower(c->m, t->o.target, NULL, &d);
+  DrvGpu g;
+  memset(&g, 0, sizeof g);
+  CgOptions cg = cg_options_default();
+  double ms = 0;
+  int rc = low ? drv_gpu_open(&g, low, t->o.target, &cg, &d, err, sizeof err) : -2;
+  if (rc) {
+    r->status = TUNE_ERR_BUILD;
+    if (err[0]) snprintf(r->msg, sizeof r->msg, "%s", err);
+    else first_error(&d, "does not lower for the GPU", r->msg, sizeof r->msg);
+  } else {
+    zero_outputs(t);
+    if (drv_gpu_time(&g, t->func, t->args, t->n, 10, &ms, err, sizeof err)) {
+      r->status = TUNE_ERR_RUN;
+      snprintf(r->msg, sizeof r->msg, "%s", err);
+    } else {
+      double e = compare_outputs(t);
+      if (!(e <= 1e-3)) {
+        r->status = TUNE_ERR_WRONG;
+        snprintf(r->msg, sizeof r->msg, "max relative error %.3g against the untuned function", e);
+      } else {
+        r->median_ms = r->min_ms = ms;
+        r->reps = 10;
+        r->gflops = t->flops > 0 && ms > 0 ? t->flops / (ms * 1e6) : 0;
+      }
+    }
+  }
+  if (low && !rc) drv_gpu_close(&g);
+  ir_module_free(low);
+  diag_free(&d);
+}
+
 static void run_candidate(void *ctx, TuneResult *r) {
   CandCtx *c = ctx;
   TuneMeasurer *t = c->t;
+  if (!c->reference && gpu_target(t)) {
+    run_candidate_gpu(c, r);
+    return;
+  }
   if (c->trial >= 0 && c->trial == fault_trial("crash")) {
     signal(SIGSEGV, SIG_DFL); /* a plain crash, not a sanitizer report */
     raise(SIGSEGV);

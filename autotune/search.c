@@ -303,7 +303,7 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   s.out = out;
   s.t0 = drv_now_ms() / 1000.0;
   s.workload = tune_workload_key(g->tir);
-  s.target = tune_target_string();
+  s.target = o->target ? xstrdup(o->target) : tune_target_string();
   /* A fresh search starts without a best (a second run on one measurer,
    * --compare-random, must not inherit the first one's cut-off). */
   if (o->measurer) tune_measurer_set_best(o->measurer, 0);

@@ -128,6 +128,8 @@ typedef struct TuneMeasureOptions {
   double timeout_s;   /* a candidate running longer is killed */
   bool fast_math;     /* CgOptions.fast_math */
   uint64_t input_seed;/* random inputs */
+  const char *target; /* NULL or "cpu": native; "cuda" / "opencl": candidates run on the device
+                         (kernels timed), the reference on the CPU */
 } TuneMeasureOptions;
 
 /* Prepares inputs for prim_func func of m (static shapes) and the reference
@@ -213,6 +215,8 @@ typedef struct TuneOptions {
   void *measure_ctx;
   TuneMeasurer *measurer;   /* used when measure is NULL */
   int threads;              /* recorded in the database */
+  const char *target;       /* recorded in the database: NULL = the host ("llvm -mcpu=..."), or "cuda" /
+                               "opencl" when the candidates ran on a GPU */
 } TuneOptions;
 
 TuneOptions tune_options_default(void);

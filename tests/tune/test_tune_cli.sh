@@ -62,6 +62,20 @@ echo 'sch.nope()' > bad.sch.tvs
 "$TVS" tune mm.tvs --space bad.sch.tvs --trials 2 > /dev/null 2> bad.txt
 expect '[ $? -eq 1 ] && grep -q "design-space script, line 1: schedule has no method .nope." bad.txt'
 
+# A GPU target: the design space of bench/gpu/ (thread bindings, shared tiles,
+# virtual threads), candidates run on OpenCL (PoCL) and checked against the
+# untuned function on the CPU; without --space it is a usage error.
+"$TVS" tune mm.tvs --target cuda --trials 2 > /dev/null 2> nospace.txt
+expect '[ $? -eq 2 ] && grep -q "needs --space FILE" nospace.txt'
+if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target opencl > /dev/null 2>&1; then
+  "$TVS" tune mm.tvs --target opencl --space "$TVS_SOURCE_DIR/bench/gpu/matmul_gpu_space.sch.tvs" --trials 3 \
+    --batch 3 --seed 3 --db gpu.jsonl > gpu.txt 2> gpu_err.txt
+  expect '[ $? -eq 0 ] && grep -q "^# mm: best .* GFLOP/s .* after 3 trials" gpu.txt && grep -q "thread_axis=\"vthread.y\"" gpu.txt'
+  expect 'grep -q "\"status\": \"ok\"" gpu.jsonl && grep -q "\"target\": \"opencl\"" gpu.jsonl'
+else
+  echo "[SKIP] OpenCL: GPU tuning"
+fi
+
 # Faults: a crash, a hang (killed after --timeout 8) and a wrong result.
 TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=crash=0,hang=1,wrong=2 "$TVS" tune mm.tvs --trials 5 --batch 5 --timeout 8 \
   --db faults.jsonl > fout.txt 2> ferr.txt

@@ -14,7 +14,7 @@
 #include "tools/tvs/tvs.h"
 
 typedef struct TuneArgs {
-  const char *file, *func, *db, *plot, *schedule, *output, *space;
+  const char *file, *func, *db, *plot, *schedule, *output, *space, *target;
   int trials, batch, threads, top;
   uint64_t seed;
   bool random, compare_random, resume, fast_math;
@@ -22,7 +22,7 @@ typedef struct TuneArgs {
 } TuneArgs;
 
 enum { TN_FUNC, TN_TRIALS, TN_BATCH, TN_DB, TN_SEED, TN_THREADS, TN_SEARCH, TN_COMPARE, TN_PLOT, TN_TOP,
-       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_HELP };
+       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_HELP };
 
 static const ToolOption tune_options[] = {
     {TN_FUNC, "--func", NULL, "F", 0, "the prim_func to tune (default: the only one, or main)"},
@@ -43,6 +43,8 @@ static const ToolOption tune_options[] = {
     {TN_SPACE, "--space", NULL, "FILE", 0, "a schedule script whose sample_* calls are the design space\n"
      "(default: the space generated from the function)"},
     {TN_OUTPUT, "--output", "-o", "FILE", 0, "write the best schedule script to FILE"},
+    {TN_TARGET, "--target", NULL, "cpu|cuda|opencl", 0, "measure candidates natively (cpu, the default) or on a GPU\n"
+     "(kernels timed; needs --space: a GPU design space with thread bindings)"},
     {TN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -89,6 +91,11 @@ static int set_value(TuneArgs *ta, int id, const char *v, const char *spelled) {
   else if (id == TN_SCHEDULE) ta->schedule = v;
   else if (id == TN_OUTPUT) ta->output = v;
   else if (id == TN_SPACE) ta->space = v;
+  else if (id == TN_TARGET) {
+    if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "opencl"))
+      return tool_usage_error("tune", "--target takes cpu, cuda or opencl, not '%s'", v);
+    ta->target = strcmp(v, "cpu") ? v : NULL;
+  }
   return 0;
 }
 
@@ -182,6 +189,7 @@ static TuneOptions search_options(const TuneArgs *ta, const char *func) {
   o.progress = stderr;
   o.tty = isatty(2);
   o.threads = ta->threads;
+  o.target = ta->target;
   return o;
 }
 
@@ -246,7 +254,7 @@ static int tune_model(const IrModule *m, const TuneArgs *ta, DiagCtx *d) {
   diag_flush(d);
   if (!fused) return 1;
   TuneOptions o = search_options(ta, NULL);
-  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1};
+  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target};
   IrModule *tuned = NULL;
   int rc = tune_graph(fused, &o, &mo, stdout, ta->output ? &tuned : NULL, d);
   diag_flush(d);
@@ -291,7 +299,7 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
     fprintf(stderr, "tvs tune: error: cannot read '%s': %s\n", ta->space, why);
     func = NULL;
   }
-  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1};
+  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target};
   TuneMeasurer *t = func ? tune_measurer_new(m, func, &mo, &d) : NULL;
   diag_flush(&d);
   if (t && rank > 0) {
@@ -326,6 +334,9 @@ int cmd_tune(int argc, char **argv) {
   }
   if (!ta.file) return tool_usage_error("tune", "no input file");
   if (ta.resume && !ta.db) return tool_usage_error("tune", "--resume needs --db FILE");
+  if (ta.target && !ta.space)
+    return tool_usage_error("tune", "--target %s needs --space FILE: a design space whose schedules bind the loops "
+                            "to GPU threads (spaces generated for GPUs are not implemented)", ta.target);
   int rank = 0, size = 1;
   if (tune_mpi_active()) tune_mpi_init(&argc, &argv, &rank, &size);
   rc = tune_file(&ta, &common, rank, size);
