@@ -1,22 +1,28 @@
-/* gpu_verify_gpu_code.c - VerifyGPUCode's memory rule on the lowered IR: the
+/* gpu_verify_gpu_code.c - VerifyGPUCode's memory rules on the lowered IR: the
  * shared memory a kernel allocates (the "shared" Allocates under one
- * blockIdx nest) fits the device's 48 KiB per block.  Errors only; checked
- * before any code is generated. */
+ * blockIdx nest) fits the device's 48 KiB per block, and the local memory of
+ * each thread (the "local" Allocates, registers or the thread's stack) at
+ * most 64 KiB (TVM's max_local_memory_per_block check; many virtual threads
+ * of large register tiles get there).  Errors only; checked before any code
+ * is generated. */
 #include "ir/transform/xform_internal.h"
 
 #include <string.h>
 
 #define GPU_MAX_SHARED_BYTES 49152
+#define GPU_MAX_LOCAL_BYTES 65536
 
 typedef struct Shared {
-  int64_t bytes;     /* shared bytes allocated so far */
+  const char *scope; /* "shared" or "local" */
+  int64_t limit;
+  int64_t bytes;     /* bytes allocated so far */
   bool symbolic;     /* an extent that is not a constant */
   const TirStmt *at; /* the allocation that went over (or the symbolic one) */
 } Shared;
 
 static bool count_pre(TirVisitor *v, const TirStmt *s) {
   Shared *sh = v->ctx;
-  if (s->kind != TIR_S_ALLOCATE || !s->alloc.scope || strcmp(s->alloc.scope, "shared")) return true;
+  if (s->kind != TIR_S_ALLOCATE || !s->alloc.scope || strcmp(s->alloc.scope, sh->scope)) return true;
   int64_t n = (int64_t)dt_bytes(s->alloc.dtype);
   for (int i = 0; i < s->alloc.n; i++) {
     int64_t e;
@@ -28,14 +34,14 @@ static bool count_pre(TirVisitor *v, const TirStmt *s) {
     n *= e;
   }
   sh->bytes += n;
-  if (sh->bytes > GPU_MAX_SHARED_BYTES && !sh->at) sh->at = s;
+  if (sh->bytes > sh->limit && !sh->at) sh->at = s;
   return true;
 }
 
 static bool kernel_pre(TirVisitor *v, const TirStmt *s) {
   TirPassCtx *ctx = v->ctx;
   if (s->kind != TIR_S_FOR || s->loop.kind != TIR_FOR_THREAD_BINDING) return true;
-  Shared sh = {0, false, NULL};
+  Shared sh = {"shared", GPU_MAX_SHARED_BYTES, 0, false, NULL};
   TirVisitor cv = {.pre_stmt = count_pre, .ctx = &sh};
   tir_visit_stmt(&cv, s);
   if (sh.symbolic)
@@ -45,7 +51,14 @@ static bool kernel_pre(TirVisitor *v, const TirStmt *s) {
     diag_error(ctx->diag, sh.at->span,
                "kernel of '%s' allocates %lld bytes of shared memory: the device allows at most %d per block",
                ctx->func_name, (long long)sh.bytes, GPU_MAX_SHARED_BYTES);
-  if (sh.at) v->stop = true;
+  Shared lo = {"local", GPU_MAX_LOCAL_BYTES, 0, false, NULL};
+  cv.ctx = &lo;
+  tir_visit_stmt(&cv, s);
+  if (lo.at && !lo.symbolic)
+    diag_error(ctx->diag, lo.at->span,
+               "kernel of '%s' allocates %lld bytes of local memory per thread: at most %d (fewer virtual threads "
+               "or smaller register tiles)", ctx->func_name, (long long)lo.bytes, GPU_MAX_LOCAL_BYTES);
+  if (sh.at || (lo.at && !lo.symbolic)) v->stop = true;
   return false;
 }
 
