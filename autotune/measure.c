@@ -223,13 +223,13 @@ static void run_candidate_gpu(CandCtx *c, TuneResult *r) {
   int rc = low ? drv_gpu_open(&g, low, t->o.target, &cg, &d, err, sizeof err) : -2;
   if (rc) {
     r->status = TUNE_ERR_BUILD;
-    if (err[0]) snprintf(r->msg, sizeof r->msg, "%s", err);
+    if (err[0]) snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1, err);
     else first_error(&d, "does not lower for the GPU", r->msg, sizeof r->msg);
   } else {
     zero_outputs(t);
     if (drv_gpu_time(&g, t->func, t->args, t->n, 10, &ms, err, sizeof err)) {
       r->status = TUNE_ERR_RUN;
-      snprintf(r->msg, sizeof r->msg, "%s", err);
+      snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1, err);
     } else {
       double e = compare_outputs(t);
       if (!(e <= 1e-3)) {
