@@ -33,6 +33,17 @@ IrModule *tool_load(const char *path, DiagCtx *d, SourceFile **src_out);
  * (tool_load binds them; `tvs show` keeps them as parameters). */
 IrModule *tool_load_ex(const char *path, bool bind_weights, DiagCtx *d, SourceFile **src_out);
 
+/* `tvs run --target npu`: builds prim_func fname's NPU stream, runs it on
+ * the simulator (config_path: JSON or NULL; vthreads 0: the schedule's),
+ * checks the output against the interpreter, prints the cycle report;
+ * 0, or -1 (reported). */
+struct InterpArg;
+int tool_run_npu(const IrModule *m, const char *fname, struct InterpArg *args, int nargs, const char *config_path,
+                 int vthreads, DiagCtx *d);
+/* `tvs show FILE --stage npu-isa`: the stream of each prim_func after the
+ * schedules; 0, or 1 (reported). */
+int tool_show_npu(const char *file, const char *sched_path, const char *config_path, DiagCtx *d);
+
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_equal(int argc, char **argv);

@@ -1,0 +1,46 @@
+/* npu.h - the NPU backend (docs/npu.md): from an int8 matmul prim_func to the
+ * simulated accelerator's instruction stream (runtime/npu_isa.h).
+ *
+ * cg_npu_find_matmul recognises the computation (C[i, j] += int32(A[i, k]) *
+ * int32(B[k, j]) or B[j, k], int8 operands, int32 result) and the schedule's
+ * virtual threads (a loop bound to "vthread"); cg_npu_matmul_program tiles it
+ * to the scratchpads (padding every dimension to the GEMM block) and emits
+ * the DMA loads, micro-ops, GEMMs and stores with the dependency tokens
+ * that let V virtual threads overlap loads with compute. */
+#ifndef TVS_CODEGEN_NPU_H
+#define TVS_CODEGEN_NPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "ir/tir.h"
+#include "runtime/npu_isa.h"
+
+/* What the backend found in the prim_func. */
+typedef struct NpuMatmul {
+  int64_t m, n, k;       /* C[m, n] = A[m, k] x B */
+  bool b_transposed;     /* B is [n, k] (dense/NT), else [k, n] */
+  int a_param, b_param, c_param; /* the params holding A, B, C */
+  int vthreads;          /* extent of the loop bound to "vthread" (1 if none) */
+} NpuMatmul;
+
+/* The tiling: tiles of the GEMM block per scratchpad slot. */
+typedef struct NpuTiling {
+  int64_t tm, tn, tk;    /* rows (of BATCH), output blocks, reduction blocks */
+  int vthreads;          /* scratchpad slots that alternate (1 = no overlap) */
+} NpuTiling;
+
+/* Recognises f; false with a diagnostic (at f's span) when it is not an
+ * int8 matmul the NPU runs. */
+bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d);
+/* The tiling the cost model of docs/npu.md rates best for mm on c with
+ * t->vthreads slots (set t->vthreads before the call). */
+void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t);
+/* Emits the stream for mm with tiling t into p (initialised by the caller);
+ * DRAM buffers "A", "B", "C" in tile layout.  Returns 0, or -1 with a message
+ * in err when the tiling overflows a scratchpad. */
+int cg_npu_matmul_program(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t, NpuProgram *p, char *err,
+                          size_t errlen);
+
+#endif

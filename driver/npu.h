@@ -1,0 +1,35 @@
+/* npu.h - the npu target in the driver (docs/npu.md): building a prim_func's
+ * instruction stream, and running it on the simulator with the tensors laid
+ * out as tiles, checked against the reference interpreter. */
+#ifndef TVS_DRIVER_NPU_H
+#define TVS_DRIVER_NPU_H
+
+#include <stdbool.h>
+
+#include "base/diag.h"
+#include "codegen/npu.h"
+#include "ir/interp.h"
+#include "ir/module.h"
+
+/* How to build: the machine, and virtual threads (0: the schedule's). */
+typedef struct DrvNpuOptions {
+  NpuConfig cfg;
+  int vthreads;
+} DrvNpuOptions;
+
+void drv_npu_options_default(DrvNpuOptions *o);
+
+/* The stream of prim_func fname of m into p (initialised here; free it with
+ * npu_program_free).  mm and t receive what was recognised and the tiling
+ * (either may be NULL).  Returns 0, or -1 with a diagnostic. */
+int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, NpuProgram *p, NpuMatmul *mm,
+                  NpuTiling *t, DiagCtx *d);
+
+/* Runs fname on args (one per param) on the simulator: the output tensor
+ * receives the NPU's result.  Then runs the interpreter on copies and
+ * compares: *mismatches counts the elements that differ.  Returns 0, or -1
+ * with a diagnostic or a message in err. */
+int drv_npu_run(const IrModule *m, const char *fname, const DrvNpuOptions *o, InterpArg *args, int nargs,
+                NpuReport *r, int64_t *mismatches, DiagCtx *d, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# test_npu.sh - the simulated NPU end to end (docs/npu.md): int8 matmuls of
+# several shapes (multiples of 16 and not, B as [K, N] and [N, K]) run with
+# `tvs run --target npu` on 1 and 2 virtual threads, on the default machine
+# and on one with small scratchpads (many tiles, edge tiles, token
+# pipelines), and must equal the interpreter exactly; two virtual threads
+# take fewer cycles than one where loads are as long as GEMMs; bad input is a
+# clear error.  usage: test_npu.sh TVS WORKDIR   (env: TVS_SOURCE_DIR)
+set -u
+TVS=$1
+W=$2
+SRC=${TVS_SOURCE_DIR:?}
+rm -rf "$W" && mkdir -p "$W"
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# mm M N K [nt]: an int8 matmul prim_func (nt: B is [N, K])
+mm() {
+  local m=$1 n=$2 k=$3 bshape="($3, $2)" bidx="vk, vj"
+  if [ "${4:-}" = nt ]; then bshape="($2, $3)"; bidx="vj, vk"; fi
+  cat <<TVS
+@T.prim_func
+def mm(A: T.Buffer(($m, $k), "int8"), B: T.Buffer($bshape, "int8"), C: T.Buffer(($m, $n), "int32")):
+    for i, j, k in T.grid($m, $n, $k):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = 0
+            C[vi, vj] = C[vi, vj] + T.Cast("int32", A[vi, vk]) * T.Cast("int32", B[$bidx])
+TVS
+}
+
+echo '{"inp_buff_bytes": 1024, "wgt_buff_bytes": 8192, "acc_buff_bytes": 2048}' >"$W/small.json"
+cycles() { sed -n 's/^npu: \([0-9]*\) cycles.*/\1/p' "$1"; }
+
+for shape in "16 16 16" "1 1 1" "40 33 72" "64 48 100 nt" "17 130 47" "96 80 64 nt"; do
+  set -- $shape
+  f="$W/mm_$1_$2_$3${4:-}.tvs"
+  mm "$@" >"$f"
+  for cfg in default small; do
+    for v in 1 2; do
+      extra=""
+      [ $cfg = small ] && extra="--npu-config $W/small.json"
+      if "$TVS" run "$f" --target npu --npu-vthreads $v $extra >"$W/out.$cfg.$v" 2>&1 &&
+        grep -q "outputs equal the interpreter's" "$W/out.$cfg.$v"; then ok
+      else bad "$shape $cfg vthreads=$v"; cat "$W/out.$cfg.$v"; fi
+    done
+  done
+done
+
+# Latency hiding: where a task's loads take about as long as its GEMMs, two
+# virtual threads overlap them and take fewer cycles than one.
+echo '{"inp_buff_bytes": 4096, "wgt_buff_bytes": 16384, "acc_buff_bytes": 16384}' >"$W/mid.json"
+mm 64 64 128 >"$W/lh.tvs"
+for v in 1 2; do
+  "$TVS" run "$W/lh.tvs" --target npu --npu-vthreads $v --npu-config "$W/mid.json" >"$W/lh.$v" 2>&1 &&
+    grep -q "outputs equal" "$W/lh.$v" && ok || { bad "latency hiding run, vthreads=$v"; cat "$W/lh.$v"; }
+done
+c1=$(cycles "$W/lh.1") c2=$(cycles "$W/lh.2")
+if [ -n "$c1" ] && [ -n "$c2" ] && [ "$c2" -lt "$c1" ]; then ok; else bad "2 vthreads: $c2 cycles, 1: $c1"; fi
+
+# The schedule's vthread binding selects two virtual threads.
+mm 64 64 64 >"$W/vt.tvs"
+cat >>"$W/vt.tvs" <<'EOF2'
+b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+io, ii = sch.split(i, factors=[2, None])
+sch.bind(io, "vthread")
+EOF2
+"$TVS" show "$W/vt.tvs" --stage npu-isa >"$W/vt.isa" 2>&1
+grep -q "2 virtual threads" "$W/vt.isa" && ok || { bad "vthread binding"; head -3 "$W/vt.isa"; }
+"$TVS" run "$W/vt.tvs" --target npu >"$W/vt.out" 2>&1 && grep -q "outputs equal" "$W/vt.out" && ok || { bad "vthread run"; cat "$W/vt.out"; }
+
+# Bad input: not a matmul, a bad config, a graph function.
+cat >"$W/add.tvs" <<'EOF2'
+@T.prim_func
+def add(A: T.Buffer((16,), "int8"), B: T.Buffer((16,), "int8")):
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi] + T.int8(1)
+EOF2
+"$TVS" run "$W/add.tvs" --target npu >"$W/add.out" 2>&1
+[ $? -ne 0 ] && grep -q "error: the npu target runs int8 matmuls" "$W/add.out" && ok || { bad "non-matmul"; cat "$W/add.out"; }
+echo '{"block_in": "x"}' >"$W/bad.json"
+"$TVS" run "$W/mm_16_16_16.tvs" --target npu --npu-config "$W/bad.json" >"$W/cfg.out" 2>&1
+[ $? -ne 0 ] && grep -q "npu config: 'block_in' must be an integer" "$W/cfg.out" && ok || { bad "bad config"; cat "$W/cfg.out"; }
+"$TVS" run "$W/mm_16_16_16.tvs" --target npu --npu-vthreads 9 >"$W/vt9.out" 2>&1
+[ $? -eq 2 ] && grep -q "takes 1 to 4" "$W/vt9.out" && ok || { bad "--npu-vthreads 9"; cat "$W/vt9.out"; }
+
+echo "test_npu: $pass passed, $fail failed"
+[ $fail -eq 0 ]

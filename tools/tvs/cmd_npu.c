@@ -1,0 +1,89 @@
+/* cmd_npu.c - the npu target in `tvs`: `tvs run --target npu` (the
+ * simulated NPU run of a prim_func, its check against the interpreter and
+ * the cycle report) and `tvs show --stage npu-isa` (the instruction stream);
+ * driver/npu.h does the work. */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver/npu.h"
+#include "sched/schedule.h"
+#include "tools/tvs/tvs.h"
+
+int tool_run_npu(const IrModule *m, const char *fname, InterpArg *args, int nargs, const char *config_path,
+                 int vthreads, DiagCtx *d) {
+  DrvNpuOptions o;
+  drv_npu_options_default(&o);
+  o.vthreads = vthreads;
+  char err[1024] = "";
+  if (config_path && npu_config_load(&o.cfg, config_path, err, sizeof err)) {
+    fprintf(stderr, "tvs run: error: %s\n", err);
+    return -1;
+  }
+  if (!o.cfg.functional) {
+    fprintf(stderr, "tvs run: error: --target npu computes the outputs: the config's \"functional\" must be true\n");
+    return -1;
+  }
+  NpuReport r;
+  int64_t bad = 0;
+  int rc = drv_npu_run(m, fname, &o, args, nargs, &r, &bad, d, err, sizeof err);
+  diag_flush(d);
+  if (rc) {
+    if (err[0]) fprintf(stderr, "tvs run: error: %s\n", err);
+    return -1;
+  }
+  npu_report_print(stdout, &r);
+  if (bad) {
+    fprintf(stderr, "tvs run: error: %lld output elements differ from the interpreter's\n", (long long)bad);
+    return -1;
+  }
+  printf("npu: outputs equal the interpreter's\n");
+  return 0;
+}
+
+/* Prints the stream of every prim_func of the module. */
+static int print_streams(const IrModule *m, const DrvNpuOptions *o, DiagCtx *d) {
+  int rc = 0, nfuncs = 0;
+  for (int i = 0; i < m->nfuncs && rc == 0; i++) {
+    if (m->funcs[i].kind != IR_FUNC_TIR) continue;
+    NpuProgram p;
+    NpuMatmul mm;
+    NpuTiling t;
+    rc = drv_npu_build(m, m->funcs[i].name, o, &p, &mm, &t, d);
+    if (rc == 0) {
+      printf("# prim_func %s: int8 matmul %lld x %lld x %lld%s, tiles %lld x %lld x %lld, %d virtual thread%s\n",
+             m->funcs[i].name, (long long)mm.m, (long long)mm.n, (long long)mm.k, mm.b_transposed ? " (B transposed)" : "",
+             (long long)t.tm, (long long)t.tn, (long long)t.tk, t.vthreads, t.vthreads > 1 ? "s" : "");
+      npu_program_print(stdout, &p);
+    }
+    npu_program_free(&p);
+    nfuncs++;
+  }
+  if (rc == 0 && nfuncs == 0) {
+    fprintf(stderr, "tvs show: error: the module has no prim_func for the npu\n");
+    rc = -1;
+  }
+  return rc;
+}
+
+int tool_show_npu(const char *file, const char *sched_path, const char *config_path, DiagCtx *d) {
+  DrvNpuOptions o;
+  drv_npu_options_default(&o);
+  char err[1024];
+  if (config_path && npu_config_load(&o.cfg, config_path, err, sizeof err)) {
+    fprintf(stderr, "tvs show: error: %s\n", err);
+    return 1;
+  }
+  SourceFile *src = NULL;
+  IrModule *m = tool_load(file, d, &src);
+  StrBuf sout;
+  sb_init(&sout);
+  if (m && sch_apply_schedules(&m, src, sched_path, d, &sout)) ir_module_free(m), m = NULL;
+  diag_flush(d);
+  fputs(sout.data, stdout);
+  sb_free(&sout);
+  int rc = m ? print_streams(m, &o, d) : -1;
+  diag_flush(d);
+  ir_module_free(m);
+  src_free(src);
+  return rc ? 1 : 0;
+}
