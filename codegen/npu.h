@@ -2,7 +2,9 @@
  * simulated accelerator's instruction stream (runtime/npu_isa.h).
  *
  * cg_npu_find_matmul recognises the computation (C[i, j] += int32(A[i, k]) *
- * int32(B[k, j]) or B[j, k], int8 operands, int32 result) and the schedule's
+ * int32(B[k, j]) or B[j, k], int8 operands, int32 result, optionally followed
+ * by an element-wise requantization D = int8(clip(C >> s)) that the ALU runs)
+ * and the schedule's
  * virtual threads (a loop bound to "vthread"); cg_npu_matmul_program tiles it
  * to the scratchpads (padding every dimension to the GEMM block) and emits
  * the DMA loads, micro-ops, GEMMs and stores with the dependency tokens
@@ -17,11 +19,23 @@
 #include "ir/tir.h"
 #include "runtime/npu_isa.h"
 
+/* One step of a requantizing epilogue on the accumulators: op(x, imm). */
+typedef struct NpuAluStep {
+  NpuAluOp op;
+  int32_t imm;
+} NpuAluStep;
+
+#define NPU_MAX_ALU_STEPS 8
+
 /* What the backend found in the prim_func. */
 typedef struct NpuMatmul {
   int64_t m, n, k;       /* C[m, n] = A[m, k] x B */
   bool b_transposed;     /* B is [n, k] (dense/NT), else [k, n] */
-  int a_param, b_param, c_param; /* the params holding A, B, C */
+  int a_param, b_param;  /* the params holding A, B */
+  int out_param;         /* the param the result goes to: C, or the epilogue's output */
+  bool out_int8;         /* the epilogue narrows to int8 (STORE.out), else int32 */
+  NpuAluStep alu[NPU_MAX_ALU_STEPS]; /* the epilogue on C, in order (shift, clip...) */
+  int nalu;
   int vthreads;          /* extent of the loop bound to "vthread" (1 if none) */
 } NpuMatmul;
 

@@ -3,7 +3,9 @@
  * The computation is read from the update store of the reduction block
  * (C[i, j] = C[i, j] + int32(A[i, k]) * int32(B[k, j]) or B[j, k]); loop
  * transformations keep that block body, so a scheduled function is
- * recognised too.  A loop bound to "vthread" gives the virtual threads. */
+ * recognised too, and so is one tensorized with npu_gemm_1x16x16_nn/nt
+ * (stdlib/intrin/npu_gemm.tvs): its body is the same update on views of the
+ * params.  A loop bound to "vthread" gives the virtual threads. */
 #include <string.h>
 
 #include "codegen/npu.h"
@@ -12,8 +14,10 @@
 typedef struct Finder {
   const TirFunc *f;
   int nstores;              /* stores anywhere in the function */
+  const TirStmt *stores[3]; /* the first three */
   const TirStmt *update;    /* the matmul's update store */
   int vthreads;
+  IrPtrMap views;           /* match_buffer view -> the buffer it aliases */
 } Finder;
 
 /* e without its int32 cast of an int8 load, or NULL. */
@@ -35,7 +39,11 @@ static bool is_update(const TirStmt *s) {
 
 static bool pre_stmt(TirVisitor *v, const TirStmt *s) {
   Finder *fd = v->ctx;
+  if (s->kind == TIR_S_BLOCK) /* tensorize binds the intrinsic's operands as views */
+    for (int i = 0; i < s->block.nmatches; i++)
+      ir_ptrmap_put(&fd->views, s->block.matches[i].buffer, s->block.matches[i].source.buffer);
   if (s->kind == TIR_S_STORE) {
+    if (fd->nstores < 3) fd->stores[fd->nstores] = s;
     fd->nstores++;
     if (is_update(s)) fd->update = s;
   }
@@ -45,13 +53,18 @@ static bool pre_stmt(TirVisitor *v, const TirStmt *s) {
   return true;
 }
 
-static int param_of(const TirFunc *f, const TirBuffer *b) {
+/* The param holding b, through match_buffer views. */
+static int param_of(const Finder *fd, const TirBuffer *b) {
+  const TirFunc *f = fd->f;
+  for (int depth = 0; depth < 8 && ir_ptrmap_has(&fd->views, b); depth++) b = ir_ptrmap_get(&fd->views, b);
   for (int i = 0; i < f->nparams; i++)
     if (f->buffer_map[i] == b) return i;
   return -1;
 }
 
+/* The same index: one var, or one constant (a tensorized body's row 0). */
 static bool same_var(const TirExpr *a, const TirExpr *b) {
+  if (a->kind == TIR_INT && b->kind == TIR_INT) return a->ival == b->ival;
   return a->kind == TIR_VAR && b->kind == TIR_VAR && a->var == b->var;
 }
 
@@ -61,8 +74,9 @@ static bool static_dim(const TirBuffer *b, int i, int64_t *out) {
   return *out > 0;
 }
 
-/* Reads the roles and sizes off the update store. */
-static bool match_roles(const TirFunc *f, const TirStmt *s, NpuMatmul *mm) {
+/* Reads the roles and sizes off the update store (sizes from the params). */
+static bool match_roles(const Finder *fd, const TirStmt *s, NpuMatmul *mm) {
+  const TirFunc *f = fd->f;
   const TirExpr *v = s->store.value, *mul = v->bin.b->kind == TIR_MUL ? v->bin.b : v->bin.a;
   const TirExpr *a = int8_load(mul->bin.a), *b = int8_load(mul->bin.b);
   const TirExpr *const *ci = (const TirExpr *const *)s->store.idx;
@@ -75,30 +89,93 @@ static bool match_roles(const TirFunc *f, const TirStmt *s, NpuMatmul *mm) {
   if (same_var(b->load.idx[0], k) && same_var(b->load.idx[1], ci[1])) mm->b_transposed = false;
   else if (same_var(b->load.idx[1], k) && same_var(b->load.idx[0], ci[1])) mm->b_transposed = true;
   else return false;
-  mm->a_param = param_of(f, a->load.buf);
-  mm->b_param = param_of(f, b->load.buf);
-  mm->c_param = param_of(f, s->store.buf);
-  if (mm->a_param < 0 || mm->b_param < 0 || mm->c_param < 0) return false;
+  mm->a_param = param_of(fd, a->load.buf);
+  mm->b_param = param_of(fd, b->load.buf);
+  mm->out_param = param_of(fd, s->store.buf);
+  if (mm->a_param < 0 || mm->b_param < 0) return false;
+  const TirBuffer *pa = f->buffer_map[mm->a_param], *pb = f->buffer_map[mm->b_param];
   int64_t kb;
-  return static_dim(a->load.buf, 0, &mm->m) && static_dim(a->load.buf, 1, &mm->k) &&
-         static_dim(b->load.buf, mm->b_transposed ? 0 : 1, &mm->n) &&
-         static_dim(b->load.buf, mm->b_transposed ? 1 : 0, &kb) && kb == mm->k;
+  return pa->ndim == 2 && pb->ndim == 2 && dt_eq(pa->dtype, dt_int8) && dt_eq(pb->dtype, dt_int8) &&
+         static_dim(pa, 0, &mm->m) && static_dim(pa, 1, &mm->k) && static_dim(pb, mm->b_transposed ? 0 : 1, &mm->n) &&
+         static_dim(pb, mm->b_transposed ? 1 : 0, &kb) && kb == mm->k;
+}
+
+/* One epilogue operation with an immediate: *x its other operand. */
+static bool alu_step(const TirExpr *e, NpuAluStep *st, const TirExpr **x) {
+  const TirExpr *a = NULL, *b = NULL;
+  if (e->kind == TIR_MAX || e->kind == TIR_MIN || e->kind == TIR_ADD || e->kind == TIR_MUL) {
+    a = e->bin.a, b = e->bin.b;
+    if (a->kind == TIR_INT) a = e->bin.b, b = e->bin.a; /* all four commute */
+    st->op = e->kind == TIR_MAX ? NPU_ALU_MAX : e->kind == TIR_MIN ? NPU_ALU_MIN : e->kind == TIR_ADD ? NPU_ALU_ADD
+                                                                                                     : NPU_ALU_MUL;
+  } else if (e->kind == TIR_CALL && e->call.op->id == TIR_OP_SHIFT_RIGHT && e->call.n == 2) {
+    a = e->call.args[0], b = e->call.args[1];
+    st->op = NPU_ALU_SHR;
+  }
+  if (!a || b->kind != TIR_INT || b->ival < INT32_MIN || b->ival > INT32_MAX) return false;
+  st->imm = (int32_t)b->ival;
+  *x = a;
+  return true;
+}
+
+/* The requantizing epilogue D[i, j] = [int8](ops(C[i, j])) of store s, C
+ * being the matmul's (non-param) output: the steps go into mm. */
+static bool match_epilogue(const Finder *fd, const TirStmt *s, const TirBuffer *c, NpuMatmul *mm) {
+  int out = param_of(fd, s->store.buf);
+  int64_t cm, cn;
+  if (out < 0 || s->store.n != 2 || c->ndim != 2 || !static_dim(c, 0, &cm) || !static_dim(c, 1, &cn) ||
+      cm != mm->m || cn != mm->n)
+    return false;
+  const TirExpr *e = s->store.value;
+  mm->out_param = out;
+  mm->out_int8 = dt_eq(s->store.buf->dtype, dt_int8);
+  if (mm->out_int8) {
+    if (e->kind != TIR_CAST) return false;
+    e = e->un.a;
+  } else if (!dt_eq(s->store.buf->dtype, dt_int32)) {
+    return false;
+  }
+  NpuAluStep rev[NPU_MAX_ALU_STEPS];
+  int n = 0;
+  while (e->kind != TIR_LOAD) {
+    if (n == NPU_MAX_ALU_STEPS || !alu_step(e, &rev[n], &e)) return false;
+    n++;
+  }
+  if (e->load.buf != c || !same_var(e->load.idx[0], s->store.idx[0]) || !same_var(e->load.idx[1], s->store.idx[1]))
+    return false;
+  for (int i = 0; i < n; i++) mm->alu[i] = rev[n - 1 - i]; /* innermost first */
+  mm->nalu = n;
+  return true;
+}
+
+/* After the update: C is the output (2 stores: init, update), or an
+ * intermediate read by a requantizing epilogue (3 stores). */
+static bool match_output(const Finder *fd, NpuMatmul *mm) {
+  if (mm->out_param >= 0) return fd->nstores <= 2 && dt_eq(fd->f->buffer_map[mm->out_param]->dtype, dt_int32);
+  if (fd->nstores != 3) return false;
+  const TirBuffer *c = fd->update->store.buf;
+  for (int i = 0; i < 3; i++)
+    if (fd->stores[i]->store.buf != c) return match_epilogue(fd, fd->stores[i], c, mm);
+  return false;
 }
 
 bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d) {
-  Finder fd = {f, 0, NULL, 1};
+  Finder fd = {.f = f, .vthreads = 1};
   TirVisitor v = {.pre_stmt = pre_stmt, .ctx = &fd};
   tir_visit_func(&v, f);
   memset(out, 0, sizeof *out);
-  if (!fd.update || fd.nstores > 2 || !match_roles(f, fd.update, out)) {
+  bool found = fd.update && match_roles(&fd, fd.update, out) && match_output(&fd, out);
+  ir_ptrmap_free(&fd.views);
+  if (!found) {
     diag_error(d, f->span,
                "the npu target runs int8 matmuls: C[i, j] += int32(A[i, k]) * int32(B[k, j]) (or B[j, k]) "
-               "with int8 A, B and an int32 C of static shapes, and nothing else in the function");
+               "with int8 A, B and an int32 C of static shapes, optionally followed by D[i, j] = "
+               "[T.Cast(\"int8\", ...)] of shift_right/min/max/add/mul with constants of C[i, j], and nothing else");
     return false;
   }
   int64_t cm, cn;
-  const TirBuffer *c = f->buffer_map[out->c_param];
-  if (!static_dim(c, 0, &cm) || !static_dim(c, 1, &cn) || cm != out->m || cn != out->n) {
+  const TirBuffer *c = f->buffer_map[out->out_param];
+  if (c->ndim != 2 || !static_dim(c, 0, &cm) || !static_dim(c, 1, &cn) || cm != out->m || cn != out->n) {
     diag_error(d, f->span, "npu: the output's shape is not [%lld, %lld]", (long long)out->m, (long long)out->n);
     return false;
   }

@@ -10,7 +10,9 @@
  *   compute --RAW--> store  : the last GEMM of a block;
  *   store --WAR--> compute  : a stored block frees its accumulator slot.
  * With V = 1 every step waits for the previous one; with V = 2 (two virtual
- * threads) the loads of one task overlap the GEMMs of the other. */
+ * threads) the loads of one task overlap the GEMMs of the other.  A
+ * requantizing epilogue runs on the ALU after a block's last GEMM, and the
+ * block is stored narrowed to int8 (STORE.out). */
 #include <string.h>
 
 #include "codegen/npu.h"
@@ -75,6 +77,7 @@ void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t)
 
 typedef struct Emit {
   const NpuConfig *c;
+  const NpuMatmul *mm;
   const NpuTiling *t;
   NpuProgram *p;
   int64_t mt, nt, kt;
@@ -126,7 +129,19 @@ static void emit_task(Emit *e, int64_t task, int64_t block, int64_t m0, int64_t 
   int64_t ub = e->uop_base[s][a][tk != e->t->tk];
   in->loop = (NpuLoopInsn){.uop_bgn = ub, .uop_end = ub + tk, .iter_out = tm, .iter_in = tn, .dst_out = tn,
                            .dst_in = 1, .src_out = tk, .wgt_in = tk};
-  in->deps = NPU_POP_PREV | (task + v < e->ntasks ? NPU_PUSH_PREV : 0) | (last ? NPU_PUSH_NEXT : 0);
+  in->deps = NPU_POP_PREV | (task + v < e->ntasks ? NPU_PUSH_PREV : 0) | (last && !e->mm->nalu ? NPU_PUSH_NEXT : 0);
+}
+
+/* The requantizing epilogue on a finished block's accumulators; the last
+ * step lets the store go. */
+static void emit_alu(Emit *e, int64_t ub, int64_t tm, int64_t tn) {
+  for (int i = 0; i < e->mm->nalu; i++) {
+    NpuInsn *in = npu_program_add_insn(e->p, NPU_ALU);
+    in->loop = (NpuLoopInsn){.uop_bgn = ub, .uop_end = ub + 1, .iter_out = tm, .iter_in = tn, .dst_out = tn,
+                             .dst_in = 1, .src_out = tn, .src_in = 1, .alu = e->mm->alu[i].op, .use_imm = true,
+                             .imm = e->mm->alu[i].imm};
+    if (i == e->mm->nalu - 1) in->deps = NPU_PUSH_NEXT;
+  }
 }
 
 static void emit_block(Emit *e, int64_t block, int64_t *task) {
@@ -141,7 +156,9 @@ static void emit_block(Emit *e, int64_t block, int64_t *task) {
   if (block >= v) in->deps = NPU_POP_NEXT;
   int64_t nk = cdiv(e->kt, e->t->tk);
   for (int64_t ko = 0; ko < nk; ko++, (*task)++) emit_task(e, *task, block, m0, n0, tm, tn, ko, ko == nk - 1);
-  in = emit_dma(e, NPU_STORE, NPU_MEM_ACC, e->buf_c, a * e->acc_slot, m0 * e->nt + n0, tm, tn, e->nt);
+  emit_alu(e, ub, tm, tn);
+  in = emit_dma(e, NPU_STORE, e->mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e->buf_c, a * e->acc_slot,
+                m0 * e->nt + n0, tm, tn, e->nt);
   in->deps = NPU_POP_PREV | (block + v < e->nblocks ? NPU_PUSH_PREV : 0);
 }
 
@@ -153,14 +170,14 @@ int cg_npu_matmul_program(const NpuConfig *c, const NpuMatmul *mm, const NpuTili
                 (long long)t->tn, (long long)t->tk, t->vthreads);
     return -1;
   }
-  Emit e = {.c = c, .t = t, .p = p};
+  Emit e = {.c = c, .mm = mm, .t = t, .p = p};
   tile_counts(c, mm, &e.mt, &e.nt, &e.kt);
   e.inp_slot = t->tm * t->tk, e.wgt_slot = t->tn * t->tk, e.acc_slot = t->tm * t->tn;
   e.nblocks = cdiv(e.mt, t->tm) * cdiv(e.nt, t->tn);
   e.ntasks = e.nblocks * cdiv(e.kt, t->tk);
   e.buf_a = npu_program_add_buf(p, "A", NPU_MEM_INP, e.mt * e.kt);
   e.buf_b = npu_program_add_buf(p, "B", NPU_MEM_WGT, e.nt * e.kt);
-  e.buf_c = npu_program_add_buf(p, "C", NPU_MEM_ACC, e.mt * e.nt);
+  e.buf_c = npu_program_add_buf(p, "C", mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e.mt * e.nt);
   emit_uops(&e);
   int64_t task = 0;
   for (int64_t b = 0; b < e.nblocks; b++) emit_block(&e, b, &task);

@@ -36,15 +36,15 @@ int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, 
   return 0;
 }
 
-/* DRAM images of A (inp tiles), B (wgt tiles) and C (acc tiles). */
-typedef struct Dram { int8_t *a, *b; int32_t *c; } Dram;
+/* DRAM images of A (inp tiles), B (wgt tiles) and C (acc or out tiles). */
+typedef struct Dram { int8_t *a, *b; void *c; } Dram;
 
 static void pack(const NpuConfig *c, const NpuMatmul *mm, const DLTensor *A, const DLTensor *B, Dram *dr) {
   int64_t bt = c->batch, bi = c->block_in, bo = c->block_out;
   int64_t mt = (mm->m + bt - 1) / bt, nt = (mm->n + bo - 1) / bo, kt = (mm->k + bi - 1) / bi;
   dr->a = xcalloc((size_t)(mt * kt * bt * bi), 1);
   dr->b = xcalloc((size_t)(nt * kt * bo * bi), 1);
-  dr->c = xcalloc((size_t)(mt * nt * bt * bo), sizeof(int32_t));
+  dr->c = xcalloc((size_t)(mt * nt * bt * bo), mm->out_int8 ? 1 : sizeof(int32_t));
   const int8_t *a = A->data, *b = B->data;
   for (int64_t i = 0; i < mm->m; i++)
     for (int64_t k = 0; k < mm->k; k++) /* tile (i / bt, k / bi), element [i % bt][k % bi] */
@@ -57,25 +57,28 @@ static void pack(const NpuConfig *c, const NpuMatmul *mm, const DLTensor *A, con
 
 static void unpack(const NpuConfig *c, const NpuMatmul *mm, const Dram *dr, DLTensor *C) {
   int64_t bt = c->batch, bo = c->block_out, nt = (mm->n + bo - 1) / bo;
-  int32_t *out = C->data;
   for (int64_t i = 0; i < mm->m; i++)
-    for (int64_t j = 0; j < mm->n; j++)
-      out[i * mm->n + j] = dr->c[((i / bt) * nt + j / bo) * bt * bo + (i % bt) * bo + j % bo];
+    for (int64_t j = 0; j < mm->n; j++) {
+      int64_t src = ((i / bt) * nt + j / bo) * bt * bo + (i % bt) * bo + j % bo;
+      if (mm->out_int8) ((int8_t *)C->data)[i * mm->n + j] = ((const int8_t *)dr->c)[src];
+      else ((int32_t *)C->data)[i * mm->n + j] = ((const int32_t *)dr->c)[src];
+    }
 }
 
-/* The interpreter on the same inputs; counts the elements of C that differ. */
+/* The interpreter on the same inputs; counts the output elements that differ. */
 static int check_interp(const IrModule *m, const char *fname, const NpuMatmul *mm, InterpArg *args, int nargs,
                         int64_t *mismatches, DiagCtx *d) {
-  DLTensor *c = args[mm->c_param].tensor;
+  DLTensor *c = args[mm->out_param].tensor;
   TvsNDArray *ref = tvs_ndarray_empty(c->ndim, c->shape, c->dtype);
   InterpArg *copy = xcalloc((size_t)nargs, sizeof *copy);
   memcpy(copy, args, (size_t)nargs * sizeof *copy);
-  copy[mm->c_param].tensor = &ref->t;
+  copy[mm->out_param].tensor = &ref->t;
   int rc = interp_run_tir(m, fname, copy, nargs, d);
   if (rc == 0) {
-    const int32_t *x = c->data, *y = ref->t.data;
+    size_t esize = mm->out_int8 ? 1 : 4;
+    const char *x = c->data, *y = ref->t.data;
     *mismatches = 0;
-    for (int64_t i = 0; i < mm->m * mm->n; i++) *mismatches += x[i] != y[i];
+    for (int64_t i = 0; i < mm->m * mm->n; i++) *mismatches += memcmp(x + (size_t)i * esize, y + (size_t)i * esize, esize) != 0;
   }
   free(copy);
   tvs_ndarray_free(ref);
@@ -91,7 +94,7 @@ int drv_npu_run(const IrModule *m, const char *fname, const DrvNpuOptions *o, In
     return -1;
   }
   const DLTensor *A = args[mm.a_param].tensor, *B = args[mm.b_param].tensor;
-  DLTensor *C = args[mm.c_param].tensor;
+  DLTensor *C = args[mm.out_param].tensor;
   if (!A || !B || !C || A->strides || B->strides || C->strides) {
     snprintf(err, errlen, "npu: the matmul's operands must be compact tensors");
     npu_program_free(&p);

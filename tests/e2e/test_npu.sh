@@ -3,7 +3,8 @@
 # several shapes (multiples of 16 and not, B as [K, N] and [N, K]) run with
 # `tvs run --target npu` on 1 and 2 virtual threads, on the default machine
 # and on one with small scratchpads (many tiles, edge tiles, token
-# pipelines), and must equal the interpreter exactly; two virtual threads
+# pipelines), and must equal the interpreter exactly, as must matmuls with a
+# requantizing epilogue (ALU: shift, clip, bias, int8 narrowing); two virtual threads
 # take fewer cycles than one where loads are as long as GEMMs; bad input is a
 # clear error.  usage: test_npu.sh TVS WORKDIR   (env: TVS_SOURCE_DIR)
 set -u
@@ -46,6 +47,37 @@ for shape in "16 16 16" "1 1 1" "40 33 72" "64 48 100 nt" "17 130 47" "96 80 64 
         grep -q "outputs equal the interpreter's" "$W/out.$cfg.$v"; then ok
       else bad "$shape $cfg vthreads=$v"; cat "$W/out.$cfg.$v"; fi
     done
+  done
+done
+
+# Requantizing epilogues on the ALU: int8 narrowing that wraps, a clip, an
+# int32 relu with a bias; several blocks on the small machine.
+rq() { # rq M N K DTYPE EXPR
+  cat <<TVS
+@T.prim_func
+def rq(A: T.Buffer(($1, $3), "int8"), B: T.Buffer(($3, $2), "int8"), D: T.Buffer(($1, $2), "$4")):
+    C = T.alloc_buffer(($1, $2), "int32")
+    for i, j, k in T.grid($1, $2, $3):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = 0
+            C[vi, vj] = C[vi, vj] + T.Cast("int32", A[vi, vk]) * T.Cast("int32", B[vk, vj])
+    for i, j in T.grid($1, $2):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi, vj] = $5
+TVS
+}
+rq 40 50 70 int8 'T.Cast("int8", C[vi, vj])' >"$W/rq_wrap.tvs"
+rq 64 48 96 int8 'T.Cast("int8", T.min(T.max(T.shift_right(C[vi, vj], 2), -30), 30))' >"$W/rq_clip.tvs"
+rq 33 64 64 int32 'T.max(C[vi, vj] + 100, 0)' >"$W/rq_relu.tvs"
+for f in rq_wrap rq_clip rq_relu; do
+  for v in 1 2; do
+    "$TVS" run "$W/$f.tvs" --target npu --npu-vthreads $v --npu-config "$W/small.json" >"$W/$f.$v" 2>&1 &&
+      grep -q "outputs equal the interpreter's" "$W/$f.$v" &&
+      { [ $f = rq_wrap ] || grep -q " [1-9][0-9]* ALU cycles" "$W/$f.$v"; } && ok ||
+      { bad "$f vthreads=$v"; cat "$W/$f.$v"; }
   done
 done
 

@@ -3,6 +3,7 @@
  * the cycle report) and `tvs show --stage npu-isa` (the instruction stream);
  * driver/npu.h does the work. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver/npu.h"
@@ -86,4 +87,78 @@ int tool_show_npu(const char *file, const char *sched_path, const char *config_p
   ir_module_free(m);
   src_free(src);
   return rc ? 1 : 0;
+}
+
+/* Reads a whole file; NULL (reported) on failure. */
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "tvs run: error: cannot open '%s'\n", path);
+    return NULL;
+  }
+  StrBuf sb;
+  sb_init(&sb);
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) sb_putn(&sb, chunk, n);
+  fclose(f);
+  return sb_take(&sb);
+}
+
+/* DRAM images: int8 tiles get a fixed pattern in [-8, 7], int32 ones zeros. */
+static void **make_dram(const NpuConfig *c, const NpuProgram *p) {
+  void **data = xcalloc((size_t)p->nbufs + 1, sizeof *data);
+  for (int b = 0; b < p->nbufs; b++) {
+    size_t bytes = (size_t)(p->bufs[b].ntiles * npu_tile_bytes(c, p->bufs[b].mem));
+    int8_t *d = xcalloc(bytes + 1, 1);
+    if (p->bufs[b].mem == NPU_MEM_INP || p->bufs[b].mem == NPU_MEM_WGT)
+      for (size_t i = 0; i < bytes; i++) d[i] = (int8_t)((i * 7 + (size_t)b * 3) % 16) - 8;
+    data[b] = d;
+  }
+  return data;
+}
+
+static void print_checksums(const NpuConfig *c, const NpuProgram *p, void *const *data) {
+  for (int b = 0; b < p->nbufs; b++) {
+    int64_t n = p->bufs[b].ntiles * npu_tile_bytes(c, p->bufs[b].mem), sum = 0;
+    if (p->bufs[b].mem == NPU_MEM_ACC)
+      for (int64_t i = 0; i < n / 4; i++) sum += ((const int32_t *)data[b])[i];
+    else
+      for (int64_t i = 0; i < n; i++) sum += ((const int8_t *)data[b])[i];
+    printf("%s: %s, %lld tiles, sum=%lld\n", p->bufs[b].name, npu_mem_name(p->bufs[b].mem),
+           (long long)p->bufs[b].ntiles, (long long)sum);
+  }
+}
+
+int tool_run_npu_stream(const char *path, const char *config_path) {
+  NpuConfig c;
+  npu_config_default(&c);
+  char err[1024];
+  if (config_path && npu_config_load(&c, config_path, err, sizeof err)) {
+    fprintf(stderr, "tvs run: error: %s\n", err);
+    return -1;
+  }
+  char *text = read_text(path);
+  if (!text) return -1;
+  NpuProgram p;
+  npu_program_init(&p);
+  int rc = npu_program_parse(&p, path, text, err, sizeof err);
+  free(text);
+  if (rc) {
+    fprintf(stderr, "%s\n", err);
+    npu_program_free(&p);
+    return -1;
+  }
+  void **data = make_dram(&c, &p);
+  NpuReport r;
+  rc = npu_sim_run(&c, &p, data, &r, err, sizeof err);
+  if (rc) fprintf(stderr, "%s: error: %s\n", path, err);
+  else {
+    npu_report_print(stdout, &r);
+    if (c.functional) print_checksums(&c, &p, data);
+  }
+  for (int b = 0; b < p.nbufs; b++) free(data[b]);
+  free(data);
+  npu_program_free(&p);
+  return rc;
 }

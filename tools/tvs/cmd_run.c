@@ -1217,7 +1217,9 @@ int cmd_run(int argc, char **argv) {
   }
   if (rc == 1) rc = 0; /* --help */
   else if (!rc && !(rc = check_run_args(&ra, sched_path))) {
+    size_t fl = strlen(ra.file);
     if (is_so_path(ra.file)) rc = run_so(&ra); /* compiled by tvsc */
+    else if (fl > 4 && !strcmp(ra.file + fl - 4, ".npu")) rc = tool_run_npu_stream(ra.file, ra.npu_config) ? 1 : 0;
     else rc = run_source(&ra, &common, sched_path);
   }
   for (int i = 0; i < ra.ninputs; i++) free((char *)ra.inputs[i].name);

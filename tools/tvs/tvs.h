@@ -40,6 +40,10 @@ IrModule *tool_load_ex(const char *path, bool bind_weights, DiagCtx *d, SourceFi
 struct InterpArg;
 int tool_run_npu(const IrModule *m, const char *fname, struct InterpArg *args, int nargs, const char *config_path,
                  int vthreads, DiagCtx *d);
+/* `tvs run FILE.npu`: a hand-written instruction stream (docs/npu.md's text
+ * form) on the simulator, DRAM filled with a fixed pattern; prints the cycle
+ * report and a checksum of each buffer; 0, or -1 (reported). */
+int tool_run_npu_stream(const char *path, const char *config_path);
 /* `tvs show FILE --stage npu-isa`: the stream of each prim_func after the
  * schedules; 0, or 1 (reported). */
 int tool_show_npu(const char *file, const char *sched_path, const char *config_path, DiagCtx *d);
