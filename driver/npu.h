@@ -32,4 +32,26 @@ int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, 
 int drv_npu_run(const IrModule *m, const char *fname, const DrvNpuOptions *o, InterpArg *args, int nargs,
                 NpuReport *r, int64_t *mismatches, DiagCtx *d, char *err, size_t errlen);
 
+/* One call_tir step of a graph run on the npu target. */
+typedef struct DrvNpuKernel {
+  char name[64];      /* the prim_func */
+  bool on_npu;        /* ran on the simulator (else the interpreter) */
+  NpuReport r;        /* on_npu: its cycle report */
+} DrvNpuKernel;
+
+typedef struct DrvNpuGraphReport {
+  DrvNpuKernel *k;
+  int n, cap;
+} DrvNpuGraphReport;
+
+/* Runs graph function fname of m on the npu target: the graph passes
+ * (legalization, fusion), then the interpreter through the graph, each
+ * call_tir of an NPU kernel (an int8 matmul, with its fused requantization)
+ * run on the simulator and checked against the interpreter, the others on
+ * the interpreter.  Results as interp_run_relax's; rep lists the steps
+ * (free with drv_npu_graph_report_free).  0, or -1 with a diagnostic. */
+int drv_npu_run_graph(const IrModule *m, const char *fname, const DrvNpuOptions *o, InterpArg *args, int nargs,
+                      DLTensor ***results, int *nresults, DrvNpuGraphReport *rep, DiagCtx *d);
+void drv_npu_graph_report_free(DrvNpuGraphReport *rep);
+
 #endif

@@ -162,3 +162,43 @@ int tool_run_npu_stream(const char *path, const char *config_path) {
   npu_program_free(&p);
   return rc;
 }
+
+static void print_graph_report(const DrvNpuGraphReport *rep) {
+  int64_t cycles = 0, gemm = 0;
+  int nnpu = 0;
+  for (int i = 0; i < rep->n; i++) {
+    const DrvNpuKernel *k = &rep->k[i];
+    if (!k->on_npu) {
+      printf("npu: kernel %s: on the interpreter (not an NPU kernel)\n", k->name);
+      continue;
+    }
+    printf("npu: kernel %s: %lld cycles, GEMM utilisation %.1f%% (%lld GEMM, %lld ALU cycles)\n", k->name,
+           (long long)k->r.total_cycles, npu_report_utilisation(&k->r), (long long)k->r.gemm_cycles,
+           (long long)k->r.alu_cycles);
+    cycles += k->r.total_cycles, gemm += k->r.gemm_cycles, nnpu++;
+  }
+  printf("npu: total %lld cycles in %d NPU kernel%s, GEMM utilisation %.1f%%; outputs equal the interpreter's\n",
+         (long long)cycles, nnpu, nnpu == 1 ? "" : "s", cycles ? 100.0 * (double)gemm / (double)cycles : 0.0);
+}
+
+int tool_run_npu_graph(const IrModule *m, const char *fname, InterpArg *args, int nargs, const char *config_path,
+                       int vthreads, DLTensor ***results, int *nresults, DiagCtx *d) {
+  DrvNpuOptions o;
+  drv_npu_options_default(&o);
+  o.vthreads = vthreads;
+  char err[1024];
+  if (config_path && npu_config_load(&o.cfg, config_path, err, sizeof err)) {
+    fprintf(stderr, "tvs run: error: %s\n", err);
+    return -1;
+  }
+  if (!o.cfg.functional) {
+    fprintf(stderr, "tvs run: error: --target npu computes the outputs: the config's \"functional\" must be true\n");
+    return -1;
+  }
+  DrvNpuGraphReport rep;
+  int rc = drv_npu_run_graph(m, fname, &o, args, nargs, results, nresults, &rep, d);
+  diag_flush(d);
+  if (rc == 0) print_graph_report(&rep);
+  drv_npu_graph_report_free(&rep);
+  return rc;
+}
