@@ -45,6 +45,35 @@ typedef struct NpuTiling {
   int vthreads;          /* scratchpad slots that alternate (1 = no overlap) */
 } NpuTiling;
 
+/* An int8 conv2d, NCHW / OIHW (TOPI's conv2d_nchw after legalization):
+ * out[n, f, y, x] += int32(pad(A)[n, c, y*stride + ky, x*stride + kx]) *
+ * int32(W[f, c, ky, kx]).  On the NPU the channels are blocked by 16 (VTA's
+ * NCHW1n16c / OIHW16o16i): an input tile is one pixel's 16 channels. */
+typedef struct NpuConv2d {
+  int64_t n, c, h, w;    /* input */
+  int64_t o, kh, kw;     /* output channels, kernel */
+  int64_t oh, ow;        /* output */
+  int64_t stride;        /* both dimensions */
+  int64_t pad_top, pad_left, pad_bottom, pad_right;
+  int a_param, w_param, out_param;
+  int vthreads;
+} NpuConv2d;
+
+/* Its tiling: output-channel blocks, output rows and input-channel blocks a task. */
+typedef struct NpuConvTiling {
+  int64_t tob, toy, tcb;
+  int vthreads;
+} NpuConvTiling;
+
+/* Recognises an int8 conv2d (quietly false when f is none); d gets errors
+ * only for a conv2d the NPU cannot run (dilation, other shapes). */
+bool cg_npu_find_conv2d(const TirFunc *f, NpuConv2d *out);
+void cg_npu_choose_conv_tiling(const NpuConfig *c, const NpuConv2d *cv, NpuConvTiling *t);
+/* The stream (DRAM buffers "A" inp, "W" wgt, "C" acc tiles); 0, or -1 with
+ * a message when the tiling overflows a scratchpad. */
+int cg_npu_conv2d_program(const NpuConfig *c, const NpuConv2d *cv, const NpuConvTiling *t, NpuProgram *p,
+                          char *err, size_t errlen);
+
 /* Recognises f; false with a diagnostic (at f's span) when it is not an
  * int8 matmul the NPU runs. */
 bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d);

@@ -170,7 +170,8 @@ bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d) {
     diag_error(d, f->span,
                "the npu target runs int8 matmuls: C[i, j] += int32(A[i, k]) * int32(B[k, j]) (or B[j, k]) "
                "with int8 A, B and an int32 C of static shapes, optionally followed by D[i, j] = "
-               "[T.Cast(\"int8\", ...)] of shift_right/min/max/add/mul with constants of C[i, j], and nothing else");
+               "[T.Cast(\"int8\", ...)] of shift_right/min/max/add/mul with constants of C[i, j], and nothing else; "
+               "and int8 conv2d_nchw (OIHW weights, int32 output, no dilation)");
     return false;
   }
   int64_t cm, cn;

@@ -1,6 +1,7 @@
 /* npu.h - the npu target in the driver (docs/npu.md): building a prim_func's
- * instruction stream, and running it on the simulator with the tensors laid
- * out as tiles, checked against the reference interpreter. */
+ * instruction stream (an int8 matmul or conv2d), and running it on the
+ * simulator with the tensors laid out as tiles, checked against the
+ * reference interpreter. */
 #ifndef TVS_DRIVER_NPU_H
 #define TVS_DRIVER_NPU_H
 
@@ -19,11 +20,24 @@ typedef struct DrvNpuOptions {
 
 void drv_npu_options_default(DrvNpuOptions *o);
 
+/* What the backend recognised in a prim_func, and how it tiled it. */
+typedef struct DrvNpuKernelInfo {
+  bool conv;          /* a conv2d (cv, ct), else a matmul (mm, t) */
+  NpuMatmul mm;
+  NpuTiling t;
+  NpuConv2d cv;
+  NpuConvTiling ct;
+} DrvNpuKernelInfo;
+
+/* Whether prim_func fname of m is a kernel the NPU backend recognises (an
+ * int8 matmul or conv2d); says nothing about whether it fits. */
+bool drv_npu_is_kernel(const IrModule *m, const char *fname);
+
 /* The stream of prim_func fname of m into p (initialised here; free it with
- * npu_program_free).  mm and t receive what was recognised and the tiling
- * (either may be NULL).  Returns 0, or -1 with a diagnostic. */
-int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, NpuProgram *p, NpuMatmul *mm,
-                  NpuTiling *t, DiagCtx *d);
+ * npu_program_free); info (may be NULL) receives what was recognised and the
+ * tiling.  Returns 0, or -1 with a diagnostic. */
+int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, NpuProgram *p,
+                  DrvNpuKernelInfo *info, DiagCtx *d);
 
 /* Runs fname on args (one per param) on the simulator: the output tensor
  * receives the NPU's result.  Then runs the interpreter on copies and

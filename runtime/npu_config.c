@@ -27,19 +27,19 @@ typedef struct {
   const char *key;
   size_t off;
   bool is_int;        /* int (else int64_t) */
-  int64_t min;
+  int64_t min, max;   /* the range allowed */
 } NpuConfigKey;
 
 static const NpuConfigKey config_keys[] = {
-    {"batch", offsetof(NpuConfig, batch), true, 1},
-    {"block_in", offsetof(NpuConfig, block_in), true, 1},
-    {"block_out", offsetof(NpuConfig, block_out), true, 1},
-    {"inp_buff_bytes", offsetof(NpuConfig, inp_buff_bytes), false, 1},
-    {"wgt_buff_bytes", offsetof(NpuConfig, wgt_buff_bytes), false, 1},
-    {"acc_buff_bytes", offsetof(NpuConfig, acc_buff_bytes), false, 1},
-    {"uop_buff_bytes", offsetof(NpuConfig, uop_buff_bytes), false, 4},
-    {"dma_bytes_per_cycle", offsetof(NpuConfig, dma_bytes_per_cycle), false, 1},
-    {"dma_latency", offsetof(NpuConfig, dma_latency), false, 0},
+    {"batch", offsetof(NpuConfig, batch), true, 1, 256},
+    {"block_in", offsetof(NpuConfig, block_in), true, 1, 256},
+    {"block_out", offsetof(NpuConfig, block_out), true, 1, 256},
+    {"inp_buff_bytes", offsetof(NpuConfig, inp_buff_bytes), false, 1, 1LL << 32},
+    {"wgt_buff_bytes", offsetof(NpuConfig, wgt_buff_bytes), false, 1, 1LL << 32},
+    {"acc_buff_bytes", offsetof(NpuConfig, acc_buff_bytes), false, 1, 1LL << 32},
+    {"uop_buff_bytes", offsetof(NpuConfig, uop_buff_bytes), false, 4, 1LL << 32},
+    {"dma_bytes_per_cycle", offsetof(NpuConfig, dma_bytes_per_cycle), false, 1, 1LL << 20},
+    {"dma_latency", offsetof(NpuConfig, dma_latency), false, 0, 1LL << 20},
 };
 
 static int set_key(NpuConfig *c, const cJSON *item, char *err, size_t errlen) {
@@ -52,10 +52,9 @@ static int set_key(NpuConfig *c, const cJSON *item, char *err, size_t errlen) {
     const NpuConfigKey *ck = &config_keys[k];
     if (strcmp(item->string, ck->key)) continue;
     double v = item->valuedouble;
-    if (!cJSON_IsNumber(item) || v != (double)(int64_t)v || v < (double)ck->min ||
-        v > (double)(1LL << 40)) {
-      tvs_set_err(err, errlen, "npu config: '%s' must be an integer >= %lld", ck->key,
-                  (long long)ck->min);
+    if (!cJSON_IsNumber(item) || v < (double)ck->min || v > (double)ck->max || v != (double)(int64_t)v) {
+      tvs_set_err(err, errlen, "npu config: '%s' must be an integer in [%lld, %lld]", ck->key, (long long)ck->min,
+                  (long long)ck->max);
       return -1;
     }
     if (ck->is_int) *(int *)((char *)c + ck->off) = (int)v;
@@ -83,10 +82,6 @@ int npu_config_parse_json(NpuConfig *c, const char *json, char *err, size_t errl
   int rc = 0;
   for (const cJSON *it = root->child; it && rc == 0; it = it->next) rc = set_key(c, it, err, errlen);
   cJSON_Delete(root);
-  if (rc == 0 && c->block_in > 256) {
-    tvs_set_err(err, errlen, "npu config: block_in above 256 is not supported");
-    rc = -1;
-  }
   return rc;
 }
 

@@ -112,7 +112,7 @@ static bool parse_ints(Tok t, char sep, int64_t *v, int n) {
     buf[e - s] = '\0';
     char *stop;
     v[k] = strtoll(buf, &stop, 10);
-    if (*stop) return false;
+    if (*stop || v[k] > (1LL << 40) || v[k] < -(1LL << 40)) return false;
     if (k + 1 < n && e >= end) return false;
     s = e + 1;
   }

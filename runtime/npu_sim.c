@@ -101,9 +101,28 @@ static int check_flags(Sim *s, int64_t idx) {
   return 0;
 }
 
+/* Sizes, strides and factors stay below 2^24 and bases below 2^40, so that
+ * no product of them overflows. */
+#define NPU_FIELD_MAX (1LL << 24)
+#define NPU_BASE_MAX (1LL << 40)
+
+static bool fields_in_range(const NpuInsn *in) {
+  const NpuMemInsn *m = &in->mem;
+  const NpuLoopInsn *l = &in->loop;
+  int64_t small[] = {m->y_size, m->x_size, m->x_stride, m->y_pad0, m->y_pad1, m->x_pad0, m->x_pad1, l->iter_out,
+                     l->iter_in, l->dst_out, l->dst_in, l->src_out, l->src_in, l->wgt_out, l->wgt_in};
+  for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+    if (small[i] > NPU_FIELD_MAX || small[i] < -NPU_FIELD_MAX) return false;
+  int64_t big[] = {m->sram_base, m->dram_base, l->uop_bgn, l->uop_end};
+  for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+    if (big[i] > NPU_BASE_MAX || big[i] < -NPU_BASE_MAX) return false;
+  return true;
+}
+
 static int check_mem(Sim *s, int64_t idx) {
   const NpuInsn *in = &s->p->insns[idx];
   const NpuMemInsn *mi = &in->mem;
+  if (!fields_in_range(in)) return sim_fail(s, idx, "a field is out of range (sizes 2^24, bases 2^40)");
   if (mi->y_size < 1 || mi->x_size < 1 || mi->x_stride < 0 || mi->sram_base < 0 || mi->dram_base < 0 ||
       mi->y_pad0 < 0 || mi->y_pad1 < 0 || mi->x_pad0 < 0 || mi->x_pad1 < 0)
     return sim_fail(s, idx, "sizes must be positive and bases, strides and pads non-negative");
@@ -160,10 +179,13 @@ static int check_operand(Sim *s, int64_t idx, int64_t u, const char *what, int64
 static int check_loop(Sim *s, int64_t idx) {
   const NpuInsn *in = &s->p->insns[idx];
   const NpuLoopInsn *l = &in->loop;
+  if (!fields_in_range(in)) return sim_fail(s, idx, "a field is out of range (sizes 2^24, bases 2^40)");
   if (l->iter_out < 1 || l->iter_in < 1) return sim_fail(s, idx, "loop extents must be positive");
   if (l->uop_bgn < 0 || l->uop_end < l->uop_bgn || l->uop_end > s->cap[NPU_MEM_UOP])
     return sim_fail(s, idx, "micro-ops [%lld, %lld) are outside the micro-op cache (%lld)",
                     (long long)l->uop_bgn, (long long)l->uop_end, (long long)s->cap[NPU_MEM_UOP]);
+  if ((double)l->iter_out * (double)l->iter_in * (double)(l->uop_end - l->uop_bgn) > 1e15)
+    return sim_fail(s, idx, "more than 10^15 micro-op executions");
   bool gemm = in->op == NPU_GEMM;
   for (int64_t u = l->uop_bgn; u < l->uop_end; u++) {
     const NpuUop *uop = &s->uopc[u];

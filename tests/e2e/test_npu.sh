@@ -4,7 +4,8 @@
 # `tvs run --target npu` on 1 and 2 virtual threads, on the default machine
 # and on one with small scratchpads (many tiles, edge tiles, token
 # pipelines), and must equal the interpreter exactly, as must matmuls with a
-# requantizing epilogue (ALU: shift, clip, bias, int8 narrowing); two virtual threads
+# requantizing epilogue (ALU: shift, clip, bias, int8 narrowing) and int8
+# conv2d layers (padding, strides, odd channel counts); two virtual threads
 # take fewer cycles than one where loads are as long as GEMMs; bad input is a
 # clear error.  usage: test_npu.sh TVS WORKDIR   (env: TVS_SOURCE_DIR)
 set -u
@@ -33,6 +34,7 @@ TVS
 }
 
 echo '{"inp_buff_bytes": 1024, "wgt_buff_bytes": 8192, "acc_buff_bytes": 2048}' >"$W/small.json"
+echo '{"inp_buff_bytes": 4096, "wgt_buff_bytes": 16384, "acc_buff_bytes": 16384}' >"$W/mid.json"
 cycles() { sed -n 's/^npu: \([0-9]*\) cycles.*/\1/p' "$1"; }
 
 for shape in "16 16 16" "1 1 1" "40 33 72" "64 48 100 nt" "17 130 47" "96 80 64 nt"; do
@@ -81,9 +83,46 @@ for f in rq_wrap rq_clip rq_relu; do
   done
 done
 
+# int8 conv2d (NCHW, OIHW; legalized R.nn.conv2d): padding, strides, 1x1,
+# channels not multiples of 16, batch 2; 1 and 2 virtual threads, default and
+# mid-size machines; the output equals the interpreter's run of the graph.
+conv() { # conv N C H W O K STRIDE PAD
+  local oh=$(( ($3 + 2 * $8 - $6) / $7 + 1 )) ow=$(( ($4 + 2 * $8 - $6) / $7 + 1 ))
+  cat <<TVS
+@R.function
+def main(x: R.Tensor(($1, $2, $3, $4), "int8"), w: R.Tensor(($5, $2, $6, $6), "int8")) -> R.Tensor(($1, $5, $oh, $ow), "int32"):
+    with R.dataflow():
+        y = R.nn.conv2d(x, w, strides=$7, padding=$8, out_dtype="int32")
+        R.output(y)
+    return y
+TVS
+}
+for shape in "1 32 14 14 16 3 1 1" "1 3 16 16 20 3 2 1" "2 16 8 8 32 1 1 0" "1 40 9 11 24 3 1 0" "1 16 12 12 16 5 2 2"; do
+  set -- $shape
+  f="$W/conv_$(echo $shape | tr ' ' _).tvs"
+  conv "$@" >"$f"
+  "$TVS" run "$f" --target interp >"$W/conv.interp" 2>&1 || { bad "$shape: interp"; cat "$W/conv.interp"; continue; }
+  for cfg in default mid; do
+    for v in 1 2; do
+      extra=""
+      [ $cfg = mid ] && extra="--npu-config $W/mid.json"
+      out="$W/conv.$cfg.$v"
+      if "$TVS" run "$f" --target npu --npu-vthreads $v $extra >"$out" 2>&1 && grep -q "in 1 NPU kernel" "$out" &&
+        diff <(grep '^output' "$out") "$W/conv.interp" >/dev/null; then ok
+      else bad "conv $shape $cfg vthreads=$v"; cat "$out"; fi
+    done
+  done
+done
+
+# A conv2d whose rows fit no scratchpad split is a clear error, not a
+# silent fallback.
+echo '{"inp_buff_bytes": 256}' >"$W/tiny.json"
+"$TVS" run "$W/conv_1_32_14_14_16_3_1_1.tvs" --target npu --npu-config "$W/tiny.json" >"$W/tiny.out" 2>&1
+[ $? -ne 0 ] && grep -q "error: npu: conv2d 1 x 32 x 14 x 14: no tiling fits the scratchpads" "$W/tiny.out" && ok ||
+  { bad "conv overflow"; cat "$W/tiny.out"; }
+
 # Latency hiding: where a task's loads take about as long as its GEMMs, two
 # virtual threads overlap them and take fewer cycles than one.
-echo '{"inp_buff_bytes": 4096, "wgt_buff_bytes": 16384, "acc_buff_bytes": 16384}' >"$W/mid.json"
 mm 64 64 128 >"$W/lh.tvs"
 for v in 1 2; do
   "$TVS" run "$W/lh.tvs" --target npu --npu-vthreads $v --npu-config "$W/mid.json" >"$W/lh.$v" 2>&1 &&

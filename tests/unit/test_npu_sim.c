@@ -3,7 +3,8 @@
  * Cycle counts of three hand-written micro-programs (a single GEMM, a
  * load-compute-store chain, a two-thread pipeline with and without overlap)
  * against the model of docs/npu.md computed by hand in the comments; values
- * of the GEMM and every ALU op; the text form's round trip and its errors;
+ * of the GEMM and every ALU op; a padded load; the text form's round trip
+ * and its errors;
  * the checks (scratchpad bounds, flags, deadlock, leftover tokens); the JSON
  * configuration. */
 #include <stdint.h>
@@ -234,6 +235,42 @@ static void test_alu(void) {
     }
 }
 
+/* A padded 2-D load (a conv's border): a 2 x 2 grid of input tiles lands in
+ * the middle of a 4 x 4 grid of zeros; an identity weight tile copies it to
+ * the accumulators.  The load moves 16 tiles (padding included): 100 +
+ * 256/64 = 104 cycles, and reads 64 bytes of DRAM. */
+static void test_padded_load(void) {
+  const char *text =
+      "buffer A inp 4\nbuffer W wgt 1\nbuffer C acc 16\n"
+      "uop dst=0 src=0 wgt=0\n"
+      "LOAD.uop sram=0 dram=0 x=1\n"
+      "LOAD.inp sram=0 dram=A y=2 x=2 stride=2 pad=1,1,1,1\n"
+      "LOAD.wgt sram=0 dram=W y=1 x=1 stride=1 push_next\n"
+      "GEMM.reset uop=0:1 iter=16,1 dst=1,0\n"
+      "GEMM uop=0:1 iter=16,1 dst=1,0 src=1,0 pop_prev push_next\n"
+      "STORE.acc sram=0 dram=C y=1 x=16 stride=16 pop_prev\n";
+  int8_t a[64], w[256] = {0};
+  int32_t c[256];
+  for (int i = 0; i < 64; i++) a[i] = (int8_t)(i + 1);
+  for (int o = 0; o < 16; o++) w[o * 16 + o] = 1;
+  void *data[3] = {a, w, c};
+  NpuReport r;
+  CHECK_EQ_INT(run(text, data, &r), 0);
+  CHECK_EQ_INT(r.busy[NPU_MOD_LOAD], 104 + 104);
+  CHECK_EQ_INT(r.dram_read_bytes, 64 + 256 + 4);
+  int bad = 0;
+  for (int y = 0; y < 4; y++)
+    for (int x = 0; x < 4; x++)
+      for (int e = 0; e < 16; e++) {
+        bool inside = y >= 1 && y <= 2 && x >= 1 && x <= 2;
+        int32_t want = inside ? a[((y - 1) * 2 + (x - 1)) * 16 + e] : 0;
+        bad += c[(y * 4 + x) * 16 + e] != want;
+      }
+  CHECK_EQ_INT(bad, 0);
+  expect_error("buffer C acc 1\nSTORE.acc sram=0 dram=C y=1 x=1 stride=1 pad=0,0,1,0\n", "only LOAD of inp, wgt or acc pads");
+  expect_error("buffer A inp 1\nLOAD.inp sram=0 dram=A y=16777217 x=1 stride=0\n", "a field is out of range");
+}
+
 static void test_config(void) {
   NpuConfig c;
   npu_config_default(&c);
@@ -264,6 +301,7 @@ int main(void) {
   test_errors();
   test_text();
   test_alu();
+  test_padded_load();
   test_config();
   TEST_MAIN_END();
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "driver/npu.h"
+#include "ir/transform.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
@@ -41,21 +42,35 @@ int tool_run_npu(const IrModule *m, const char *fname, InterpArg *args, int narg
   return 0;
 }
 
-/* Prints the stream of every prim_func of the module. */
-static int print_streams(const IrModule *m, const DrvNpuOptions *o, DiagCtx *d) {
+/* Prints the stream of every prim_func of the module; in a graph module
+ * (legalized and fused: graph) a prim_func the NPU does not take is a note,
+ * elsewhere an error. */
+static int print_streams(const IrModule *m, const DrvNpuOptions *o, bool graph, DiagCtx *d) {
   int rc = 0, nfuncs = 0;
   for (int i = 0; i < m->nfuncs && rc == 0; i++) {
     if (m->funcs[i].kind != IR_FUNC_TIR) continue;
-    NpuProgram p;
-    NpuMatmul mm;
-    NpuTiling t;
-    rc = drv_npu_build(m, m->funcs[i].name, o, &p, &mm, &t, d);
-    if (rc == 0) {
-      printf("# prim_func %s: int8 matmul %lld x %lld x %lld%s, tiles %lld x %lld x %lld, %d virtual thread%s\n",
-             m->funcs[i].name, (long long)mm.m, (long long)mm.n, (long long)mm.k, mm.b_transposed ? " (B transposed)" : "",
-             (long long)t.tm, (long long)t.tn, (long long)t.tk, t.vthreads, t.vthreads > 1 ? "s" : "");
-      npu_program_print(stdout, &p);
+    if (graph && !drv_npu_is_kernel(m, m->funcs[i].name)) {
+      printf("# prim_func %s: not an NPU kernel (runs on the interpreter)\n", m->funcs[i].name);
+      continue;
     }
+    NpuProgram p;
+    DrvNpuKernelInfo k;
+    rc = drv_npu_build(m, m->funcs[i].name, o, &p, &k, d);
+    if (rc == 0 && k.conv) {
+      const NpuConv2d *cv = &k.cv;
+      printf("# prim_func %s: int8 conv2d %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld, stride %lld, padding %lld %lld %lld "
+             "%lld, tiles %lld x %lld x %lld, %d virtual thread%s\n",
+             m->funcs[i].name, (long long)cv->n, (long long)cv->c, (long long)cv->h, (long long)cv->w, (long long)cv->o,
+             (long long)cv->c, (long long)cv->kh, (long long)cv->kw, (long long)cv->stride, (long long)cv->pad_top,
+             (long long)cv->pad_left, (long long)cv->pad_bottom, (long long)cv->pad_right, (long long)k.ct.tob,
+             (long long)k.ct.toy, (long long)k.ct.tcb, k.ct.vthreads, k.ct.vthreads > 1 ? "s" : "");
+    } else if (rc == 0) {
+      printf("# prim_func %s: int8 matmul %lld x %lld x %lld%s, tiles %lld x %lld x %lld, %d virtual thread%s\n",
+             m->funcs[i].name, (long long)k.mm.m, (long long)k.mm.n, (long long)k.mm.k,
+             k.mm.b_transposed ? " (B transposed)" : "", (long long)k.t.tm, (long long)k.t.tn, (long long)k.t.tk,
+             k.t.vthreads, k.t.vthreads > 1 ? "s" : "");
+    }
+    if (rc == 0) npu_program_print(stdout, &p);
     npu_program_free(&p);
     nfuncs++;
   }
@@ -82,7 +97,14 @@ int tool_show_npu(const char *file, const char *sched_path, const char *config_p
   diag_flush(d);
   fputs(sout.data, stdout);
   sb_free(&sout);
-  int rc = m ? print_streams(m, &o, d) : -1;
+  bool graph = false;
+  for (int i = 0; m && i < m->nfuncs; i++) graph |= m->funcs[i].kind == IR_FUNC_RELAX;
+  if (graph) { /* the kernels legalization and fusion make, as --target npu runs them */
+    IrModule *legal = rx_run_graph_passes(m, rx_graph_pipeline_index("fuse-tir"), d, NULL, NULL);
+    ir_module_free(m);
+    m = legal;
+  }
+  int rc = m ? print_streams(m, &o, graph, d) : -1;
   diag_flush(d);
   ir_module_free(m);
   src_free(src);
