@@ -5,7 +5,10 @@
  * transformations keep that block body, so a scheduled function is
  * recognised too, and so is one tensorized with npu_gemm_1x16x16_nn/nt
  * (stdlib/intrin/npu_gemm.tvs): its body is the same update on views of the
- * params.  A loop bound to "vthread" gives the virtual threads. */
+ * params.  Cache stages into the scratchpad scopes (cache_read/cache_write
+ * into npu.inp, npu.wgt, npu.acc) are read the same way, as views of the
+ * DRAM buffers: the backend's DMA is what moves them.  A loop bound to
+ * "vthread" gives the virtual threads. */
 #include <string.h>
 
 #include "codegen/npu.h"
@@ -37,11 +40,34 @@ static bool is_update(const TirStmt *s) {
   return int8_load(mul->bin.a) && int8_load(mul->bin.b);
 }
 
+static bool is_npu_scope(const TirBuffer *b) { return b->scope && !strncmp(b->scope, "npu.", 4); }
+
+/* A cache stage of an npu.* scope (cache_read/cache_write/set_scope):
+ * dst[v...] = src[v...] with one of them in npu.inp/npu.wgt/npu.acc.  The
+ * DMA loads and stores are the backend's, so the copy is read as a view of
+ * the DRAM buffer: *view the scratchpad buffer, *dram the other. */
+static bool is_npu_copy(const TirStmt *s, const TirBuffer **view, const TirBuffer **dram) {
+  const TirExpr *v = s->store.value;
+  if (v->kind != TIR_LOAD || v->load.n != s->store.n || v->load.buf == s->store.buf) return false;
+  for (int i = 0; i < s->store.n; i++)
+    if (v->load.idx[i]->kind != TIR_VAR || s->store.idx[i]->kind != TIR_VAR || v->load.idx[i]->var != s->store.idx[i]->var)
+      return false;
+  if (is_npu_scope(s->store.buf)) *view = s->store.buf, *dram = v->load.buf;
+  else if (is_npu_scope(v->load.buf)) *view = v->load.buf, *dram = s->store.buf;
+  else return false;
+  return true;
+}
+
 static bool pre_stmt(TirVisitor *v, const TirStmt *s) {
   Finder *fd = v->ctx;
+  const TirBuffer *view, *dram;
   if (s->kind == TIR_S_BLOCK) /* tensorize binds the intrinsic's operands as views */
     for (int i = 0; i < s->block.nmatches; i++)
       ir_ptrmap_put(&fd->views, s->block.matches[i].buffer, s->block.matches[i].source.buffer);
+  if (s->kind == TIR_S_STORE && is_npu_copy(s, &view, &dram)) {
+    ir_ptrmap_put(&fd->views, view, (void *)dram);
+    return true;
+  }
   if (s->kind == TIR_S_STORE) {
     if (fd->nstores < 3) fd->stores[fd->nstores] = s;
     fd->nstores++;
@@ -159,12 +185,45 @@ static bool match_output(const Finder *fd, NpuMatmul *mm) {
   return false;
 }
 
+/* The npu.* scope b passes through on its way to its param, or NULL. */
+static const char *npu_scope_of(const Finder *fd, const TirBuffer *b) {
+  const char *scope = NULL;
+  for (int depth = 0; depth < 8 && b; depth++) {
+    if (is_npu_scope(b)) scope = b->scope;
+    b = ir_ptrmap_has(&fd->views, b) ? ir_ptrmap_get(&fd->views, b) : NULL;
+  }
+  return scope;
+}
+
+/* Each operand staged in a scratchpad must be in its own: the GEMM reads
+ * inputs from npu.inp, weights from npu.wgt, accumulates in npu.acc. */
+static bool check_scopes(const Finder *fd, DiagCtx *d) {
+  const TirExpr *v = fd->update->store.value, *mul = v->bin.b->kind == TIR_MUL ? v->bin.b : v->bin.a;
+  const TirExpr *x = mul->bin.a->un.a, *w = mul->bin.b->un.a;
+  if (!same_var(x->load.idx[0], fd->update->store.idx[0])) x = mul->bin.b->un.a, w = mul->bin.a->un.a;
+  const TirBuffer *bufs[3] = {x->load.buf, w->load.buf, fd->update->store.buf};
+  static const char *want[3] = {"npu.inp", "npu.wgt", "npu.acc"}, *role[3] = {"input", "weight", "accumulator"};
+  for (int i = 0; i < 3; i++) {
+    const char *sc = npu_scope_of(fd, bufs[i]);
+    if (sc && strcmp(sc, want[i])) {
+      diag_error(d, fd->f->span, "npu: the GEMM's %s operand is staged in scope %s; it belongs in %s", role[i], sc,
+                 want[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d) {
   Finder fd = {.f = f, .vthreads = 1};
   TirVisitor v = {.pre_stmt = pre_stmt, .ctx = &fd};
   tir_visit_func(&v, f);
   memset(out, 0, sizeof *out);
   bool found = fd.update && match_roles(&fd, fd.update, out) && match_output(&fd, out);
+  if (found && !check_scopes(&fd, d)) {
+    ir_ptrmap_free(&fd.views);
+    return false;
+  }
   ir_ptrmap_free(&fd.views);
   if (!found) {
     diag_error(d, f->span,
