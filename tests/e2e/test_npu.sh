@@ -36,13 +36,16 @@ TVS
 echo '{"inp_buff_bytes": 1024, "wgt_buff_bytes": 8192, "acc_buff_bytes": 2048}' >"$W/small.json"
 echo '{"inp_buff_bytes": 4096, "wgt_buff_bytes": 16384, "acc_buff_bytes": 16384}' >"$W/mid.json"
 cycles() { sed -n 's/^npu: \([0-9]*\) cycles.*/\1/p' "$1"; }
+# TVS_TEST_QUICK (the sanitizer build): two virtual threads only, one machine for conv2d.
+VTS="1 2" CONV_CFGS="default mid"
+if [ -n "${TVS_TEST_QUICK:-}" ]; then VTS="2" CONV_CFGS="mid"; fi
 
 for shape in "16 16 16" "1 1 1" "40 33 72" "64 48 100 nt" "17 130 47" "96 80 64 nt"; do
   set -- $shape
   f="$W/mm_$1_$2_$3${4:-}.tvs"
   mm "$@" >"$f"
   for cfg in default small; do
-    for v in 1 2; do
+    for v in $VTS; do
       extra=""
       [ $cfg = small ] && extra="--npu-config $W/small.json"
       if "$TVS" run "$f" --target npu --npu-vthreads $v $extra >"$W/out.$cfg.$v" 2>&1 &&
@@ -75,7 +78,7 @@ rq 40 50 70 int8 'T.Cast("int8", C[vi, vj])' >"$W/rq_wrap.tvs"
 rq 64 48 96 int8 'T.Cast("int8", T.min(T.max(T.shift_right(C[vi, vj], 2), -30), 30))' >"$W/rq_clip.tvs"
 rq 33 64 64 int32 'T.max(C[vi, vj] + 100, 0)' >"$W/rq_relu.tvs"
 for f in rq_wrap rq_clip rq_relu; do
-  for v in 1 2; do
+  for v in $VTS; do
     "$TVS" run "$W/$f.tvs" --target npu --npu-vthreads $v --npu-config "$W/small.json" >"$W/$f.$v" 2>&1 &&
       grep -q "outputs equal the interpreter's" "$W/$f.$v" &&
       { [ $f = rq_wrap ] || grep -q " [1-9][0-9]* ALU cycles" "$W/$f.$v"; } && ok ||
@@ -102,8 +105,8 @@ for shape in "1 32 14 14 16 3 1 1" "1 3 16 16 20 3 2 1" "2 16 8 8 32 1 1 0" "1 4
   f="$W/conv_$(echo $shape | tr ' ' _).tvs"
   conv "$@" >"$f"
   "$TVS" run "$f" --target interp >"$W/conv.interp" 2>&1 || { bad "$shape: interp"; cat "$W/conv.interp"; continue; }
-  for cfg in default mid; do
-    for v in 1 2; do
+  for cfg in $CONV_CFGS; do
+    for v in $VTS; do
       extra=""
       [ $cfg = mid ] && extra="--npu-config $W/mid.json"
       out="$W/conv.$cfg.$v"
