@@ -56,6 +56,9 @@ typedef struct NpuConv2d {
   int64_t stride;        /* both dimensions */
   int64_t pad_top, pad_left, pad_bottom, pad_right;
   int a_param, w_param, out_param;
+  bool out_int8;         /* the epilogue narrows to int8 (STORE.out) */
+  NpuAluStep alu[NPU_MAX_ALU_STEPS]; /* a fused epilogue (relu, requantization), in order */
+  int nalu;
   int vthreads;
 } NpuConv2d;
 
@@ -73,6 +76,16 @@ void cg_npu_choose_conv_tiling(const NpuConfig *c, const NpuConv2d *cv, NpuConvT
  * a message when the tiling overflows a scratchpad. */
 int cg_npu_conv2d_program(const NpuConfig *c, const NpuConv2d *cv, const NpuConvTiling *t, NpuProgram *p,
                           char *err, size_t errlen);
+
+#define NPU_MAX_STORES 8
+
+/* The element-wise epilogue of an NPU kernel: stores[0..n) (none the init
+ * or the update) must form a chain D1[v...] = ops(C[v...]), D2[v...] =
+ * ops(D1[v...]), ... of shift_right, min, max, add, mul with constants, the
+ * last one optionally T.Cast("int8", ...).  Returns the last buffer written
+ * (NULL when they do not), its steps in order and whether it narrows. */
+const TirBuffer *cg_npu_match_epilogue(const TirStmt *const *stores, int n, const TirBuffer *c, NpuAluStep *steps,
+                                       int *nsteps, bool *out_int8);
 
 /* Recognises f; false with a diagnostic (at f's span) when it is not an
  * int8 matmul the NPU runs. */

@@ -8,7 +8,9 @@
  * brings the input rows the block reads (zero-padded at the image border by
  * the DMA) and the weights into slot (task % V); the compute module runs one
  * GEMM per output-channel block: micro-ops over (input block, ky, kx), the
- * two loops over output rows and columns.  Tokens as in npu_matmul.c. */
+ * two loops over output rows and columns.  A fused epilogue runs on the
+ * ALU over the block's accumulators before the stores.  Tokens as in
+ * npu_matmul.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,7 +156,7 @@ static void conv_task(ConvEmit *e, int64_t task, int64_t block, int64_t n, int64
                              .dst_out = cv->ow, .dst_in = 1, .src_out = cv->stride * e->g.wp, .src_in = cv->stride};
     if (obi == 0) in->deps |= NPU_POP_PREV;
     if (obi == tob - 1 && task + v < e->ntasks) in->deps |= NPU_PUSH_PREV;
-    if (obi == tob - 1 && last) in->deps |= NPU_PUSH_NEXT;
+    if (obi == tob - 1 && last && !cv->nalu) in->deps |= NPU_PUSH_NEXT;
   }
 }
 
@@ -172,10 +174,18 @@ static void conv_block(ConvEmit *e, int64_t block, int64_t *task) {
   int64_t ntk = cdiv(e->g.cb, e->t->tcb);
   for (int64_t k = 0; k < ntk; k++, (*task)++)
     conv_task(e, *task, block, n, ob0, tob, oy0, toy, k * e->t->tcb, k == ntk - 1);
+  for (int i = 0; i < cv->nalu; i++) { /* the fused epilogue, over the whole accumulator slot */
+    in = npu_program_add_insn(e->p, NPU_ALU);
+    in->loop = (NpuLoopInsn){.uop_bgn = a, .uop_end = a + 1, .iter_out = tob * e->t->toy, .iter_in = cv->ow,
+                             .dst_out = cv->ow, .dst_in = 1, .src_out = cv->ow, .src_in = 1, .alu = cv->alu[i].op,
+                             .use_imm = true, .imm = cv->alu[i].imm};
+    if (i == cv->nalu - 1) in->deps = NPU_PUSH_NEXT;
+  }
   for (int64_t obi = 0; obi < tob; obi++) {
     in = npu_program_add_insn(e->p, NPU_STORE);
     int64_t x = toy * cv->ow;
-    in->mem = (NpuMemInsn){.mem = NPU_MEM_ACC, .dram = e->buf_c, .sram_base = a * e->acc_slot + obi * e->t->toy * cv->ow,
+    in->mem = (NpuMemInsn){.mem = cv->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, .dram = e->buf_c,
+                           .sram_base = a * e->acc_slot + obi * e->t->toy * cv->ow,
                            .dram_base = ((n * e->g.ob + ob0 + obi) * cv->oh + oy0) * cv->ow, .y_size = 1, .x_size = x,
                            .x_stride = x};
     if (obi == 0) in->deps |= NPU_POP_PREV;
@@ -199,7 +209,7 @@ int cg_npu_conv2d_program(const NpuConfig *c, const NpuConv2d *cv, const NpuConv
   e.ntasks = e.nblocks * cdiv(e.g.cb, t->tcb);
   e.buf_a = npu_program_add_buf(p, "A", NPU_MEM_INP, cv->n * e.g.cb * cv->h * cv->w);
   e.buf_w = npu_program_add_buf(p, "W", NPU_MEM_WGT, e.g.ob * e.g.cb * e.g.taps);
-  e.buf_c = npu_program_add_buf(p, "C", NPU_MEM_ACC, cv->n * e.g.ob * cv->oh * cv->ow);
+  e.buf_c = npu_program_add_buf(p, "C", cv->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, cv->n * e.g.ob * cv->oh * cv->ow);
   make_uops(&e);
   int64_t task = 0;
   for (int64_t b = 0; b < e.nblocks; b++) conv_block(&e, b, &task);

@@ -1,8 +1,9 @@
 /* npu_find_conv2d.c - recognising the int8 conv2d the NPU backend runs:
  * TOPI's conv2d_nchw as legalization generates it (stdlib/nn/conv2d.tvs),
  * an optional padding block (pad_temp = T.if_then_else(in bounds,
- * A[n, c, y - top, x - left], 0)) and the reduction
- * out[n, f, y, x] += int32(pad_temp[n, c, y*s + ky, x*s + kx]) * int32(W[f, c, ky, kx]). */
+ * A[n, c, y - top, x - left], 0)), the reduction
+ * out[n, f, y, x] += int32(pad_temp[n, c, y*s + ky, x*s + kx]) * int32(W[f, c, ky, kx])
+ * and an optional fused epilogue (relu, requantization) on the ALU. */
 #include <string.h>
 
 #include "codegen/npu.h"
@@ -10,14 +11,14 @@
 
 typedef struct ConvFinder {
   int nstores;
-  const TirStmt *stores[3];
+  const TirStmt *stores[NPU_MAX_STORES];
   int vthreads;             /* extent of a loop bound to "vthread" */
 } ConvFinder;
 
 static bool pre_stmt(TirVisitor *v, const TirStmt *s) {
   ConvFinder *cf = v->ctx;
   if (s->kind == TIR_S_STORE) {
-    if (cf->nstores < 3) cf->stores[cf->nstores] = s;
+    if (cf->nstores < NPU_MAX_STORES) cf->stores[cf->nstores] = s;
     cf->nstores++;
   }
   if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING && s->loop.thread_tag &&
@@ -119,7 +120,8 @@ static bool fill_sizes(const TirFunc *f, NpuConv2d *cv) {
   int64_t a[4], w[4], o[4];
   if (cv->a_param < 0 || cv->w_param < 0 || cv->out_param < 0) return false;
   const TirBuffer *ab = f->buffer_map[cv->a_param], *wb = f->buffer_map[cv->w_param], *ob = f->buffer_map[cv->out_param];
-  if (!dims4(ab, a) || !dims4(wb, w) || !dims4(ob, o) || !dt_eq(ab->dtype, dt_int8) || !dt_eq(wb->dtype, dt_int8))
+  if (!dims4(ab, a) || !dims4(wb, w) || !dims4(ob, o) || !dt_eq(ab->dtype, dt_int8) || !dt_eq(wb->dtype, dt_int8) ||
+      !dt_eq(ob->dtype, cv->out_int8 ? dt_int8 : dt_int32))
     return false;
   cv->n = a[0], cv->c = a[1], cv->h = a[2], cv->w = a[3];
   cv->o = w[0], cv->kh = w[2], cv->kw = w[3];
@@ -142,19 +144,29 @@ bool cg_npu_find_conv2d(const TirFunc *f, NpuConv2d *cv) {
   cv->vthreads = cf.vthreads < 1 || cf.vthreads > 4 ? 1 : cf.vthreads;
   const TirStmt *upd = NULL;
   const TirExpr *x = NULL, *w = NULL;
-  for (int i = 0; i < cf.nstores && i < 3; i++)
+  if (cf.nstores > NPU_MAX_STORES) return false;
+  for (int i = 0; i < cf.nstores; i++)
     if (match_update(cf.stores[i], &x, &w, &cv->stride)) upd = cf.stores[i];
-  if (!upd || cf.nstores > 3) return false;
+  if (!upd) return false;
   cv->out_param = param_of(f, upd->store.buf);
   cv->w_param = param_of(f, w->load.buf);
   cv->a_param = param_of(f, x->load.buf);
-  if (cf.nstores == 3) { /* init, update and the padding */
-    const TirStmt *pad = NULL;
-    for (int i = 0; i < 3; i++)
-      if (cf.stores[i]->store.buf != upd->store.buf) pad = cf.stores[i];
-    if (!pad || cv->a_param >= 0 || !match_pad(f, pad, x->load.buf, cv)) return false;
-  } else if (cf.nstores != 2) {
-    return false;
+  /* The other stores: the init, the padding (of the buffer the update
+   * reads) and a fused epilogue chain from the update's buffer to a param. */
+  const TirStmt *rest[NPU_MAX_STORES];
+  int nrest = 0;
+  for (int i = 0; i < cf.nstores; i++) {
+    const TirStmt *st = cf.stores[i];
+    if (st->store.buf == upd->store.buf) continue;
+    if (st->store.buf != x->load.buf) rest[nrest++] = st;
+    else if (cv->a_param >= 0 || !match_pad(f, st, x->load.buf, cv)) return false;
   }
+  if (nrest > 0) {
+    if (cv->out_param >= 0) return false;
+    const TirBuffer *out = cg_npu_match_epilogue(rest, nrest, upd->store.buf, cv->alu, &cv->nalu, &cv->out_int8);
+    cv->out_param = out ? param_of(f, out) : -1;
+  }
+  if (cv->out_param < 0 || cv->a_param < 0) return false;
+  if (!cv->out_int8 && !dt_eq(f->buffer_map[cv->out_param]->dtype, dt_int32)) return false;
   return fill_sizes(f, cv);
 }

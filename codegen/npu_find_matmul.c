@@ -17,7 +17,7 @@
 typedef struct Finder {
   const TirFunc *f;
   int nstores;              /* stores anywhere in the function */
-  const TirStmt *stores[3]; /* the first three */
+  const TirStmt *stores[NPU_MAX_STORES]; /* the first ones */
   const TirStmt *update;    /* the matmul's update store */
   int vthreads;
   IrPtrMap views;           /* match_buffer view -> the buffer it aliases */
@@ -69,7 +69,7 @@ static bool pre_stmt(TirVisitor *v, const TirStmt *s) {
     return true;
   }
   if (s->kind == TIR_S_STORE) {
-    if (fd->nstores < 3) fd->stores[fd->nstores] = s;
+    if (fd->nstores < NPU_MAX_STORES) fd->stores[fd->nstores] = s;
     fd->nstores++;
     if (is_update(s)) fd->update = s;
   }
@@ -144,18 +144,12 @@ static bool alu_step(const TirExpr *e, NpuAluStep *st, const TirExpr **x) {
   return true;
 }
 
-/* The requantizing epilogue D[i, j] = [int8](ops(C[i, j])) of store s, C
- * being the matmul's (non-param) output: the steps go into mm. */
-static bool match_epilogue(const Finder *fd, const TirStmt *s, const TirBuffer *c, NpuMatmul *mm) {
-  int out = param_of(fd, s->store.buf);
-  int64_t cm, cn;
-  if (out < 0 || s->store.n != 2 || c->ndim != 2 || !static_dim(c, 0, &cm) || !static_dim(c, 1, &cn) ||
-      cm != mm->m || cn != mm->n)
-    return false;
+/* One element-wise stage D[v...] = [T.Cast("int8",)] ops(C[v...]): its steps
+ * appended to steps[*nsteps..]. */
+static bool match_stage(const TirStmt *s, const TirBuffer *c, NpuAluStep *steps, int *nsteps, bool *out_int8) {
   const TirExpr *e = s->store.value;
-  mm->out_param = out;
-  mm->out_int8 = dt_eq(s->store.buf->dtype, dt_int8);
-  if (mm->out_int8) {
+  *out_int8 = dt_eq(s->store.buf->dtype, dt_int8);
+  if (*out_int8) {
     if (e->kind != TIR_CAST) return false;
     e = e->un.a;
   } else if (!dt_eq(s->store.buf->dtype, dt_int32)) {
@@ -167,22 +161,48 @@ static bool match_epilogue(const Finder *fd, const TirStmt *s, const TirBuffer *
     if (n == NPU_MAX_ALU_STEPS || !alu_step(e, &rev[n], &e)) return false;
     n++;
   }
-  if (e->load.buf != c || !same_var(e->load.idx[0], s->store.idx[0]) || !same_var(e->load.idx[1], s->store.idx[1]))
-    return false;
-  for (int i = 0; i < n; i++) mm->alu[i] = rev[n - 1 - i]; /* innermost first */
-  mm->nalu = n;
+  if (e->load.buf != c || e->load.n != s->store.n || *nsteps + n > NPU_MAX_ALU_STEPS) return false;
+  for (int i = 0; i < s->store.n; i++)
+    if (s->store.idx[i]->kind != TIR_VAR || !same_var(e->load.idx[i], s->store.idx[i])) return false;
+  for (int i = 0; i < n; i++) steps[(*nsteps)++] = rev[n - 1 - i]; /* innermost first */
   return true;
 }
 
+const TirBuffer *cg_npu_match_epilogue(const TirStmt *const *stores, int n, const TirBuffer *c, NpuAluStep *steps,
+                                       int *nsteps, bool *out_int8) {
+  *nsteps = 0;
+  *out_int8 = false;
+  for (int used = 0; used < n; used++) {
+    if (*out_int8) return NULL; /* narrowing must be the last stage */
+    const TirStmt *next = NULL;
+    for (int i = 0; i < n && !next; i++)
+      if (stores[i]->store.value->kind != TIR_INT && stores[i]->store.buf != c) {
+        int k = *nsteps;
+        bool i8;
+        if (match_stage(stores[i], c, steps, &k, &i8)) next = stores[i], *nsteps = k, *out_int8 = i8;
+      }
+    if (!next) return NULL;
+    c = next->store.buf;
+  }
+  return c;
+}
+
 /* After the update: C is the output (2 stores: init, update), or an
- * intermediate read by a requantizing epilogue (3 stores). */
+ * intermediate read by a chain of element-wise stages (fusion's relu, cast,
+ * requantization) ending in a param. */
 static bool match_output(const Finder *fd, NpuMatmul *mm) {
   if (mm->out_param >= 0) return fd->nstores <= 2 && dt_eq(fd->f->buffer_map[mm->out_param]->dtype, dt_int32);
-  if (fd->nstores != 3) return false;
+  if (fd->nstores < 3 || fd->nstores > NPU_MAX_STORES) return false;
   const TirBuffer *c = fd->update->store.buf;
-  for (int i = 0; i < 3; i++)
-    if (fd->stores[i]->store.buf != c) return match_epilogue(fd, fd->stores[i], c, mm);
-  return false;
+  const TirStmt *rest[NPU_MAX_STORES];
+  int nrest = 0;
+  for (int i = 0; i < fd->nstores; i++)
+    if (fd->stores[i]->store.buf != c) rest[nrest++] = fd->stores[i];
+  int64_t cm, cn;
+  if (c->ndim != 2 || !static_dim(c, 0, &cm) || !static_dim(c, 1, &cn) || cm != mm->m || cn != mm->n) return false;
+  const TirBuffer *out = cg_npu_match_epilogue(rest, nrest, c, mm->alu, &mm->nalu, &mm->out_int8);
+  mm->out_param = out ? param_of(fd, out) : -1;
+  return mm->out_param >= 0;
 }
 
 /* The npu.* scope b passes through on its way to its param, or NULL. */

@@ -103,7 +103,7 @@ static void pack_conv(const NpuConfig *c, const NpuConv2d *cv, const DLTensor *A
   int64_t taps = cv->kh * cv->kw, hw = cv->h * cv->w;
   dr->a = xcalloc((size_t)(cv->n * cb * hw * bi), 1);
   dr->b = xcalloc((size_t)(ob * cb * taps * bo * bi), 1);
-  dr->c = xcalloc((size_t)(cv->n * ob * cv->oh * cv->ow * bo), sizeof(int32_t));
+  dr->c = xcalloc((size_t)(cv->n * ob * cv->oh * cv->ow * bo), cv->out_int8 ? 1 : sizeof(int32_t));
   const int8_t *a = A->data, *w = W->data;
   for (int64_t n = 0; n < cv->n; n++)
     for (int64_t ch = 0; ch < cv->c; ch++)
@@ -117,11 +117,13 @@ static void pack_conv(const NpuConfig *c, const NpuConv2d *cv, const DLTensor *A
 
 static void unpack_conv(const NpuConfig *c, const NpuConv2d *cv, const Dram *dr, DLTensor *C) {
   int64_t bo = c->block_out, ob = (cv->o + bo - 1) / bo, ohw = cv->oh * cv->ow;
-  int32_t *out = C->data;
-  const int32_t *acc = dr->c;
   for (int64_t n = 0; n < cv->n; n++)
     for (int64_t o = 0; o < cv->o; o++)
-      for (int64_t p = 0; p < ohw; p++) out[(n * cv->o + o) * ohw + p] = acc[((n * ob + o / bo) * ohw + p) * bo + o % bo];
+      for (int64_t p = 0; p < ohw; p++) {
+        int64_t dst = (n * cv->o + o) * ohw + p, src = ((n * ob + o / bo) * ohw + p) * bo + o % bo;
+        if (cv->out_int8) ((int8_t *)C->data)[dst] = ((const int8_t *)dr->c)[src];
+        else ((int32_t *)C->data)[dst] = ((const int32_t *)dr->c)[src];
+      }
 }
 
 /* The interpreter on the same inputs; counts the output elements that differ. */

@@ -117,6 +117,27 @@ for shape in "1 32 14 14 16 3 1 1" "1 3 16 16 20 3 2 1" "2 16 8 8 32 1 1 0" "1 4
   done
 done
 
+# Fused epilogue chains (fusion's relu, then a cast to int8) after conv2d
+# and after matmul run on the ALU, and narrow with STORE.out.
+cat >"$W/fused.tvs" <<'EOF2'
+@R.function
+def main(x: R.Tensor((1, 20, 10, 10), "int8"), w: R.Tensor((24, 20, 3, 3), "int8"), w2: R.Tensor((100, 40), "int8")) -> R.Tensor((24, 40), "int8"):
+    with R.dataflow():
+        y = R.nn.conv2d(x, w, strides=1, padding=1, out_dtype="int32")
+        q = R.astype(R.nn.relu(y), "int8")
+        f = R.reshape(q, (24, 100))
+        m = R.matmul(f, w2, out_dtype="int32")
+        o = R.astype(R.nn.relu(m), "int8")
+        R.output(o)
+    return o
+EOF2
+"$TVS" run "$W/fused.tvs" --target interp >"$W/fused.interp" 2>&1
+for v in $VTS; do
+  "$TVS" run "$W/fused.tvs" --target npu --npu-vthreads $v >"$W/fused.$v" 2>&1 && grep -q "in 2 NPU kernels" "$W/fused.$v" &&
+    grep -q "fused_conv2d_relu_cast: .* ALU cycles" "$W/fused.$v" && diff <(grep '^output' "$W/fused.$v") "$W/fused.interp" >/dev/null &&
+    ok || { bad "fused epilogues, vthreads=$v"; cat "$W/fused.$v"; }
+done
+
 # A conv2d whose rows fit no scratchpad split is a clear error, not a
 # silent fallback.
 echo '{"inp_buff_bytes": 256}' >"$W/tiny.json"
