@@ -548,11 +548,14 @@ static int cmd_write(Repl *r, int argc, char **argv) {
 
 static int cmd_target(Repl *r, int argc, char **argv) {
   if (argc == 1) {
-    fprintf(r->opt.out, "target: %s\n", r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp");
+    fprintf(r->opt.out, "target: %s\n",
+            r->npu_target ? "npu" : r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp");
     return 0;
   }
-  if (argc != 2 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "interp") && !tir_is_gpu_target(argv[1])))
-    return repl_error(r, "usage: :target cpu|interp|cuda|opencl"), -1;
+  if (argc != 2 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "interp") && !tir_is_gpu_target(argv[1]) &&
+                    strcmp(argv[1], "npu")))
+    return repl_error(r, "usage: :target cpu|interp|cuda|opencl|npu"), -1;
+  r->npu_target = !strcmp(argv[1], "npu");
   r->gpu_target = !strcmp(argv[1], "cuda") ? "cuda" : !strcmp(argv[1], "opencl") ? "opencl" : NULL;
   r->target_cpu = strcmp(argv[1], "interp") != 0;
   fprintf(r->opt.out, "target: %s\n", argv[1]);
@@ -625,9 +628,10 @@ static const ReplCmd commands[] = {
                              "(tvs show FILE.tvs --schedule TRACE replays it)", cmd_trace},
     {"reset", "", "back to the module as loaded (forgets every step)", cmd_reset},
     {"write", "FILE [FUNC]", "write the current module (or one function) as .tvs text", cmd_write},
-    {"target", "cpu|interp|cuda|opencl",
+    {"target", "cpu|interp|cuda|opencl|npu",
      "where :run and :time execute: LLVM JIT (cpu), the interpreter, or a GPU\n"
-     "(cuda, opencl: :show then also takes the GPU passes and opencl/ptx/nvvm)", cmd_target},
+     "(cuda, opencl: :show then also takes the GPU passes and opencl/ptx/nvvm);\n"
+     "npu: :time reports the simulated NPU's cycles (:run stays on the cpu)", cmd_target},
     {"run", "[FUNC] [--input NAME=x.npy ...] [--params w.npz]",
      "run on random inputs (or .npy files) and check the result against the\n"
      "unscheduled function on the interpreter; a graph function (a model) is\n"
