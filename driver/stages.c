@@ -22,6 +22,8 @@ static const DrvStage after[] = {
     {"llvm", "LLVM IR after LLVM's -O0..-O3 pipeline (--mcpu, --mattr, --fast-math; what -o FILE.ll writes)",
      DRV_STAGE_CODEGEN},
     {"asm", "target assembly of the optimized module (what -o FILE.s writes)", DRV_STAGE_CODEGEN},
+    {"npu-isa", "the simulated NPU's instruction stream of each int8 matmul/conv2d kernel (docs/npu.md)",
+     DRV_STAGE_NPU},
 };
 #define NSRC ((int)(sizeof before / sizeof before[0]))
 #define NBEFORE_TIR ((int)(sizeof before_tir / sizeof before_tir[0]))

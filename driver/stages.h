@@ -15,11 +15,12 @@ typedef enum DrvStageKind {
   DRV_STAGE_TIR = 1 << 2,      /* tir: the prim_funcs before lowering */
   DRV_STAGE_PASS = 1 << 3,     /* a lowering pass of tir_cpu_pipeline() */
   DRV_STAGE_CODEGEN = 1 << 4,  /* llvm-unopt, llvm, asm */
+  DRV_STAGE_NPU = 1 << 5,      /* npu-isa: the simulated NPU's stream (tvs show; docs/npu.md) */
 } DrvStageKind;
 
 /* The stages of each tool (masks of DrvStageKind). */
 #define DRV_STAGES_SHOW                                                                            \
-  (DRV_STAGE_SOURCE | DRV_STAGE_GRAPH | DRV_STAGE_TIR | DRV_STAGE_PASS | DRV_STAGE_CODEGEN)
+  (DRV_STAGE_SOURCE | DRV_STAGE_GRAPH | DRV_STAGE_TIR | DRV_STAGE_PASS | DRV_STAGE_CODEGEN | DRV_STAGE_NPU)
 #define DRV_STAGES_EMIT (DRV_STAGE_GRAPH | DRV_STAGE_TIR | DRV_STAGE_PASS | DRV_STAGE_CODEGEN)
 #define DRV_STAGES_REPL (DRV_STAGE_TIR | DRV_STAGE_PASS | DRV_STAGE_CODEGEN)
 

@@ -11,6 +11,7 @@
 #include "base/text_diff.h"
 #include "codegen/codegen.h"
 #include "driver/gpu.h"
+#include "driver/npu.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
 #include "repl/repl_internal.h"
@@ -354,12 +355,38 @@ static int show_gpu(Repl *r, const IrModule *m, const char *stage) {
   return text ? 0 : -1;
 }
 
+/* :show npu-isa: each prim_func's instruction stream on the simulated NPU
+ * (docs/npu.md). */
+static int show_npu(Repl *r, const IrModule *m) {
+  DrvNpuOptions o;
+  drv_npu_options_default(&o);
+  int rc = 0;
+  for (int i = 0; i < m->nfuncs && rc == 0; i++) {
+    if (m->funcs[i].kind != IR_FUNC_TIR) continue;
+    NpuProgram p;
+    rc = drv_npu_build(m, m->funcs[i].name, &o, &p, NULL, &r->diag);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = rc == 0 ? open_memstream(&text, &len) : NULL;
+    if (f) {
+      fprintf(f, "# prim_func %s\n", m->funcs[i].name);
+      npu_program_print(f, &p);
+      fclose(f);
+      repl_puts(r, text);
+    }
+    free(text);
+    npu_program_free(&p);
+  }
+  return rc;
+}
+
 static int cmd_show(Repl *r, int argc, char **argv) {
   const char *stage = "tir", *func = NULL;
   bool diff = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--diff")) diff = true;
     else if (is_gpu_stage(r, argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
+    else if (!strcmp(argv[i], "npu-isa") && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
     else if (is_stage(argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
     else if (!func) func = argv[i];
     else return repl_error(r, "usage: :show [STAGE] [FUNC]"), -1;
@@ -397,6 +424,8 @@ static int cmd_show(Repl *r, int argc, char **argv) {
     rc = show_pass_diff(r, m, stage);
   } else if (is_gpu_stage(r, stage)) {
     rc = show_gpu(r, m, stage);
+  } else if (!strcmp(stage, "npu-isa")) {
+    rc = show_npu(r, m);
   } else if (!strcmp(stage, "tir")) {
     char *text = print_mod(r, m, r->color);
     repl_puts(r, text);
@@ -519,11 +548,14 @@ static int cmd_write(Repl *r, int argc, char **argv) {
 
 static int cmd_target(Repl *r, int argc, char **argv) {
   if (argc == 1) {
-    fprintf(r->opt.out, "target: %s\n", r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp");
+    fprintf(r->opt.out, "target: %s\n",
+            r->npu_target ? "npu" : r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp");
     return 0;
   }
-  if (argc != 2 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "interp") && !tir_is_gpu_target(argv[1])))
-    return repl_error(r, "usage: :target cpu|interp|cuda|opencl"), -1;
+  if (argc != 2 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "interp") && !tir_is_gpu_target(argv[1]) &&
+                    strcmp(argv[1], "npu")))
+    return repl_error(r, "usage: :target cpu|interp|cuda|opencl|npu"), -1;
+  r->npu_target = !strcmp(argv[1], "npu");
   r->gpu_target = !strcmp(argv[1], "cuda") ? "cuda" : !strcmp(argv[1], "opencl") ? "opencl" : NULL;
   r->target_cpu = strcmp(argv[1], "interp") != 0;
   fprintf(r->opt.out, "target: %s\n", argv[1]);
@@ -585,7 +617,8 @@ static const ReplCmd commands[] = {
     {"loops", "[BLOCK] [FUNC]", "the loops around BLOCK, outer to inner; without BLOCK, the loop nest", cmd_loops},
     {"show", "[--diff] [STAGE] [FUNC]",
      "print the current IR: tir (default), the IR after a lowering pass\n"
-     "(lower-init-block, ..., make-packed-api), llvm-unopt, llvm or asm;\n"
+     "(lower-init-block, ..., make-packed-api), llvm-unopt, llvm or asm,\n"
+     "or npu-isa (the simulated NPU's instruction stream, docs/npu.md);\n"
      "--diff PASS: only what that pass changed", cmd_show},
     {"diff", "", "unified diff of the printed IR against the step before", cmd_diff},
     {"undo", "", "take back the last step that changed the module (and the statements after it)", cmd_undo},
@@ -595,9 +628,10 @@ static const ReplCmd commands[] = {
                              "(tvs show FILE.tvs --schedule TRACE replays it)", cmd_trace},
     {"reset", "", "back to the module as loaded (forgets every step)", cmd_reset},
     {"write", "FILE [FUNC]", "write the current module (or one function) as .tvs text", cmd_write},
-    {"target", "cpu|interp|cuda|opencl",
+    {"target", "cpu|interp|cuda|opencl|npu",
      "where :run and :time execute: LLVM JIT (cpu), the interpreter, or a GPU\n"
-     "(cuda, opencl: :show then also takes the GPU passes and opencl/ptx/nvvm)", cmd_target},
+     "(cuda, opencl: :show then also takes the GPU passes and opencl/ptx/nvvm);\n"
+     "npu: :time reports the simulated NPU's cycles (:run stays on the cpu)", cmd_target},
     {"run", "[FUNC] [--input NAME=x.npy ...] [--params w.npz]",
      "run on random inputs (or .npy files) and check the result against the\n"
      "unscheduled function on the interpreter; a graph function (a model) is\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "driver/gpu.h"
+#include "driver/npu.h"
 #include "driver/run.h"
 #include "repl/repl_internal.h"
 #include "runtime/ndarray.h"
@@ -342,6 +343,29 @@ static void note_timing(Repl *r, const char *func, double med) {
   prev->ms = med;
 }
 
+/* :time on :target npu: one run on the simulator, checked against the
+ * interpreter; the cycle report instead of a wall-clock time. */
+static int npu_time(Repl *r, const IrModule *m, const char *func, Args *args) {
+  DrvNpuOptions o;
+  drv_npu_options_default(&o);
+  NpuReport rep;
+  int64_t bad = 0;
+  char err[1024] = "";
+  diag_clear(&r->diag);
+  int rc = drv_npu_run(m, func, &o, args->iargs, args->n, &rep, &bad, &r->diag, err, sizeof err);
+  fflush(r->opt.out);
+  diag_flush(&r->diag);
+  diag_clear(&r->diag);
+  if (rc) {
+    if (err[0]) repl_error(r, "%s", err);
+    return -1;
+  }
+  if (bad) return repl_error(r, "%s on npu: %lld output elements differ from the interpreter's", func, (long long)bad), -1;
+  fprintf(r->opt.out, "%s on npu: %lld cycles, GEMM utilisation %.1f%% (outputs equal the interpreter's)\n", func,
+          (long long)rep.total_cycles, npu_report_utilisation(&rep));
+  return 0;
+}
+
 int repl_cmd_time(Repl *r, int argc, char **argv) {
   if (repl_is_graph_call(r, argc, argv)) return repl_graph_cmd(r, argc, argv, true);
   const char *func;
@@ -352,6 +376,11 @@ int repl_cmd_time(Repl *r, int argc, char **argv) {
   const TirFunc *tf = ir_module_lookup(m, func)->tir;
   Args args;
   if (make_args(r, tf, in, nin, &args)) return -1;
+  if (r->npu_target) {
+    int nrc = npu_time(r, m, func, &args);
+    args_free(&args);
+    return nrc;
+  }
   Runner ru;
   int rc = -1;
   if (runner_init(&ru, r, m, func, r->target_cpu)) goto out;

@@ -55,6 +55,7 @@ struct Repl {
   char *prev_what;        /* what that change was */
   bool target_cpu;        /* :target cpu (default) or interp */
   const char *gpu_target; /* :target cuda|opencl (then target_cpu is true), or NULL */
+  bool npu_target;        /* :target npu: :time runs the simulated NPU (docs/npu.md) */
   int repeat;             /* :set repeat (0 = adaptive) */
   bool pager;             /* :set pager on: long outputs go through $PAGER on a terminal */
   int threads;            /* :set threads (0 = default) */

@@ -56,7 +56,7 @@ bool sch_valid_storage_scope(const char *scope) {
   static const char *const prefixes[] = {
       "global", "shared", "warp", "local", "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator",
       "texture", "amx.tmm", "m16n8k8.matrixA", "m16n8k8.matrixB", "m16n8k8.matrixC",
-      "metal.simdgroup"};
+      "metal.simdgroup", "npu"};  /* npu.inp/npu.wgt/npu.acc: the simulated NPU's scratchpads */
   if (!*scope) return true;
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
     size_t n = strlen(prefixes[i]);

@@ -39,7 +39,7 @@ static void test_invalid_handles(void) {
   expect_refusal(&d, &nerr, sch_tensorize(s, 1 << 20, "axpy_16_f32", false), "tensorize: invalid handle");
   expect_refusal(&d, &nerr, sch_tensorize(s, -1, "no_such_intrin", true),
                  "tensorize: no tensor intrinsic named 'no_such_intrin' is registered (registered: "
-                 "'axpy_16_f32')");
+                 "'axpy_16_f32', 'npu_gemm_1x16x16_nn', 'npu_gemm_1x16x16_nt')");
   CHECK_EQ_INT(sch_num_versions(s), nv);
   CHECK(seq_module(sch_mod(s), m, NULL, NULL));
   sch_free(s);

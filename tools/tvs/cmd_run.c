@@ -44,6 +44,8 @@ typedef struct RunArgs {
   bool memory_plan;    /* --memory-plan: the graph's static memory plan */
   const char *races;   /* --check-races PASS: GPU pass to run after, or NULL */
   const char *tuning_db; /* --tuning-db log.jsonl: apply the best tuned schedules */
+  const char *npu_config; /* --npu-config FILE: the simulated NPU's JSON configuration */
+  int npu_vthreads;       /* --npu-vthreads N (0: the schedule's vthread binding) */
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
@@ -346,8 +348,10 @@ static int run_tir(const IrModule *m, const char *fname, const TirFunc *f, const
   if (check_tir_inputs(&t) || bind_tir_given(&t) || bind_tir_dims(&t)) goto done;
   for (int i = 0; i < n; i++)
     if (f->buffer_map[i] && !t.arrays[i] && alloc_tir_buffer(&t, i)) goto done;
-  int erc = ra->races ? execute_races(m, &t, d) : tir_is_gpu_target(ra->target) ? execute_gpu(m, &t, d)
-                                                                                 : execute_tir(m, &t, d);
+  int erc = ra->races                     ? execute_races(m, &t, d)
+            : !strcmp(ra->target, "npu")    ? tool_run_npu(m, fname, t.args, n, ra->npu_config, ra->npu_vthreads, d)
+            : tir_is_gpu_target(ra->target) ? execute_gpu(m, &t, d)
+                                            : execute_tir(m, &t, d);
   if (erc != 0) goto done;
   if (ra->races) { /* threads ran one by one past their barriers: the values are not the device's */
     rc = 0;
@@ -627,6 +631,15 @@ static int run_relax_gpu(const IrModule *m, const char *fname, RelaxRun *x, Diag
 static int execute_relax_any(const IrModule *m, const char *fname, RelaxRun *x, DiagCtx *d) {
   const RunArgs *ra = x->ra;
   if (gpu_target(ra->target) && !ra->memory_plan && !ra->profile) return run_relax_gpu(m, fname, x, d);
+  if (!strcmp(ra->target, "npu")) { /* its NPU kernels on the simulator, the rest interpreted */
+    DLTensor **res = NULL;
+    int nres = 0;
+    int nrc = tool_run_npu_graph(m, fname, x->args, x->n, ra->npu_config, ra->npu_vthreads, &res, &nres, d);
+    if (nrc == 0) nrc = emit_relax_results(ra, res, nres);
+    for (int i = 0; i < nres; i++) interp_free_result(res[i]);
+    free(res);
+    return nrc ? -1 : 0;
+  }
   bool cpu = !strcmp(ra->target, "cpu");
   DrvGraph g;
   char why[256] = "";
@@ -930,7 +943,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_NPU_CONFIG, RUN_NPU_VTHREADS, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -943,8 +956,11 @@ static const ToolOption run_options[] = {
     {RUN_OUTPUT, "--output", "-o", "DIR", 0, "write the outputs to DIR/NAME.npy (created if missing)"},
     {RUN_SEED, "--seed", NULL, "N", 0, "seed of the random inputs (default 0)"},
     {RUN_DIM, "--dim", NULL, "NAME=VALUE", OPT_REPEAT, "bind a symbolic size variable"},
-    {RUN_TARGET, "--target", NULL, "cpu|interp|cuda|opencl", 0,
-     "run natively (cpu, the default), interpreted, or on a GPU (prim_funcs)"},
+    {RUN_TARGET, "--target", NULL, "cpu|interp|cuda|opencl|npu", 0,
+     "run natively (cpu, the default), interpreted, on a GPU or on the\n"
+     "simulated NPU (prim_funcs)"},
+    {RUN_NPU_CONFIG, "--npu-config", NULL, "FILE", 0, "npu: the machine's JSON configuration (docs/npu.md)"},
+    {RUN_NPU_VTHREADS, "--npu-vthreads", NULL, "N", 0, "npu: virtual threads (default: the schedule's vthread loop, or 1)"},
     {RUN_TIME, "--time", NULL, NULL, 0, "print the median time and GFLOP/s"},
     {RUN_PROFILE, "--profile", NULL, NULL, 0,
      "graph function: per-kernel table (prim_func, output shape, median ms,\n"
@@ -970,7 +986,7 @@ static void print_run_help(void) {
   tool_print_help(
       "usage: tvs run FILE [--func F] [--input NAME=x.npy|NAME=VALUE ...] [--params w.npz]\n"
       "                [--output DIR] [--seed N] [--dim NAME=VALUE ...]\n"
-      "                [--target cpu|interp|cuda|opencl]\n"
+      "                [--target cpu|interp|cuda|opencl|npu]\n"
       "                [--time [--repeat N]] [--profile] [--memory-plan] [--fast-math]\n"
       "                [--schedule FILE]\n"
       "Runs a prim_func (destination-passing: params without --input are allocated\n"
@@ -985,7 +1001,10 @@ static void print_run_help(void) {
       "by the interpreter with its prim_funcs native (a note says why).\n"
       "--target interp uses the reference interpreter. --target cuda|opencl\n"
       "lowers a GPU-scheduled prim_func (loops bound to blockIdx/threadIdx) and\n"
-      "runs it on the first device (docs/gpu.md). --time prints the median\n"
+      "runs it on the first device (docs/gpu.md). --target npu runs int8 matmul\n"
+      "prim_funcs (or a graph's legalized ones) on the simulated NPU, checks them\n"
+      "against the interpreter and prints the cycle report (docs/npu.md); FILE.npu\n"
+      "is a hand-written instruction stream. --time prints the median\n"
       "time over repeated runs after a warm-up, and GFLOP/s counted from the IR.\n"
       "--params w.npz binds weights: graph-function parameters named like its\n"
       "arrays become constants (give the rest with --input).\n"
@@ -1025,6 +1044,14 @@ static int set_run_option(RunArgs *ra, int id, const char *val) {
       ra->ndims++;
       break;
     case RUN_TARGET: ra->target = val; break;
+    case RUN_NPU_CONFIG: ra->npu_config = val; break;
+    case RUN_NPU_VTHREADS: {
+      char *end;
+      long v = strtol(val, &end, 10);
+      if (!*val || *end || v < 1 || v > 4) return tool_usage_error("run", "--npu-vthreads takes 1 to 4, not '%s'", val);
+      ra->npu_vthreads = (int)v;
+      break;
+    }
     case RUN_CHECK_RACES:
       if (tir_gpu_pipeline_index(val) < 0)
         return tool_usage_error("run", "--check-races needs a GPU lowering pass (e.g. thread-storage-sync), not '%s'", val);
@@ -1108,8 +1135,14 @@ static bool is_so_path(const char *file) {
 /* Checks the parsed command line and creates the output directory. */
 static int check_run_args(const RunArgs *ra, const char *sched_path) {
   if (!ra->file) return tool_usage_error("run", "no input file");
-  if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0 && !tir_is_gpu_target(ra->target))
-    return tool_usage_error("run", "unknown target '%s' (available: cpu, interp, cuda, opencl)", ra->target);
+  bool npu = !strcmp(ra->target, "npu");
+  if (strcmp(ra->target, "interp") != 0 && strcmp(ra->target, "cpu") != 0 && !tir_is_gpu_target(ra->target) && !npu)
+    return tool_usage_error("run", "unknown target '%s' (available: cpu, interp, cuda, opencl, npu)", ra->target);
+  if (npu && (is_so_path(ra->file) || ra->profile || ra->memory_plan || ra->time))
+    return tool_usage_error("run", "--target npu runs the prim_funcs of a .tvs file and prints cycles (no .so, "
+                            "--time, --profile or --memory-plan)");
+  if (!npu && (ra->npu_config || ra->npu_vthreads))
+    return tool_usage_error("run", "--npu-config and --npu-vthreads go with --target npu");
   if (ra->races && (strcmp(ra->target, "interp") || ra->time))
     return tool_usage_error("run", "--check-races runs on the interpreter: add --target interp (and no --time)");
   if (tir_is_gpu_target(ra->target) && (is_so_path(ra->file) || ra->profile || ra->memory_plan))
@@ -1236,7 +1269,9 @@ int cmd_run(int argc, char **argv) {
   }
   if (rc == 1) rc = 0; /* --help */
   else if (!rc && !(rc = check_run_args(&ra, sched_path))) {
+    size_t fl = strlen(ra.file);
     if (is_so_path(ra.file)) rc = run_so(&ra); /* compiled by tvsc */
+    else if (fl > 4 && !strcmp(ra.file + fl - 4, ".npu")) rc = tool_run_npu_stream(ra.file, ra.npu_config) ? 1 : 0;
     else rc = run_source(&ra, &common, sched_path);
   }
   for (int i = 0; i < ra.ninputs; i++) free((char *)ra.inputs[i].name);

@@ -196,9 +196,10 @@ static const char show_opt_help[] = "LLVM optimization level of llvm and asm (de
 /* The options of `tvs show`: the parser and the --help list. */
 static const ToolOption show_options[] = {
     {SHOW_STAGE, "--stage", NULL, "NAME", 0, "the stage to print (default graph)"},
-    {SHOW_TARGET, "--target", NULL, "cuda|opencl", 0,
+    {SHOW_TARGET, "--target", NULL, "cuda|opencl|npu", 0,
      "GPU pipeline: --stage is a GPU lowering pass, or the device code\n"
-     "(opencl: OpenCL C; cuda: ptx, or nvvm for the LLVM IR)"},
+     "(opencl: OpenCL C; cuda: ptx, or nvvm for the LLVM IR);\n"
+     "npu: --stage npu-isa, the simulated NPU's instruction stream"},
     {SHOW_DUMP_AFTER, "--dump-after", NULL, "PASS|all", 0, "also print the IR after that graph or lowering pass"},
     {SHOW_DIFF, "--diff", NULL, NULL, 0, "with --dump-after: print what each pass changed (unified diff)"},
     {SHOW_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
@@ -248,7 +249,8 @@ static int set_show_option(ShowArgs *sa, int id, const char *val, const char *sp
       sa->sched_path = val;
       return 0;
     case SHOW_TARGET:
-      if (missing || !tir_is_gpu_target(val)) return tool_usage_error("show", "--target takes cuda or opencl");
+      if (missing || (!tir_is_gpu_target(val) && strcmp(val, "npu")))
+        return tool_usage_error("show", "--target takes cuda, opencl or npu");
       sa->target = val;
       return 0;
     case SHOW_TUNING_DB:
@@ -466,6 +468,15 @@ int cmd_show(int argc, char **argv) {
   }
   if (!sa.file) return tool_usage_error("show", "no input file");
   bool dump_only = !sa.stage && sa.dump.name;
+  if ((sa.stage && !strcmp(sa.stage, "npu-isa")) || (sa.target && !strcmp(sa.target, "npu"))) {
+    if (!sa.stage || strcmp(sa.stage, "npu-isa") || sa.dump.name || sa.dot)
+      return tool_usage_error("show", "the npu target shows --stage npu-isa (no --dump-after or --format)");
+    DiagCtx nd;
+    tool_diag_init(&nd, &sa.common);
+    int nrc = tool_show_npu(sa.file, sa.sched_path, NULL, &nd);
+    diag_free(&nd);
+    return nrc;
+  }
   if (sa.target) {
     if (!sa.stage || sa.dump.name || sa.dot)
       return tool_usage_error("show", "--target %s needs --stage (a GPU pass, tir or the device code) and no "

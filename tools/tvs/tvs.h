@@ -4,6 +4,7 @@
 #ifndef TVS_TOOLS_TVS_H
 #define TVS_TOOLS_TVS_H
 
+#include "ir/interp.h"
 #include "ir/module.h"
 #include "base/diag.h"
 #include "tools/common/options.h"
@@ -32,6 +33,26 @@ IrModule *tool_load(const char *path, DiagCtx *d, SourceFile **src_out);
 /* The same; an .onnx model's weights become constants only when bind_weights
  * (tool_load binds them; `tvs show` keeps them as parameters). */
 IrModule *tool_load_ex(const char *path, bool bind_weights, DiagCtx *d, SourceFile **src_out);
+
+/* `tvs run --target npu`: builds prim_func fname's NPU stream, runs it on
+ * the simulator (config_path: JSON or NULL; vthreads 0: the schedule's),
+ * checks the output against the interpreter, prints the cycle report;
+ * 0, or -1 (reported). */
+int tool_run_npu(const IrModule *m, const char *fname, InterpArg *args, int nargs, const char *config_path,
+                 int vthreads, DiagCtx *d);
+/* `tvs run --target npu` of a graph function: legalized, its NPU kernels on
+ * the simulator (each checked against the interpreter), the rest on the
+ * interpreter; prints the cycle report per kernel and in total.  *results
+ * as interp_run_relax's.  0, or -1 (reported). */
+int tool_run_npu_graph(const IrModule *m, const char *fname, InterpArg *args, int nargs,
+                       const char *config_path, int vthreads, DLTensor ***results, int *nresults, DiagCtx *d);
+/* `tvs run FILE.npu`: a hand-written instruction stream (docs/npu.md's text
+ * form) on the simulator, DRAM filled with a fixed pattern; prints the cycle
+ * report and a checksum of each buffer; 0, or -1 (reported). */
+int tool_run_npu_stream(const char *path, const char *config_path);
+/* `tvs show FILE --stage npu-isa`: the stream of each prim_func after the
+ * schedules; 0, or 1 (reported). */
+int tool_show_npu(const char *file, const char *sched_path, const char *config_path, DiagCtx *d);
 
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);

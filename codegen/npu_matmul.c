@@ -1,0 +1,186 @@
+/* npu_matmul.c - the instruction stream of a tiled int8 matmul.
+ *
+ * Output blocks of tm x tn accumulator tiles, each reduced over chunks of tk
+ * input/weight tiles.  A task is one chunk: the load module brings its input
+ * and weight tiles into scratchpad slot (task % V), the compute module runs
+ * one GEMM over them into accumulator slot (block % V), and the store module
+ * writes a finished block back.  The tokens (docs/npu.md):
+ *   load  --RAW-->  compute : each task's loads push, its GEMM pops;
+ *   compute --WAR--> load   : a GEMM frees its slot for task + V;
+ *   compute --RAW--> store  : the last GEMM of a block;
+ *   store --WAR--> compute  : a stored block frees its accumulator slot.
+ * With V = 1 every step waits for the previous one; with V = 2 (two virtual
+ * threads) the loads of one task overlap the GEMMs of the other.  A
+ * requantizing epilogue runs on the ALU after a block's last GEMM, and the
+ * block is stored narrowed to int8 (STORE.out). */
+#include <string.h>
+
+#include "codegen/npu.h"
+#include "runtime/npy.h"
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Tile counts of the padded problem. */
+static void tile_counts(const NpuConfig *c, const NpuMatmul *mm, int64_t *mt, int64_t *nt, int64_t *kt) {
+  *mt = cdiv(mm->m, c->batch);
+  *nt = cdiv(mm->n, c->block_out);
+  *kt = cdiv(mm->k, c->block_in);
+}
+
+/* Scratchpad capacities in tiles. */
+static void capacities(const NpuConfig *c, int64_t *inp, int64_t *wgt, int64_t *acc, int64_t *uop) {
+  *inp = c->inp_buff_bytes / npu_tile_bytes(c, NPU_MEM_INP);
+  *wgt = c->wgt_buff_bytes / npu_tile_bytes(c, NPU_MEM_WGT);
+  *acc = c->acc_buff_bytes / npu_tile_bytes(c, NPU_MEM_ACC);
+  *uop = c->uop_buff_bytes / npu_tile_bytes(c, NPU_MEM_UOP);
+}
+
+static bool fits(const NpuConfig *c, const NpuTiling *t) {
+  int64_t ci, cw, ca, cu, v = t->vthreads;
+  capacities(c, &ci, &cw, &ca, &cu);
+  return v * t->tm * t->tk <= ci && v * t->tn * t->tk <= cw && v * t->tm * t->tn <= ca &&
+         2 * v * v * t->tk <= cu;
+}
+
+/* docs/npu.md's cycle model, summed over the tasks with full tiles. */
+static double estimate(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t) {
+  int64_t mt, nt, kt, bw = c->dma_bytes_per_cycle, lat = c->dma_latency;
+  tile_counts(c, mm, &mt, &nt, &kt);
+  double load = (double)(2 * lat + cdiv(t->tm * t->tk * npu_tile_bytes(c, NPU_MEM_INP), bw) +
+                         cdiv(t->tn * t->tk * npu_tile_bytes(c, NPU_MEM_WGT), bw));
+  double gemm = (double)(t->tm * t->tn * t->tk), reset = (double)(t->tm * t->tn);
+  double store = (double)(lat + cdiv(t->tm * t->tn * npu_tile_bytes(c, NPU_MEM_ACC), bw));
+  double blocks = (double)(cdiv(mt, t->tm) * cdiv(nt, t->tn)), tasks = (double)cdiv(kt, t->tk);
+  if (t->vthreads == 1) return blocks * (reset + tasks * (load + gemm) + store);
+  double step = gemm > load ? gemm : load;
+  return blocks * (reset + tasks * step) + load + store;
+}
+
+void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t) {
+  int64_t mt, nt, kt;
+  tile_counts(c, mm, &mt, &nt, &kt);
+  NpuTiling best = {1, 1, 1, t->vthreads}, cand = best;
+  double best_cost = estimate(c, mm, &best);
+  /* Powers of two and the full extent of each dimension. */
+  for (int64_t tm = 1; tm <= 2 * mt; tm *= 2)
+    for (int64_t tn = 1; tn <= 2 * nt; tn *= 2)
+      for (int64_t tk = 1; tk <= 2 * kt; tk *= 2) {
+        cand.tm = tm < mt ? tm : mt, cand.tn = tn < nt ? tn : nt, cand.tk = tk < kt ? tk : kt;
+        if (!fits(c, &cand)) continue;
+        double cost = estimate(c, mm, &cand);
+        if (cost < best_cost * 0.999) best = cand, best_cost = cost;
+      }
+  *t = best;
+}
+
+/* ---- emission --------------------------------------------------------------- */
+
+typedef struct Emit {
+  const NpuConfig *c;
+  const NpuMatmul *mm;
+  const NpuTiling *t;
+  NpuProgram *p;
+  int64_t mt, nt, kt;
+  int64_t inp_slot, wgt_slot, acc_slot;  /* tiles per slot */
+  int64_t ntasks, nblocks;
+  int64_t uop_base[4][4][2];             /* first micro-op of (task slot, acc slot, edge tk) */
+  int buf_a, buf_b, buf_c;
+} Emit;
+
+/* Micro-ops for every slot pair and both chunk sizes: dst = the accumulator
+ * slot, src/wgt = the task slot plus k (the GEMM's loops add the rest). */
+static void emit_uops(Emit *e) {
+  int64_t tk_edge = e->kt % e->t->tk ? e->kt % e->t->tk : e->t->tk;
+  int v = e->t->vthreads;
+  for (int s = 0; s < v; s++)
+    for (int a = 0; a < v; a++)
+      for (int edge = 0; edge < 2; edge++) {
+        if (edge && tk_edge == e->t->tk) { /* no short chunk: share the full one's */
+          e->uop_base[s][a][1] = e->uop_base[s][a][0];
+          continue;
+        }
+        e->uop_base[s][a][edge] = e->p->nuops;
+        for (int64_t k = 0; k < (edge ? tk_edge : e->t->tk); k++)
+          npu_program_add_uop(e->p, a * e->acc_slot, s * e->inp_slot + k, s * e->wgt_slot + k);
+      }
+  NpuInsn *in = npu_program_add_insn(e->p, NPU_LOAD);
+  in->mem.mem = NPU_MEM_UOP;
+  in->mem.x_size = e->p->nuops;
+}
+
+static NpuInsn *emit_dma(Emit *e, NpuOpcode op, NpuMem mem, int buf, int64_t sram, int64_t dram, int64_t y,
+                         int64_t x, int64_t stride) {
+  NpuInsn *in = npu_program_add_insn(e->p, op);
+  in->mem = (NpuMemInsn){.mem = mem, .dram = buf, .sram_base = sram, .dram_base = dram, .y_size = y,
+                         .x_size = x, .x_stride = stride};
+  return in;
+}
+
+/* One task: chunk ko of block (m0, n0) of tm x tn tiles. */
+static void emit_task(Emit *e, int64_t task, int64_t block, int64_t m0, int64_t n0, int64_t tm, int64_t tn,
+                      int64_t ko, bool last) {
+  int v = e->t->vthreads, s = (int)(task % v), a = (int)(block % v);
+  int64_t k0 = ko * e->t->tk, tk = e->kt - k0 < e->t->tk ? e->kt - k0 : e->t->tk;
+  NpuInsn *in = emit_dma(e, NPU_LOAD, NPU_MEM_INP, e->buf_a, s * e->inp_slot, m0 * e->kt + k0, tm, tk, e->kt);
+  if (task >= v) in->deps |= NPU_POP_NEXT;
+  in = emit_dma(e, NPU_LOAD, NPU_MEM_WGT, e->buf_b, s * e->wgt_slot, n0 * e->kt + k0, tn, tk, e->kt);
+  in->deps |= NPU_PUSH_NEXT;
+  in = npu_program_add_insn(e->p, NPU_GEMM);
+  int64_t ub = e->uop_base[s][a][tk != e->t->tk];
+  in->loop = (NpuLoopInsn){.uop_bgn = ub, .uop_end = ub + tk, .iter_out = tm, .iter_in = tn, .dst_out = tn,
+                           .dst_in = 1, .src_out = tk, .wgt_in = tk};
+  in->deps = NPU_POP_PREV | (task + v < e->ntasks ? NPU_PUSH_PREV : 0) | (last && !e->mm->nalu ? NPU_PUSH_NEXT : 0);
+}
+
+/* The requantizing epilogue on a finished block's accumulators; the last
+ * step lets the store go. */
+static void emit_alu(Emit *e, int64_t ub, int64_t tm, int64_t tn) {
+  for (int i = 0; i < e->mm->nalu; i++) {
+    NpuInsn *in = npu_program_add_insn(e->p, NPU_ALU);
+    in->loop = (NpuLoopInsn){.uop_bgn = ub, .uop_end = ub + 1, .iter_out = tm, .iter_in = tn, .dst_out = tn,
+                             .dst_in = 1, .src_out = tn, .src_in = 1, .alu = e->mm->alu[i].op, .use_imm = true,
+                             .imm = e->mm->alu[i].imm};
+    if (i == e->mm->nalu - 1) in->deps = NPU_PUSH_NEXT;
+  }
+}
+
+static void emit_block(Emit *e, int64_t block, int64_t *task) {
+  int64_t nbn = cdiv(e->nt, e->t->tn), mo = block / nbn, no = block % nbn;
+  int64_t m0 = mo * e->t->tm, n0 = no * e->t->tn;
+  int64_t tm = e->mt - m0 < e->t->tm ? e->mt - m0 : e->t->tm, tn = e->nt - n0 < e->t->tn ? e->nt - n0 : e->t->tn;
+  int v = e->t->vthreads, a = (int)(block % v);
+  NpuInsn *in = npu_program_add_insn(e->p, NPU_GEMM);
+  int64_t ub = e->uop_base[0][a][0];
+  in->loop = (NpuLoopInsn){.reset = true, .uop_bgn = ub, .uop_end = ub + 1, .iter_out = tm, .iter_in = tn,
+                           .dst_out = tn, .dst_in = 1};
+  if (block >= v) in->deps = NPU_POP_NEXT;
+  int64_t nk = cdiv(e->kt, e->t->tk);
+  for (int64_t ko = 0; ko < nk; ko++, (*task)++) emit_task(e, *task, block, m0, n0, tm, tn, ko, ko == nk - 1);
+  emit_alu(e, ub, tm, tn);
+  in = emit_dma(e, NPU_STORE, e->mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e->buf_c, a * e->acc_slot,
+                m0 * e->nt + n0, tm, tn, e->nt);
+  in->deps = NPU_POP_PREV | (block + v < e->nblocks ? NPU_PUSH_PREV : 0);
+}
+
+int cg_npu_matmul_program(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t, NpuProgram *p, char *err,
+                          size_t errlen) {
+  if (t->vthreads < 1 || t->vthreads > 4 || t->tm < 1 || t->tn < 1 || t->tk < 1 || !fits(c, t)) {
+    tvs_set_err(err, errlen,
+                "npu: a %lld x %lld x %lld tiling with %d virtual threads overflows a scratchpad", (long long)t->tm,
+                (long long)t->tn, (long long)t->tk, t->vthreads);
+    return -1;
+  }
+  Emit e = {.c = c, .mm = mm, .t = t, .p = p};
+  tile_counts(c, mm, &e.mt, &e.nt, &e.kt);
+  e.inp_slot = t->tm * t->tk, e.wgt_slot = t->tn * t->tk, e.acc_slot = t->tm * t->tn;
+  e.nblocks = cdiv(e.mt, t->tm) * cdiv(e.nt, t->tn);
+  e.ntasks = e.nblocks * cdiv(e.kt, t->tk);
+  e.buf_a = npu_program_add_buf(p, "A", NPU_MEM_INP, e.mt * e.kt);
+  e.buf_b = npu_program_add_buf(p, "B", NPU_MEM_WGT, e.nt * e.kt);
+  e.buf_c = npu_program_add_buf(p, "C", mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e.mt * e.nt);
+  emit_uops(&e);
+  int64_t task = 0;
+  for (int64_t b = 0; b < e.nblocks; b++) emit_block(&e, b, &task);
+  npu_program_add_insn(p, NPU_FINISH);
+  return 0;
+}

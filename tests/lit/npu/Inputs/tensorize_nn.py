@@ -1,0 +1,6 @@
+b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+j0, j1 = sch.split(j, factors=[None, 16])
+k0, k1 = sch.split(k, factors=[None, 16])
+sch.reorder(i, j0, k0, j1, k1)
+sch.tensorize(j1, "npu_gemm_1x16x16_nn")
