@@ -8,7 +8,12 @@
 
 #include "runtime/ndarray.h"
 
-/* Loads path; on failure returns NULL and writes a message (no trailing
+/* The longest header dict a file may declare (numpy writes < 1 KiB; its own
+ * reader stops at 10,000 bytes by default); longer ones are refused. */
+#define TVS_NPY_HEADER_LIMIT 65536
+/* Loads path; reads are bounded by the header (a file that goes on past the
+ * data it declares is refused after one byte), directories and devices such as
+ * /dev/zero are refused; on failure returns NULL and writes a message (no trailing
  * newline) into err[0..errlen). */
 TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen);
 /* Parses an in-memory .npy image (fuzzing, tests). */
