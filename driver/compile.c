@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "codegen/cg_export.h"
@@ -18,6 +19,7 @@
 #include "ir/transform.h"
 #include "lang/elab.h"
 #include "runtime/npz.h"
+#include "runtime/write_file.h"
 #include "base/util.h"
 #include "sched/default_schedule.h"
 #include "sched/schedule.h"
@@ -251,8 +253,17 @@ static IrModule *bind_params(Run *r, IrModule *m) {
 static int put_text(Run *r, const char *final, const char *text) {
   if (!final) {
     fputs(text, stdout);
-    fflush(stdout);
-    return 0;
+    if (tvs_flush_stdout() == 0) return 0;
+    diag_error(r->d, span_none, "cannot write to standard output: %s", strerror(errno));
+    clearerr(stdout); /* reported once, here */
+    return -1;
+  }
+  struct stat st;
+  if (stat(final, &st) == 0 && !S_ISREG(st.st_mode)) { /* /dev/null, a pipe: no rename over it */
+    char err[512];
+    if (tvs_write_text_file(final, text, err, sizeof err) == 0) return 0;
+    diag_error(r->d, span_none, "%s", err);
+    return -1;
   }
   char *tmp = drv_temp_path(final, NULL);
   if (drv_write_file(tmp, text, strlen(text), r->d)) {

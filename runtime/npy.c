@@ -5,6 +5,7 @@
  * represent (big-endian multi-byte data, Fortran order, object/structured
  * dtypes, shapes whose size overflows) with a message instead of crashing. */
 #include "runtime/npy.h"
+#include "runtime/write_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -401,8 +402,6 @@ TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen) {
 
 /* ------------------------------------------------------------------ save */
 
-static bool write_all(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n; }
-
 /* The .npy descr of t's dtype ("<f4", "|b1"); false for dtypes .npy lacks. */
 static bool npy_descr(DLDataType dt, char descr[8]) {
   unsigned esz = (unsigned)((dt.bits + 7) / 8);
@@ -469,51 +468,6 @@ static size_t build_header(const DLTensor *t, const char *descr, unsigned char p
   while ((size_t)n < hlen - 1) hdr[n++] = ' ';
   hdr[n++] = '\n';
   return hlen;
-}
-
-/* Writes the pieces to a temporary file beside path and renames it over
- * path, so a failure never leaves a half-written file. */
-int tvs_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes,
-                          int nparts, char *err, size_t errlen) {
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + 16);
-  if (!tmp) {
-    tvs_set_err(err, errlen, "out of memory");
-    return -1;
-  }
-  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    tvs_set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
-    free(tmp);
-    return -1;
-  }
-  (void)fchmod(fd, 0644); /* mkstemp makes 0600; match what np.save leaves */
-  FILE *f = fdopen(fd, "wb");
-  if (!f) {
-    tvs_set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-    close(fd);
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  bool ok = true;
-  for (int i = 0; i < nparts && ok; i++) ok = !sizes[i] || write_all(f, parts[i], sizes[i]);
-  if (fclose(f) != 0) ok = false;
-  if (!ok) {
-    tvs_set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  if (rename(tmp, path) != 0) {
-    tvs_set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  free(tmp);
-  return 0;
 }
 
 int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) {

@@ -31,9 +31,4 @@ void tvs_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((
  * size; returns the header length, or 0 with a message in err. */
 size_t tvs_npy_header(const DLTensor *t, unsigned char *out, size_t *nbytes, char *err,
                       size_t errlen);
-/* Writes the concatenated parts to a temporary file beside path and renames
- * it over path, so a failure never leaves a half-written file; 0 or -1. */
-int tvs_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes,
-                          int nparts, char *err, size_t errlen);
-
 #endif
