@@ -267,7 +267,7 @@ static int put_text(Run *r, const char *final, const char *text) {
   }
   char *tmp = drv_temp_path(final, NULL);
   if (drv_write_file(tmp, text, strlen(text), r->d)) {
-    free(tmp);
+    drv_temp_release(tmp);
     return -1;
   }
   r->pending[r->npending++] = (Pending){tmp, final};
@@ -277,7 +277,7 @@ static int put_text(Run *r, const char *final, const char *text) {
 static void discard_pending(Run *r) {
   for (int i = 0; i < r->npending; i++) {
     unlink(r->pending[i].tmp);
-    free(r->pending[i].tmp);
+    drv_temp_release(r->pending[i].tmp);
   }
   r->npending = 0;
 }
@@ -288,14 +288,14 @@ static int commit(Run *r) {
     if (rename(r->pending[i].tmp, r->pending[i].final) != 0) {
       diag_error(r->d, span_none, "cannot write '%s': %s", r->pending[i].final, strerror(errno));
       /* the ones already renamed stay (complete); the rest are removed */
-      for (int k = 0; k < i; k++) free(r->pending[k].tmp);
+      for (int k = 0; k < i; k++) drv_temp_release(r->pending[k].tmp);
       memmove(r->pending, r->pending + i, (size_t)(r->npending - i) * sizeof *r->pending);
       r->npending -= i;
       discard_pending(r);
       return -1;
     }
   }
-  for (int i = 0; i < r->npending; i++) free(r->pending[i].tmp);
+  for (int i = 0; i < r->npending; i++) drv_temp_release(r->pending[i].tmp);
   r->npending = 0;
   return 0;
 }
@@ -368,13 +368,13 @@ static int build_products(Run *r, const IrModule *low, bool cross) {
       rc = drv_link_shared(o, obj, so, cross, r->d);
       vlog(r, "link");
       unlink(obj);
-      free(obj);
+      drv_temp_release(obj);
       obj = so;
     }
     if (rc == 0) r->pending[r->npending++] = (Pending){obj, o->output};
     else {
       unlink(obj);
-      free(obj);
+      drv_temp_release(obj);
     }
   }
   cg_free(cg);

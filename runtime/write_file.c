@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runtime/npy.h" /* tvs_set_err */
+#include "runtime/temp_files.h"
 
 int tvs_write_all(int fd, const void *data, size_t n) {
   const char *p = data;
@@ -69,6 +70,7 @@ int tvs_write_file_atomic(const char *path, const void *const *parts, const size
   }
   snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
   int fd = mkstemp(tmp);
+  if (fd >= 0) tvs_temp_register(tmp); /* removed if a signal comes before the rename */
   if (fd < 0) {
     tvs_set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
     free(tmp);
@@ -84,6 +86,7 @@ int tvs_write_file_atomic(const char *path, const void *const *parts, const size
     tvs_set_err(err, errlen, "cannot write '%s': %s", path, strerror(e));
     unlink(tmp);
   }
+  tvs_temp_forget(tmp);
   free(tmp);
   return rc;
 }
