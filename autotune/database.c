@@ -67,7 +67,7 @@ int tune_db_append(const char *path, const TuneRecord *rec) {
     rc = write(fd, sb.data, sb.len) == (ssize_t)sb.len ? 0 : -1;
     int e = errno;
     fsync(fd);
-    close(fd);
+    if (close(fd) != 0 && rc == 0) rc = -1, e = errno;
     errno = e;
   }
   sb_free(&sb);

@@ -35,8 +35,23 @@ expect 1 "repl :trace save full" sh -c 'printf ":trace save %s\n" "$2" | "$0" re
 contains "$nospace"
 expect 1 "repl :show > full" sh -c 'printf ":show\n" | "$0" repl "$1" >"$2"' "$TVS" "$W/add.tvs" "$W/full"
 contains "cannot write to standard output"
+# .npy outputs (tvs run --output DIR writes DIR/B.npy: here a link to /dev/full).
+mkdir "$W/outdir" && ln -s /dev/full "$W/outdir/B.npy"
+expect 1 "tvs run --output (B.npy -> /dev/full)" "$TVS" run "$W/add.tvs" --output "$W/outdir"; contains "$nospace"
+# Tuning outputs: the log (--db), the best script (-o) and the plot.
+cat >"$W/tune.tvs" <<'TVS'
+@T.prim_func
+def f(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32")):
+    for i, j in T.grid(64, 64):
+        with T.block("b"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] + T.float32(1)
+TVS
+expect 1 "tvs tune --db full" "$TVS" tune "$W/tune.tvs" --trials 2 --db "$W/full"; contains "$nospace"
+expect 1 "tvs tune -o full" "$TVS" tune "$W/tune.tvs" --trials 2 -o "$W/full"; contains "$nospace"
 check "the link to /dev/full is still a link" test -L "$W/full"
-check "no temporary file left" test -z "$(ls "$W" | grep -v -e '^add.tvs$' -e '^full$' -e '^null$' -e '^out$')"
+check "B.npy is still a link" test -L "$W/outdir/B.npy"
+check "no temporary file left" test -z "$(ls "$W" | grep -v -e '^add.tvs$' -e '^full$' -e '^null$' -e '^out$' -e '^outdir$' -e '^tune.tvs$')"
 # Writing into /dev/null (through a link, so an old build renames over the
 # link, not the device) works in place and exits 0.
 expect 0 "tvsc --emit tir -o null" "$TVSC" "$W/add.tvs" --emit tir -o "$W/null"
