@@ -52,6 +52,8 @@ if(TVS_FUZZ)
   target_link_libraries(fuzz_frontend PRIVATE tvs_lang tvs_ir tvs_base)
 endif()
 
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)
+
 # Structure: one-way folder dependencies (and the check's own failure cases).
 add_test(NAME structure/layering COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/structure/test_layering.sh)
 set_tests_properties(structure/layering PROPERTIES LABELS structure
