@@ -72,7 +72,7 @@ int tvs_write_file_atomic(const char *path, const void *const *parts, const size
   int fd = mkstemp(tmp);
   if (fd >= 0) tvs_temp_register(tmp); /* removed if a signal comes before the rename */
   if (fd < 0) {
-    tvs_set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+    tvs_set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     free(tmp);
     return -1;
   }
