@@ -1,0 +1,1 @@
+sch.reindex0)V)

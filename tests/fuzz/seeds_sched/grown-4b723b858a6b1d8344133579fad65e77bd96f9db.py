@@ -1,0 +1,1 @@
+sch.caile(i, n=2, decisvm.t, "global")

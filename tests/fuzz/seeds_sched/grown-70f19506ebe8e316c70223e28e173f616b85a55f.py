@@ -1,0 +1,1 @@
+v = sch.sampl%ates=[0, 2], probs=[1.5, 5, -0)

@@ -1,0 +1,1 @@
+b = sch.get_bloch.decompose_rduction(b, j)

@@ -1,0 +1,1 @@
+sQh.tr`nsfo i,/!t_le))

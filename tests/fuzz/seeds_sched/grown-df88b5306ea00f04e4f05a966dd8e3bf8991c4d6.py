@@ -1,0 +1,1 @@
+sch.reverse_compute~inDe_ix

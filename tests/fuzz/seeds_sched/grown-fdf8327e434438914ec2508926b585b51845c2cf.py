@@ -1,0 +1,5 @@
+i, j = sch.get_loops("B")
+a, b = sch.split(j, fa)
+i, j, k = sch.get_loops(sch.get_block("B_i0"))
+sch.loop_partition(j, factors=[3, Nonectors=[None, 5])
+sch.reverse_compute_at("C", a)
