@@ -85,6 +85,10 @@ static void check_well_formed(const IrModule *m, const Ast *st) {
  * one stay applied, as in TVM. */
 static bool single_step(const Ast *st) {
   const Ast *e = st->kind == AST_EXPR_STMT || st->kind == AST_ASSIGN ? st->a : NULL;
+  /* Unpacking (`a, b = sch.split(...)`) into the wrong number of names fails
+   * after the primitive applied, as in Python: not checked here (not done). */
+  for (int i = 0; st->kind == AST_ASSIGN && i < st->list.len; i++)
+    if (st->list.items[i]->kind == AST_TUPLE || st->list.items[i]->kind == AST_LIST) return false;
   return e && e->kind == AST_CALL && e->a && e->a->kind == AST_ATTR;
 }
 
