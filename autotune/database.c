@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "autotune/tune.h"
+#include "base/json_text.h"
 #include "base/util.h"
 #include "base/vec.h"
 #include "ir/structural_equal.h"
@@ -41,37 +42,24 @@ char *tune_target_string(void) {
 
 /* ---------------------------------------------------------------- writing */
 
-static void put_json_string(StrBuf *sb, const char *s) {
-  sb_putc(sb, '"');
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') sb_printf(sb, "\\%c", c);
-    else if (c == '\n') sb_puts(sb, "\\n");
-    else if (c == '\t') sb_puts(sb, "\\t");
-    else if (c < 0x20) sb_printf(sb, "\\u%04x", c);
-    else sb_putc(sb, (char)c);
-  }
-  sb_putc(sb, '"');
-}
-
 int tune_db_append(const char *path, const TuneRecord *rec) {
   StrBuf sb;
   sb_init(&sb);
   char dec[2048];
   tune_decisions_json(&rec->dec, dec, sizeof dec);
   sb_puts(&sb, "{\"workload\": ");
-  put_json_string(&sb, rec->workload);
+  json_put_string(&sb, rec->workload);
   sb_puts(&sb, ", \"func\": ");
-  put_json_string(&sb, rec->func);
+  json_put_string(&sb, rec->func);
   sb_puts(&sb, ", \"target\": ");
-  put_json_string(&sb, rec->target);
+  json_put_string(&sb, rec->target);
   sb_printf(&sb, ", \"threads\": %d, \"status\": ", rec->threads);
-  put_json_string(&sb, rec->status);
+  json_put_string(&sb, rec->status);
   sb_printf(&sb, ", \"median_ms\": %.6g, \"gflops\": %.6g, \"decisions\": %s, \"trace\": ", rec->median_ms,
             rec->gflops, dec);
-  put_json_string(&sb, rec->trace);
+  json_put_string(&sb, rec->trace);
   sb_puts(&sb, ", \"error\": ");
-  put_json_string(&sb, rec->error ? rec->error : "");
+  json_put_string(&sb, rec->error ? rec->error : "");
   sb_puts(&sb, ", \"version\": \"" TVS_VERSION "\"}\n");
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
   int rc = -1;
@@ -79,7 +67,7 @@ int tune_db_append(const char *path, const TuneRecord *rec) {
     rc = write(fd, sb.data, sb.len) == (ssize_t)sb.len ? 0 : -1;
     int e = errno;
     fsync(fd);
-    close(fd);
+    if (close(fd) != 0 && rc == 0) rc = -1, e = errno;
     errno = e;
   }
   sb_free(&sb);

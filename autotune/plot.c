@@ -8,6 +8,7 @@
 
 #include "autotune/tune.h"
 #include "base/util.h"
+#include "runtime/write_file.h"
 
 #define W 420
 #define H 300
@@ -55,12 +56,10 @@ static double max_of(const double *v, int n, double m) {
 
 int tune_plot_svg(const char *path, const char *title, const TuneRun *a, const char *alabel, const TuneRun *b,
                   const char *blabel) {
-  char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    free(tmp);
-    return -1;
-  }
+  char *text = NULL; /* built in memory, then written checked and atomically */
+  size_t tlen = 0;
+  FILE *f = open_memstream(&text, &tlen);
+  if (!f) return -1;
   double ymax = max_of(a->best_curve, a->ntrials, 1), tmax = max_of(a->time_curve, a->ntrials, 1);
   double nmax = a->ntrials;
   if (b) {
@@ -86,8 +85,8 @@ int tune_plot_svg(const char *path, const char *title, const TuneRun *a, const c
     fprintf(f, "<text x='%d' y='%d' font-size='11' fill='%s'>%s</text>\n", PAD + 8, 50, cb, blabel);
   }
   fprintf(f, "</svg>\n");
-  int rc = fclose(f) == 0 && rename(tmp, path) == 0 ? 0 : -1;
-  if (rc) remove(tmp);
-  free(tmp);
+  char err[512];
+  int rc = fclose(f) == 0 && tvs_write_text_file(path, text, err, sizeof err) == 0 ? 0 : -1;
+  free(text);
   return rc;
 }

@@ -10,6 +10,7 @@
  * the database as it completes; all randomness comes from o->seed. */
 #include <math.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "autotune/tune.h"
@@ -38,6 +39,7 @@ typedef struct Search {
   TuneRun *out;
   double t0;
   char *workload, *target;
+  bool db_failed;            /* an append to o->db failed: reported once, fails the run */
 } Search;
 
 static uint64_t rnd(Search *s) {
@@ -218,8 +220,10 @@ static void record(Search *s, Entry *e, const TuneResult *r) {
   if (s->o->db) {
     TuneRecord rec = {s->workload, (char *)s->o->func, s->target, e->c.trace, (char *)tune_status_name(r->status),
                       (char *)(ok ? "" : r->msg), r->median_ms, r->gflops, s->o->threads, e->c.dec};
-    if (tune_db_append(s->o->db, &rec))
-      diag_warning(s->diag, span_none, "tune: cannot append to '%s'", s->o->db);
+    if (tune_db_append(s->o->db, &rec) && !s->db_failed) {
+      s->db_failed = true; /* the log the user asked for is incomplete: an error, once */
+      diag_error(s->diag, span_none, "tune: cannot append to '%s': %s", s->o->db, strerror(errno));
+    }
   }
   progress(s, o->ntrials, r);
 }
@@ -338,6 +342,7 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   }
   if (o->progress && o->tty) fputc('\n', o->progress);
   int rc = finish(&s);
+  if (s.db_failed) rc = -1;
   tune_model_free(s.model);
   free(s.seen);
   free(s.mdec);

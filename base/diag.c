@@ -1,5 +1,6 @@
 /* diag.c - recording and rendering diagnostics (clang-style text, JSON lines). */
 #include "base/diag.h"
+#include "base/json_text.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -87,16 +88,11 @@ static const char *sev_color(DiagSeverity s) {
 }
 
 static void json_string(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c == '\n') fputs("\\n", out);
-    else if (c == '\t') fputs("\\t", out);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
-  }
-  fputc('"', out);
+  StrBuf sb;
+  sb_init(&sb);
+  json_put_string(&sb, s);
+  fputs(sb.data, out);
+  sb_free(&sb);
 }
 
 static void render_json(const Diag *d, FILE *out) {

@@ -3,9 +3,12 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const Span span_none = {NULL, 0, 0, 0, 0};
 
@@ -25,30 +28,48 @@ SourceFile *src_from_string(const char *name, const char *text, size_t len) {
   return f;
 }
 
+/* Why fd cannot be read as source, or NULL: a directory, or a device that
+ * never ends (/dev/zero); regular files, pipes and sockets are fine. */
+static const char *refuse_kind(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "it is a directory";
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "not a regular file (a device)";
+  if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > TVS_SOURCE_MAX)
+    return "file too large (source files are limited to " TVS_SOURCE_MAX_TEXT ")";
+  return NULL;
+}
+
 SourceFile *src_from_path(const char *path, const char **err) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     *err = strerror(errno);
     return NULL;
   }
+  if ((*err = refuse_kind(fd))) {
+    close(fd);
+    return NULL;
+  }
+  /* Every read is bounded by the limit, so a pipe that never ends stops here. */
   size_t cap = 4096, len = 0;
   char *buf = xmalloc(cap);
   for (;;) {
-    size_t got = fread(buf + len, 1, cap - len, fp);
-    len += got;
-    if (got == 0) break;
-    VEC_RESERVE(buf, cap, len + 1);
+    if (len == cap) VEC_RESERVE(buf, cap, len + 1);
+    size_t want = cap - len;
+    if (len + want > (size_t)TVS_SOURCE_MAX + 1) want = (size_t)TVS_SOURCE_MAX + 1 - len;
+    ssize_t got = read(fd, buf + len, want);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) *err = strerror(errno);
+    if (got <= 0) break;
+    len += (size_t)got;
+    if (len > TVS_SOURCE_MAX) {
+      *err = "file too large (source files are limited to " TVS_SOURCE_MAX_TEXT ")";
+      break;
+    }
   }
-  int bad = ferror(fp);
-  fclose(fp);
-  if (bad) {
+  close(fd);
+  if (*err) {
     free(buf);
-    *err = "read error";
-    return NULL;
-  }
-  if (len > 0x7fffffff) {
-    free(buf);
-    *err = "file too large";
     return NULL;
   }
   SourceFile *f = src_from_string(path, buf, len);

@@ -32,7 +32,13 @@ extern const Span span_none;
 
 /* Creates a file from a copy of text[0..len).  Never fails except on OOM (aborts). */
 SourceFile *src_from_string(const char *name, const char *text, size_t len);
-/* Reads a file; returns NULL and sets *err (static string from strerror) on failure. */
+/* The largest source file src_from_path reads (well above any real program:
+ * a generated 10,000-line module is ~0.5 MiB); bigger ones are refused. */
+#define TVS_SOURCE_MAX (64u << 20)
+#define TVS_SOURCE_MAX_TEXT "64 MiB"
+/* Reads a file; returns NULL and sets *err (static string from strerror) on failure.
+ * Directories, devices (/dev/zero never ends) and files over TVS_SOURCE_MAX are
+ * refused; pipes are read up to the limit. */
 SourceFile *src_from_path(const char *path, const char **err);
 void src_free(SourceFile *f);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "runtime/write_file.h"
 
 CgOptions cg_options_default(void) {
   CgOptions o;
@@ -183,20 +184,13 @@ int cg_emit_object(CgResult *r, const char *path, DiagCtx *diag) {
   if (!r || !path) return -1;
   LLVMMemoryBufferRef buf = emit(r, LLVMObjectFile, diag);
   if (!buf) return -1;
-  char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-  FILE *fp = fopen(tmp, "wb");
-  size_t n = LLVMGetBufferSize(buf);
-  bool ok = fp && fwrite(LLVMGetBufferStart(buf), 1, n, fp) == n;
-  if (fp && fclose(fp)) ok = false;
+  const void *parts[1] = {LLVMGetBufferStart(buf)};
+  size_t sizes[1] = {LLVMGetBufferSize(buf)};
+  char err[512];
+  int rc = tvs_write_file_atomic(path, parts, sizes, 1, err, sizeof err);
   LLVMDisposeMemoryBuffer(buf);
-  if (!ok || rename(tmp, path)) {
-    diag_error(diag, span_none, "codegen: cannot write '%s'", path);
-    remove(tmp);
-    free(tmp);
-    return -1;
-  }
-  free(tmp);
-  return 0;
+  if (rc) diag_error(diag, span_none, "codegen: %s", err);
+  return rc;
 }
 
 void cg_free(CgResult *r) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "codegen/cg_export.h"
@@ -18,6 +19,7 @@
 #include "ir/transform.h"
 #include "lang/elab.h"
 #include "runtime/npz.h"
+#include "runtime/write_file.h"
 #include "base/util.h"
 #include "sched/default_schedule.h"
 #include "sched/schedule.h"
@@ -251,12 +253,21 @@ static IrModule *bind_params(Run *r, IrModule *m) {
 static int put_text(Run *r, const char *final, const char *text) {
   if (!final) {
     fputs(text, stdout);
-    fflush(stdout);
-    return 0;
+    if (tvs_flush_stdout() == 0) return 0;
+    diag_error(r->d, span_none, "cannot write to standard output: %s", strerror(errno));
+    clearerr(stdout); /* reported once, here */
+    return -1;
+  }
+  struct stat st;
+  if (stat(final, &st) == 0 && !S_ISREG(st.st_mode)) { /* /dev/null, a pipe: no rename over it */
+    char err[512];
+    if (tvs_write_text_file(final, text, err, sizeof err) == 0) return 0;
+    diag_error(r->d, span_none, "%s", err);
+    return -1;
   }
   char *tmp = drv_temp_path(final, NULL);
   if (drv_write_file(tmp, text, strlen(text), r->d)) {
-    free(tmp);
+    drv_temp_release(tmp);
     return -1;
   }
   r->pending[r->npending++] = (Pending){tmp, final};
@@ -266,7 +277,7 @@ static int put_text(Run *r, const char *final, const char *text) {
 static void discard_pending(Run *r) {
   for (int i = 0; i < r->npending; i++) {
     unlink(r->pending[i].tmp);
-    free(r->pending[i].tmp);
+    drv_temp_release(r->pending[i].tmp);
   }
   r->npending = 0;
 }
@@ -277,14 +288,14 @@ static int commit(Run *r) {
     if (rename(r->pending[i].tmp, r->pending[i].final) != 0) {
       diag_error(r->d, span_none, "cannot write '%s': %s", r->pending[i].final, strerror(errno));
       /* the ones already renamed stay (complete); the rest are removed */
-      for (int k = 0; k < i; k++) free(r->pending[k].tmp);
+      for (int k = 0; k < i; k++) drv_temp_release(r->pending[k].tmp);
       memmove(r->pending, r->pending + i, (size_t)(r->npending - i) * sizeof *r->pending);
       r->npending -= i;
       discard_pending(r);
       return -1;
     }
   }
-  for (int i = 0; i < r->npending; i++) free(r->pending[i].tmp);
+  for (int i = 0; i < r->npending; i++) drv_temp_release(r->pending[i].tmp);
   r->npending = 0;
   return 0;
 }
@@ -357,13 +368,13 @@ static int build_products(Run *r, const IrModule *low, bool cross) {
       rc = drv_link_shared(o, obj, so, cross, r->d);
       vlog(r, "link");
       unlink(obj);
-      free(obj);
+      drv_temp_release(obj);
       obj = so;
     }
     if (rc == 0) r->pending[r->npending++] = (Pending){obj, o->output};
     else {
       unlink(obj);
-      free(obj);
+      drv_temp_release(obj);
     }
   }
   cg_free(cg);

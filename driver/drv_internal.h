@@ -44,8 +44,11 @@ int drv_link_shared(const DrvOptions *o, const char *obj, const char *out, bool 
 /* ---- files.c */
 
 /* A fresh temporary path next to final ("DIR/.NAME.tvsc-PID-N.SUFFIX").
- * malloc'd. */
+ * malloc'd, and registered so that SIGINT/SIGTERM/SIGHUP remove the file
+ * (runtime/temp_files.h) until drv_temp_release. */
 char *drv_temp_path(const char *final, const char *suffix);
+/* Forgets and frees a path from drv_temp_path (once renamed or removed). */
+void drv_temp_release(char *path);
 /* Writes n bytes to path (created 0644, truncated).  0, or -1 + error in d. */
 int drv_write_file(const char *path, const char *data, size_t n, DiagCtx *d);
 /* Checks that final's directory exists and is writable, so that the error

@@ -10,14 +10,22 @@
 
 #include "driver/drv_internal.h"
 #include "base/util.h"
+#include "runtime/temp_files.h"
 
 char *drv_temp_path(const char *final, const char *suffix) {
   static int counter;
   const char *slash = strrchr(final, '/');
   int dirlen = slash ? (int)(slash - final + 1) : 0;
   const char *base = slash ? slash + 1 : final;
-  return xasprintf("%.*s.%s.tvsc-%ld-%d%s", dirlen, final, base, (long)getpid(), counter++,
-                   suffix ? suffix : "");
+  char *path = xasprintf("%.*s.%s.tvsc-%ld-%d%s", dirlen, final, base, (long)getpid(), counter++,
+                         suffix ? suffix : "");
+  tvs_temp_register(path); /* a signal removes it until drv_temp_release */
+  return path;
+}
+
+void drv_temp_release(char *path) {
+  tvs_temp_forget(path);
+  free(path);
 }
 
 int drv_write_file(const char *path, const char *data, size_t n, DiagCtx *d) {

@@ -11,6 +11,8 @@
  * loading program defines a symbol of the same name (`main`). */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 
 #include "driver/drv_internal.h"
 #include "base/util.h"
+#include "runtime/temp_files.h"
 
 extern char **environ;
 
@@ -79,6 +82,29 @@ static int split_words(const char *cmd, char **argv, int cap) {
   return n;
 }
 
+/* Starts the linker in a process group of its own, registered with the
+ * temporary-file handler (runtime/temp_files.h) so that SIGINT/SIGTERM stop it
+ * and everything it started before its output is removed.  The signals are
+ * blocked until the group is registered, and unblocked in the child. */
+static int spawn_linker(pid_t *pid, char **argv) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigmask(&attr, &old);
+  int rc = posix_spawnp(pid, argv[0], NULL, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
+  if (rc == 0) tvs_temp_set_child(*pid);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
+}
+
 int drv_link_shared(const DrvOptions *o, const char *obj, const char *out, bool cross, DiagCtx *d) {
   const char *cc = o->cc;
   if (!cc || !cc[0]) cc = getenv("CC");
@@ -127,14 +153,15 @@ int drv_link_shared(const DrvOptions *o, const char *obj, const char *out, bool 
       fputs("tvsc: note: no libtvs_runtime.so found; runtime symbols resolve at load time\n", o->log);
   }
   fflush(NULL);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
   int status = 0;
+  pid_t pid;
+  int rc = spawn_linker(&pid, argv);
   if (rc != 0) {
     diag_error(d, span_none, "cannot run the linker '%s': %s", argv[0], strerror(rc));
   } else {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    tvs_temp_set_child(0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       diag_error(d, span_none, "linking '%s' failed ('%s' exited with status %d)", o->output, argv[0],
                  WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));

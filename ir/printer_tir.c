@@ -1209,6 +1209,21 @@ static bool attrs_use_vars(const IrValue *attrs) {
   return found;
 }
 
+static bool push_var(TirVisitor *v, const TirExpr *e) {
+  if (e->kind == TIR_VAR) collect_vars(e, v->ctx);
+  return true;
+}
+
+/* The variables attrs name, in order: a free one (`a = T.int32()` used only in
+ * T.func_attr) is declared before the T.func_attr line, or it would not parse back. */
+static void collect_attr_vars(const IrValue *attrs, PtrVec *vars) {
+  TirVisitor v;
+  memset(&v, 0, sizeof v);
+  v.pre_expr = push_var;
+  v.ctx = vars;
+  if (attrs) tir_visit_value(&v, attrs);
+}
+
 /* Whether param i's buffer shares its data var with an earlier param's
  * (`T.match_buffer(B_handle, ..., data=A.data)`, an alias of A). */
 static bool data_aliased(const TirFunc *f, int i) {
@@ -1278,6 +1293,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     for (int d = 0; d < b->nstrides; d++) collect_vars(b->strides[d], &vars);
     collect_vars(b->elem_offset, &vars);
   }
+  if (vars_first) collect_attr_vars(f->attrs, &vars);
   for (int i = 0; i < vars.len; i++) {
     const TirVar *v = vars.items[i];
     if (pr_lookup(p, v)) continue;

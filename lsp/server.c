@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_text.h"
 #include "lsp/lsp_internal.h"
 
 void lsp_server_init(LspServer *s, FILE *out, FILE *log) {
@@ -45,7 +46,12 @@ void lsp_server_free(LspServer *s) {
 
 static void send(LspServer *s, cJSON *msg) {
   char *body = cJSON_PrintUnformatted(msg);
-  lsp_write_message(s->out, body, strlen(body));
+  /* cJSON copies strings' bytes as they are; documents may hold invalid UTF-8 */
+  StrBuf sb;
+  sb_init(&sb);
+  utf8_put_valid(&sb, body, strlen(body));
+  lsp_write_message(s->out, sb.data, sb.len);
+  sb_free(&sb);
   free(body);
   cJSON_Delete(msg);
 }

@@ -50,6 +50,7 @@ static bool fill(LspReader *r) {
 /* Finds the empty line ending the header block at buf[pos..len): returns the
  * offset just past it, or 0 when it is not buffered yet. */
 static size_t header_end(const LspReader *r) {
+  if (!r->buf) return 0; /* nothing read yet (NULL + 0 is undefined behaviour) */
   const char *b = r->buf + r->pos;
   size_t n = r->len - r->pos, line = 0;
   for (size_t i = 0; i < n; i++) {

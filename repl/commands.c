@@ -16,6 +16,7 @@
 #include "ir/transform.h"
 #include "repl/repl_internal.h"
 #include "runtime/tvs_runtime.h"
+#include "runtime/write_file.h"
 
 typedef int (*CmdFn)(Repl *r, int argc, char **argv);
 
@@ -30,31 +31,14 @@ static const ReplCmd *find_cmd(const char *name);
 
 /* ------------------------------------------------------------ helpers */
 
-/* Writes data to path through a temporary file renamed into place. */
+/* Writes data to path through a temporary file renamed into place (checked;
+ * devices such as /dev/full are written in place and their errors reported). */
 static int write_atomic(Repl *r, const char *path, const char *data, size_t len) {
-  char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    repl_error(r, "cannot write '%s': %s", path, strerror(errno));
-    free(tmp);
-    return -1;
-  }
-  size_t off = 0;
-  while (off < len) {
-    ssize_t w = write(fd, data + off, len - off);
-    if (w <= 0) break;
-    off += (size_t)w;
-  }
-  int ok = off == len && close(fd) == 0;
-  if (off != len) close(fd);
-  if (!ok || rename(tmp, path) != 0) {
-    repl_error(r, "cannot write '%s': %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  free(tmp);
-  return 0;
+  const void *parts[1] = {data};
+  char err[512];
+  if (tvs_write_file_atomic(path, parts, &len, 1, err, sizeof err) == 0) return 0;
+  repl_error(r, "%s", err);
+  return -1;
 }
 
 /* The module restricted to its prim_funcs (or to func only). */

@@ -5,8 +5,10 @@
  * represent (big-endian multi-byte data, Fortran order, object/structured
  * dtypes, shapes whose size overflows) with a message instead of crashing. */
 #include "runtime/npy.h"
+#include "runtime/write_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,113 +223,184 @@ static bool parse_header(const char *text, size_t len, DLDataType *dtype, int64_
   return true;
 }
 
-TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size_t errlen) {
-  static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (len < 8 || memcmp(data, magic, 6) != 0) {
-    tvs_set_err(err, errlen, "not a .npy file (bad magic)");
-    return NULL;
-  }
-  unsigned major = data[6], minor = data[7];
-  size_t hlen, hstart;
-  if (major == 1) {
-    if (len < 10) goto truncated_header;
-    hlen = (size_t)data[8] | (size_t)data[9] << 8;
-    hstart = 10;
-  } else if (major == 2 || major == 3) {
-    if (len < 12) goto truncated_header;
-    hlen = (size_t)data[8] | (size_t)data[9] << 8 | (size_t)data[10] << 16 |
-           (size_t)data[11] << 24;
-    hstart = 12;
-  } else {
-    tvs_set_err(err, errlen, "unsupported .npy format version %u.%u", major, minor);
-    return NULL;
-  }
-  if (hlen > len - hstart) goto truncated_header;
+/* Where the parts of a .npy image lie, from its preamble and header. */
+typedef struct NpyLayout {
   DLDataType dtype;
   int64_t shape[TVS_MAX_NDIM];
-  int ndim = 0;
-  if (!parse_header((const char *)data + hstart, hlen, &dtype, shape, &ndim, err, errlen))
-    return NULL;
-  size_t count = 1, nbytes;
-  for (int i = 0; i < ndim; i++)
-    if (__builtin_mul_overflow(count, (size_t)shape[i], &count)) goto too_big;
-  if (__builtin_mul_overflow(count, tvs_dtype_bytes(dtype), &nbytes) ||
-      nbytes > (size_t)PTRDIFF_MAX / 2)
+  int ndim;
+  size_t hstart, hlen; /* the header dict: data[hstart .. hstart + hlen) */
+  size_t nbytes;       /* the array data, which follows the header */
+} NpyLayout;
+
+/* Reads the magic, version and header length from data[0..len); 1 when len is
+ * too short to tell, 0 when done, -1 (message in err) when the file is bad. */
+static int parse_preamble(const unsigned char *data, size_t len, NpyLayout *lay, char *err,
+                          size_t errlen) {
+  static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (memcmp(data, magic, len < 6 ? len : 6) != 0) {
+    tvs_set_err(err, errlen, "not a .npy file (bad magic)");
+    return -1;
+  }
+  if (len < 8) return 1;
+  unsigned major = data[6], minor = data[7];
+  if (major != 1 && major != 2 && major != 3) {
+    tvs_set_err(err, errlen, "unsupported .npy format version %u.%u", major, minor);
+    return -1;
+  }
+  lay->hstart = major == 1 ? 10 : 12;
+  if (len < lay->hstart) return 1;
+  lay->hlen = (size_t)data[8] | (size_t)data[9] << 8;
+  if (major != 1) lay->hlen |= (size_t)data[10] << 16 | (size_t)data[11] << 24;
+  if (lay->hlen > TVS_NPY_HEADER_LIMIT) {
+    tvs_set_err(err, errlen, "the .npy header is too long (%zu bytes; the limit is %d)", lay->hlen,
+                TVS_NPY_HEADER_LIMIT);
+    return -1;
+  }
+  return 0;
+}
+
+/* Parses the header dict (data must hold it: len >= hstart + hlen) and sizes the data. */
+static bool parse_layout(const unsigned char *data, NpyLayout *lay, char *err, size_t errlen) {
+  lay->ndim = 0;
+  if (!parse_header((const char *)data + lay->hstart, lay->hlen, &lay->dtype, lay->shape, &lay->ndim,
+                    err, errlen))
+    return false;
+  size_t count = 1;
+  for (int i = 0; i < lay->ndim; i++)
+    if (__builtin_mul_overflow(count, (size_t)lay->shape[i], &count)) goto too_big;
+  if (__builtin_mul_overflow(count, tvs_dtype_bytes(lay->dtype), &lay->nbytes) ||
+      lay->nbytes > (size_t)PTRDIFF_MAX / 2)
     goto too_big;
-  size_t avail = len - hstart - hlen;
-  if (avail < nbytes) {
-    tvs_set_err(err, errlen, "truncated .npy data: expected %zu bytes, found %zu", nbytes, avail);
-    return NULL;
-  }
-  if (avail > nbytes) {
-    tvs_set_err(err, errlen, "%zu unexpected bytes after the .npy array data", avail - nbytes);
-    return NULL;
-  }
-  TvsNDArray *a = tvs_ndarray_empty(ndim, shape, dtype);
-  if (!a) {
-    tvs_set_err(err, errlen, "out of memory allocating a %zu-byte array", nbytes);
-    return NULL;
-  }
-  if (nbytes) memcpy(a->t.data, data + hstart + hlen, nbytes);
-  if (dtype.code == kDLBool) {
-    unsigned char *b = a->t.data;
-    for (size_t i = 0; i < nbytes; i++) b[i] = b[i] != 0; /* canonical 0/1 */
-  }
-  return a;
-truncated_header:
-  tvs_set_err(err, errlen, "truncated .npy header");
-  return NULL;
+  return true;
 too_big:
   tvs_set_err(err, errlen, "the .npy shape is too large (its size overflows)");
+  return false;
+}
+
+TvsNDArray *tvs_npy_parse(const unsigned char *data, size_t len, char *err, size_t errlen) {
+  NpyLayout lay;
+  int pre = parse_preamble(data, len, &lay, err, errlen);
+  if (pre < 0) return NULL;
+  if (pre > 0 || lay.hlen > len - lay.hstart) {
+    tvs_set_err(err, errlen, len < 6 ? "not a .npy file (bad magic)" : "truncated .npy header");
+    return NULL;
+  }
+  if (!parse_layout(data, &lay, err, errlen)) return NULL;
+  size_t avail = len - lay.hstart - lay.hlen;
+  if (avail < lay.nbytes) {
+    tvs_set_err(err, errlen, "truncated .npy data: expected %zu bytes, found %zu", lay.nbytes, avail);
+    return NULL;
+  }
+  if (avail > lay.nbytes) {
+    tvs_set_err(err, errlen, "%zu unexpected bytes after the .npy array data", avail - lay.nbytes);
+    return NULL;
+  }
+  TvsNDArray *a = tvs_ndarray_empty(lay.ndim, lay.shape, lay.dtype);
+  if (!a) {
+    tvs_set_err(err, errlen, "out of memory allocating a %zu-byte array", lay.nbytes);
+    return NULL;
+  }
+  if (lay.nbytes) memcpy(a->t.data, data + lay.hstart + lay.hlen, lay.nbytes);
+  if (lay.dtype.code == kDLBool) {
+    unsigned char *b = a->t.data;
+    for (size_t i = 0; i < lay.nbytes; i++) b[i] = b[i] != 0; /* canonical 0/1 */
+  }
+  return a;
+}
+
+/* Reads up to want more bytes into buf[*len..]; stops early only at end of file. */
+static bool read_upto(int fd, unsigned char *buf, size_t *len, size_t want) {
+  size_t end = *len + want;
+  while (*len < end) {
+    ssize_t got = read(fd, buf + *len, end - *len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return false;
+    if (got == 0) break;
+    *len += (size_t)got;
+  }
+  return true;
+}
+
+/* Why fd is not a file to read an array from: directories and devices (which
+ * never end, like /dev/zero) are refused; regular files, pipes and sockets pass. */
+static const char *refuse_kind(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "it is a directory";
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "not a regular file (a device)";
+  return NULL;
+}
+
+/* Reads the image: the preamble, then the header it sizes, then the data the
+ * header sizes plus one byte (to notice trailing garbage), never more. */
+static unsigned char *read_image(int fd, size_t *len, char *err, size_t errlen) {
+  struct stat st;
+  bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  NpyLayout lay;
+  unsigned char head[12];
+  *len = 0;
+  if (!read_upto(fd, head, len, sizeof head)) return NULL;
+  int pre = parse_preamble(head, *len, &lay, err, errlen);
+  if (pre != 0) {
+    if (pre > 0) tvs_set_err(err, errlen, *len < 6 ? "not a .npy file (bad magic)" : "truncated .npy header");
+    return NULL;
+  }
+  size_t hend = lay.hstart + lay.hlen;
+  unsigned char *buf = malloc(hend > sizeof head ? hend : sizeof head);
+  if (!buf) return tvs_set_err(err, errlen, "out of memory"), NULL;
+  memcpy(buf, head, *len);
+  if (*len < hend && !read_upto(fd, buf, len, hend - *len)) goto io;
+  if (*len < hend) {
+    tvs_set_err(err, errlen, "truncated .npy header");
+    goto fail;
+  }
+  if (!parse_layout(buf, &lay, err, errlen)) goto fail;
+  size_t total = hend + lay.nbytes + 1;
+  if (regular && (uint64_t)st.st_size < (uint64_t)hend + lay.nbytes) { /* before allocating */
+    tvs_set_err(err, errlen, "truncated .npy data: expected %zu bytes, found %llu", lay.nbytes,
+                (unsigned long long)st.st_size - hend);
+    goto fail;
+  }
+  if (total > *len) {
+    unsigned char *nb = realloc(buf, total);
+    if (!nb) {
+      tvs_set_err(err, errlen, "out of memory allocating a %zu-byte array", lay.nbytes);
+      goto fail;
+    }
+    buf = nb;
+    if (!read_upto(fd, buf, len, total - *len)) goto io;
+  }
+  return buf;
+io:
+  tvs_set_err(err, errlen, "%s", strerror(errno));
+fail:
+  free(buf);
   return NULL;
 }
 
 TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     tvs_set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
     return NULL;
   }
-  size_t cap = 1 << 16, len = 0;
-  unsigned char *buf = malloc(cap);
-  if (!buf) {
-    fclose(f);
-    tvs_set_err(err, errlen, "%s: out of memory", path);
-    return NULL;
-  }
-  for (;;) {
-    if (len == cap) {
-      unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        tvs_set_err(err, errlen, "%s: out of memory", path);
-        return NULL;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  bool rd_err = ferror(f) != 0;
-  fclose(f);
-  if (rd_err) {
-    free(buf);
-    tvs_set_err(err, errlen, "cannot read '%s'", path);
+  const char *why = refuse_kind(fd);
+  if (why) {
+    close(fd);
+    tvs_set_err(err, errlen, "cannot read '%s': %s", path, why);
     return NULL;
   }
   char msg[256];
-  TvsNDArray *a = tvs_npy_parse(buf, len, msg, sizeof msg);
+  size_t len;
+  unsigned char *buf = read_image(fd, &len, msg, sizeof msg);
+  close(fd);
+  TvsNDArray *a = buf ? tvs_npy_parse(buf, len, msg, sizeof msg) : NULL;
   free(buf);
   if (!a) tvs_set_err(err, errlen, "%s: %s", path, msg);
   return a;
 }
 
 /* ------------------------------------------------------------------ save */
-
-static bool write_all(FILE *f, const void *p, size_t n) { return fwrite(p, 1, n, f) == n; }
 
 /* The .npy descr of t's dtype ("<f4", "|b1"); false for dtypes .npy lacks. */
 static bool npy_descr(DLDataType dt, char descr[8]) {
@@ -395,51 +468,6 @@ static size_t build_header(const DLTensor *t, const char *descr, unsigned char p
   while ((size_t)n < hlen - 1) hdr[n++] = ' ';
   hdr[n++] = '\n';
   return hlen;
-}
-
-/* Writes the pieces to a temporary file beside path and renames it over
- * path, so a failure never leaves a half-written file. */
-int tvs_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes,
-                          int nparts, char *err, size_t errlen) {
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + 16);
-  if (!tmp) {
-    tvs_set_err(err, errlen, "out of memory");
-    return -1;
-  }
-  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    tvs_set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
-    free(tmp);
-    return -1;
-  }
-  (void)fchmod(fd, 0644); /* mkstemp makes 0600; match what np.save leaves */
-  FILE *f = fdopen(fd, "wb");
-  if (!f) {
-    tvs_set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-    close(fd);
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  bool ok = true;
-  for (int i = 0; i < nparts && ok; i++) ok = !sizes[i] || write_all(f, parts[i], sizes[i]);
-  if (fclose(f) != 0) ok = false;
-  if (!ok) {
-    tvs_set_err(err, errlen, "cannot write '%s': %s", tmp, strerror(errno ? errno : EIO));
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  if (rename(tmp, path) != 0) {
-    tvs_set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return -1;
-  }
-  free(tmp);
-  return 0;
 }
 
 int tvs_npy_save(const char *path, const DLTensor *t, char *err, size_t errlen) {

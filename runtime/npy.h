@@ -8,7 +8,12 @@
 
 #include "runtime/ndarray.h"
 
-/* Loads path; on failure returns NULL and writes a message (no trailing
+/* The longest header dict a file may declare (numpy writes < 1 KiB; its own
+ * reader stops at 10,000 bytes by default); longer ones are refused. */
+#define TVS_NPY_HEADER_LIMIT 65536
+/* Loads path; reads are bounded by the header (a file that goes on past the
+ * data it declares is refused after one byte), directories and devices such as
+ * /dev/zero are refused; on failure returns NULL and writes a message (no trailing
  * newline) into err[0..errlen). */
 TvsNDArray *tvs_npy_load(const char *path, char *err, size_t errlen);
 /* Parses an in-memory .npy image (fuzzing, tests). */
@@ -26,9 +31,4 @@ void tvs_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((
  * size; returns the header length, or 0 with a message in err. */
 size_t tvs_npy_header(const DLTensor *t, unsigned char *out, size_t *nbytes, char *err,
                       size_t errlen);
-/* Writes the concatenated parts to a temporary file beside path and renames
- * it over path, so a failure never leaves a half-written file; 0 or -1. */
-int tvs_write_file_atomic(const char *path, const void *const *parts, const size_t *sizes,
-                          int nparts, char *err, size_t errlen);
-
 #endif

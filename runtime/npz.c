@@ -10,6 +10,7 @@
  * array (a file truncated by another process while we read it could still
  * raise SIGBUS; our own writer replaces files by rename, never in place). */
 #include "runtime/npz.h"
+#include "runtime/write_file.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1041,10 +1041,30 @@ static void bind_target(Eval *ev, const Ast *t, SchVal v) {
   sch_val_free(&v);
 }
 
+/* The first target that is not a name or a tuple/list of names, or NULL:
+ * checked before the value is evaluated, so that a refused assignment has
+ * not applied its primitive. */
+static const Ast *bad_target(const Ast *t) {
+  if (t->kind == AST_NAME) return NULL;
+  if (t->kind != AST_TUPLE && t->kind != AST_LIST) return t;
+  for (int i = 0; i < t->list.len; i++) {
+    const Ast *b = bad_target(t->list.items[i]);
+    if (b) return b;
+  }
+  return NULL;
+}
+
 static void script_stmt(Eval *ev, const Ast *st) {
   switch (st->kind) {
     case AST_ASSIGN: {
       if (!st->a) return;
+      for (int i = 0; i < st->list.len; i++) {
+        const Ast *bad = bad_target(st->list.items[i]);
+        if (bad) {
+          err(ev, bad->span, "schedule scripts can only assign to names");
+          return;
+        }
+      }
       SchVal v = eval(ev, st->a);
       if (ev->failed) {
         sch_val_free(&v);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# test.sh - set up, then build twice (normal; ASan+UBSan) and run the whole suite on both.
+# test.sh - set up, then build twice (normal; ASan+UBSan) and run the whole suite on both;
+# then build the libFuzzer targets (clang) and run each briefly over its seeds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -22,3 +23,5 @@ for variant in build build-asan; do
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      ctest --output-on-failure -j "$jobs")
 done
+echo "== fuzz targets (build-fuzz)"
+bash scripts/fuzz_smoke.sh build-fuzz

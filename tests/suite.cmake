@@ -40,7 +40,7 @@ target_link_libraries(fuzz_frontend_replay PRIVATE tvs_lang tvs_ir tvs_base)
 target_compile_options(fuzz_frontend_replay PRIVATE ${TVS_WARNINGS})
 file(GLOB FUZZ_SEEDS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/corpus/*.tvs
      ${CMAKE_CURRENT_SOURCE_DIR}/lit/diag/Inputs/*.tvs ${CMAKE_CURRENT_SOURCE_DIR}/lit/*/Inputs/*.tvs
-     ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/*.tvs)
+     ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/*.tvs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/grown-*)
 add_test(NAME fuzz/replay COMMAND fuzz_frontend_replay ${FUZZ_SEEDS})
 set_tests_properties(fuzz/replay PROPERTIES LABELS fuzz)
 
@@ -51,6 +51,8 @@ if(TVS_FUZZ)
   target_link_options(fuzz_frontend PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_frontend PRIVATE tvs_lang tvs_ir tvs_base)
 endif()
+
+include(${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz.cmake)
 
 # Structure: one-way folder dependencies (and the check's own failure cases).
 add_test(NAME structure/layering COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/structure/test_layering.sh)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/util.h"
 #include "frontend/onnx/onnx_model.h"
@@ -290,6 +291,13 @@ OnnxModel *onnx_model_read(const char *path, DiagCtx *d) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     diag_error(d, span_none, "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat st; /* a device never ends (/dev/zero): refuse it before reading */
+  if (fstat(fileno(f), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode))) {
+    diag_error(d, span_none, "cannot read '%s': %s", path,
+               S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file (a device)");
+    fclose(f);
     return NULL;
   }
   size_t cap = 1 << 16, len = 0, got;

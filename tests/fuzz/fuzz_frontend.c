@@ -8,12 +8,34 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir/printer.h"
+#include "ir/structural_equal.h"
 #include "lang/elab.h"
 #include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The invariant: parse(print(m)) is structurally equal to m (free vars mapped at
+ * first use, as TVM's map_free_vars), and printing it again gives the same text. */
+static void check_round_trip(const IrModule *m, const IrModule *m2, const StrBuf *printed) {
+  SEqualOptions so = {.map_free_vars = true};
+  char *diff = NULL;
+  if (!seq_module(m, m2, &so, &diff)) {
+    fprintf(stderr, "round trip failed: printed module differs: %s\n%s\n", diff ? diff : "", printed->data);
+    abort();
+  }
+  PrintOptions opt = print_options_default();
+  StrBuf again;
+  sb_init(&again);
+  print_module(&again, m2, &opt);
+  if (again.len != printed->len || memcmp(again.data, printed->data, again.len) != 0) {
+    fprintf(stderr, "round trip failed: reprinting differs:\n%s\n---\n%s\n", printed->data, again.data);
+    abort();
+  }
+  sb_free(&again);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 1 << 16) return 0;
@@ -35,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       for (int i = 0; i < d2.len; i++) diag_render(&d2.items[i], stderr, DIAG_FORMAT_TEXT, false);
       abort();
     }
+    check_round_trip(m, m2, &sb);
     ir_module_free(m2);
     diag_free(&d2);
     src_free(again);

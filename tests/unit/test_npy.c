@@ -257,7 +257,7 @@ static void test_save_errors(const char *dir) {
   tvs_ndarray_free(a);
   a = tvs_ndarray_empty(1, shape, (DLDataType){kDLFloat, 32, 1});
   CHECK(tvs_npy_save("/nonexistent/dir/x.npy", &a->t, err, sizeof err) == -1 &&
-        strstr(err, "cannot create"));
+        strstr(err, "cannot write"));
   tvs_ndarray_free(a);
 }
 

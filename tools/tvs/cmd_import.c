@@ -11,6 +11,7 @@
 #include "frontend/onnx/onnx_import.h"
 #include "lang/elab.h"
 #include "runtime/npz.h"
+#include "runtime/write_file.h"
 #include "tools/tvs/tvs.h"
 
 enum { IMPORT_HELP, IMPORT_OUTPUT, IMPORT_PARAMS };
@@ -30,17 +31,10 @@ static char *with_ext(const char *path, const char *ext) {
 }
 
 static int write_text(const char *path, const char *text) {
-  char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  int ok = f && fputs(text, f) >= 0;
-  if (f && fclose(f) != 0) ok = 0;
-  if (ok && rename(tmp, path) != 0) ok = 0;
-  if (!ok) {
-    fprintf(stderr, "tvs import: error: cannot write '%s': %s\n", path, strerror(errno));
-    unlink(tmp);
-  }
-  free(tmp);
-  return ok ? 0 : 1;
+  char err[512];
+  if (tvs_write_text_file(path, text, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "tvs import: error: %s\n", err);
+  return 1;
 }
 
 /* Checks the text elaborates (an importer bug must not reach a file). */

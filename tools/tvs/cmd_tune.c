@@ -10,6 +10,7 @@
 #include "autotune/tune.h"
 #include "base/util.h"
 #include "ir/printer.h"
+#include "runtime/write_file.h"
 #include "sched/schedule.h"
 #include "tools/tvs/tvs.h"
 
@@ -164,17 +165,10 @@ static const char *pick_func(const IrModule *m, const char *want) {
 }
 
 static int write_script(const char *path, const char *text) {
-  char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  int rc = f && fputs(text, f) >= 0 ? 0 : -1;
-  if (f && fclose(f)) rc = -1;
-  if (!rc && rename(tmp, path)) rc = -1;
-  if (rc) {
-    remove(tmp);
-    fprintf(stderr, "tvs tune: error: cannot write '%s'\n", path);
-  }
-  free(tmp);
-  return rc;
+  char err[512];
+  if (tvs_write_text_file(path, text, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "tvs tune: error: %s\n", err);
+  return -1;
 }
 
 static TuneOptions search_options(const TuneArgs *ta, const char *func) {

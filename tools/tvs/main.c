@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sched/default_schedule.h"
+#include "tools/common/stdout_check.h"
 #include "tools/tvs/tvs.h"
 
 static const char usage[] =
@@ -45,6 +46,7 @@ static void print_usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  tool_check_stdout_at_exit("tvs");
   if (argc < 2) {
     print_usage(stderr);
     return 2;

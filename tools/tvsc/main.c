@@ -10,6 +10,8 @@
 #include "driver/driver.h"
 #include "base/util.h"
 #include "tools/common/options.h"
+#include "runtime/temp_files.h"
+#include "tools/common/stdout_check.h"
 
 static const char usage_header[] =
     "usage: tvsc FILE.tvs [FILE.tvs ...] -o OUT [options]\n"
@@ -173,6 +175,8 @@ int main(int argc, char **argv) {
                  xcalloc((size_t)argc, sizeof *ta.func_lists), 0};
   ta.o.inputs = ta.inputs;
   ta.o.funcs = ta.funcs;
+  tool_check_stdout_at_exit("tvsc");
+  tvs_temp_install_signal_handlers(); /* an interrupted build leaves no temporary file */
   int rc = -1;
   for (int i = 1; i < argc && rc < 0; i++) rc = parse_arg(&ta, argc, argv, &i);
   if (rc < 0) rc = ta.o.ninputs == 0 ? usage_error("no input file") : compile(&ta.o);

@@ -1,0 +1,6 @@
+sch.compute_inline(sch.get_block("B"))
+d = sch.get_block("D")
+i, j = sch.get_loops(d)
+f = sch.fuse(i, j)
+sch.unroll(f)
+sch.reverse_compute_inline(d)

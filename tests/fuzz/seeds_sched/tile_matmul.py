@@ -1,0 +1,8 @@
+b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+i0, i1 = sch.split(i, factors=[None, 4])
+j0, j1 = sch.split(j, factors=[2, 8])
+sch.reorder(i0, j0, k, i1, j1)
+sch.parallel(i0)
+sch.vectorize(j1)
+sch.decompose_reduction(b, k)
