@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/big_stack.h"
 #include "sched/default_schedule.h"
 #include "tools/tvs/tvs.h"
 
@@ -44,7 +45,7 @@ static void print_usage(FILE *f) {
   opt_print(f, main_options);
 }
 
-int main(int argc, char **argv) {
+static int tvs_main(int argc, char **argv) {
   if (argc < 2) {
     print_usage(stderr);
     return 2;
@@ -71,3 +72,6 @@ int main(int argc, char **argv) {
   print_usage(stderr);
   return 2;
 }
+
+/* deep programs need a deep stack (base/big_stack.h) */
+int main(int argc, char **argv) { return tvs_run_on_big_stack(tvs_main, argc, argv); }
