@@ -32,6 +32,14 @@ typedef struct CgOptions {
 /* opt_level 3, host CPU and features, host triple, no fast-math. */
 CgOptions cg_options_default(void);
 
+/* Checks that LLVM knows `cpu` and every feature of `features` for `triple`
+ * and can generate code with them (a fatal LLVM error, such as
+ * -64bit-mode on x86_64, is caught in a forked probe).  cg_build runs it
+ * whenever the options name a CPU or features; tvsc runs it for foreign
+ * triples.  0, or -1 with "unknown --mcpu CPU ..." or "LLVM cannot generate
+ * code ..." errors in d.  Successes are cached per process. */
+int cg_check_target(const char *triple, const char *cpu, const char *features, DiagCtx *d);
+
 /* One LLVM module built from a lowered IrModule (opaque). */
 typedef struct CgResult CgResult;
 

@@ -584,6 +584,13 @@ CgResult *cg_build(const IrModule *lowered, const CgOptions *opt, DiagCtx *diag)
   CgOptions dflt = cg_options_default();
   CgResult *r = xcalloc(1, sizeof *r);
   cg_resolve_target(r, opt ? opt : &dflt);
+  /* the host's own CPU and features need no check; anything the user named does */
+  bool named = opt && ((opt->mcpu && opt->mcpu[0] && strcmp(opt->mcpu, "native")) || opt->mattr ||
+                       (opt->triple && opt->triple[0]));
+  if (named && cg_check_target(r->triple, r->cpu, r->features, diag)) {
+    cg_free(r);
+    return NULL;
+  }
   r->tsctx = LLVMOrcCreateNewThreadSafeContext();
   r->ctx = LLVMOrcThreadSafeContextGetContext(r->tsctx);
   r->mod = LLVMModuleCreateWithNameInContext(lowered->name ? lowered->name : "tvs", r->ctx);

@@ -23,6 +23,7 @@
 
 #include "lang/ast.h"
 #include "base/util.h"
+#include "base/vec.h"
 
 Ast *ast_new(Arena *a, AstKind kind, Span span) {
   Ast *n = arena_alloc(a, sizeof *n);
@@ -576,4 +577,66 @@ void ast_file_free(AstFile *f) {
   if (!f) return;
   arena_free(&f->arena);
   free(f);
+}
+
+/* ------------------------------------------------------------- nesting */
+
+typedef struct {
+  const Ast *n; /* a node to visit */
+  int depth;    /* its nesting level */
+} DeepItem;
+
+typedef struct {
+  DeepItem *v;
+  int n, cap;
+} DeepStack;
+
+/* Pushes a statement list: each statement one level below `depth`, plus one
+ * per binding (ASSIGN, ASSERT) before it in the list.  Pushed in reverse so
+ * that they pop in source order. */
+static void push_stmts(DeepStack *st, const AstList *l, int depth) {
+  int extra = 0;
+  for (int i = 0; i < l->len; i++)
+    if (l->items[i]->kind == AST_ASSIGN || l->items[i]->kind == AST_ASSERT) extra++;
+  for (int i = l->len - 1; i >= 0; i--) {
+    const Ast *x = l->items[i];
+    if (x->kind == AST_ASSIGN || x->kind == AST_ASSERT) extra--;
+    DeepItem it = {x, depth + 1 + extra};
+    VEC_PUSH(st->v, st->n, st->cap, it);
+  }
+}
+
+static void push_exprs(DeepStack *st, const AstList *l, int depth) {
+  for (int i = l->len - 1; i >= 0; i--)
+    if (l->items[i]) {
+      DeepItem it = {l->items[i], depth + 1};
+      VEC_PUSH(st->v, st->n, st->cap, it);
+    }
+}
+
+const Ast *ast_too_deep(const Ast *root, int limit, int *depth) {
+  DeepStack st = {0};
+  int deepest = 0;
+  const Ast *found = NULL;
+  if (root) VEC_PUSH(st.v, st.n, st.cap, ((DeepItem){root, 0}));
+  while (st.n && !found) {
+    DeepItem it = st.v[--st.n];
+    if (it.depth > deepest) deepest = it.depth;
+    if (it.depth > limit) {
+      found = it.n;
+      break;
+    }
+    const Ast *n = it.n;
+    push_stmts(&st, &n->orelse, it.depth);
+    push_stmts(&st, &n->body, it.depth);
+    push_exprs(&st, &n->list2, it.depth);
+    push_exprs(&st, &n->list, it.depth);
+    const Ast *kids[] = {n->c, n->b, n->a};
+    for (int k = 0; k < 3; k++)
+      if (kids[k]) VEC_PUSH(st.v, st.n, st.cap, ((DeepItem){kids[k], it.depth + 1}));
+    push_exprs(&st, &n->decorators, it.depth);
+  }
+  free(st.v);
+  if (depth) *depth = deepest;
+  return found;
 }

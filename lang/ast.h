@@ -134,4 +134,18 @@ struct StrBuf;
 void ast_dump(const Ast *n, struct StrBuf *out);
 void ast_file_free(AstFile *f);
 
+/* How deeply a program may nest before elaboration refuses it with "program
+ * too deeply nested": expression operands, statement bodies, elif branches,
+ * and the statements after a binding (`x = ...` in TIR becomes a LetStmt
+ * around the rest of its list) each count one level.  Far beyond real
+ * programs (a 100,000-term sum or 100,000 bindings in a row still pass); every
+ * stage after the parser recurses over this depth, which the tools' stack
+ * (base/big_stack.h) holds in the sanitizer build too.  docs/checks.md. */
+#define TVS_MAX_NESTING 150000
+
+/* The first node (in source order) nested more than `limit` levels below
+ * `root`, or NULL; *depth gets the deepest level seen (at most limit + 1).
+ * Iterative: safe on any tree the parser builds. */
+const Ast *ast_too_deep(const Ast *root, int limit, int *depth);
+
 #endif

@@ -549,6 +549,13 @@ static void predefine_namespaces(ElabCtx *c) {
 
 IrModule *elab_module(const AstFile *file, DiagCtx *diag) {
   tvs_stdlib_install(); /* legalizing what we elaborate needs the operator library */
+  /* every later stage recurses over the program's nesting: bound it once */
+  const Ast *deep = ast_too_deep(file->module, TVS_MAX_NESTING, NULL);
+  if (deep) {
+    diag_error(diag, deep->span, "program too deeply nested: more than %d levels of nested expressions, "
+               "statements and bindings (docs/checks.md)", TVS_MAX_NESTING);
+    return NULL;
+  }
   ElabCtx c;
   memset(&c, 0, sizeof c);
   c.diag = diag;

@@ -704,10 +704,11 @@ static TirStmt *let_stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, Blo
   }
   TirVar *var = tir_var(c->h, tg->name, value->dtype);
   var->span = tg->span;
-  elab_push_scope(c);
+  /* the rest of the statement list is the binding's scope: defined in the
+   * list's own scope (which ends with the list), not a new one per binding,
+   * so that 100,000 bindings in a row do not make lookups walk 100,000 scopes */
   elab_define(c, tg->name, SYM_TIR_VAR, var, tg->span);
   TirStmt *body = stmts(c, l, i + 1, hdr);
-  elab_pop_scope(c);
   return st_at(tir_let_stmt(c->h, var, value, body ? body : eval0(c, st->span)), st->span);
 }
 
@@ -717,10 +718,8 @@ static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const As
   TirBuffer *b = buffer_from_call(c, call, 0, tg->name, "T.decl_buffer");
   if (!b) return NULL;
   b->span = tg->span;
-  elab_push_scope(c);
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
   TirStmt *body = stmts(c, l, i + 1, hdr);
-  elab_pop_scope(c);
   TirStmt *decl = st_at(tir_decl_buffer(c->h, b, body ? body : eval0(c, st->span)), st->span);
   /* without data= the buffer owns new memory: Allocate + DeclBuffer, as in
    * TVMScript (and as LowerOpaqueBlock lowers an alloc_buffer) */
@@ -764,10 +763,8 @@ static TirStmt *allocate(ElabCtx *c, const Ast *st, const Ast *call, const AstLi
   v->ptr_elem = dt;
   v->ptr_scope = scope;
   v->span = tg->span;
-  elab_push_scope(c);
   elab_define(c, tg->name, SYM_TIR_VAR, v, tg->span);
   TirStmt *body = stmts(c, l, i + 1, hdr);
-  elab_pop_scope(c);
   return st_at(tir_allocate(c->h, v, dt, ext, n, scope, body ? body : eval0(c, st->span)), st->span);
 }
 
@@ -1296,7 +1293,10 @@ static TirStmt *stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBu
   case AST_IF: {
     TirExpr *cond = cond_expr(c, st->a, "if condition");
     TirStmt *then_s = body_of(c, &st->body, NULL, st->span);
-    TirStmt *else_s = st->orelse.len ? body_of(c, &st->orelse, NULL, st->span) : NULL;
+    /* an elif (an IF alone in orelse) opens its own scopes: none for the else */
+    bool elif = st->orelse.len == 1 && st->orelse.items[0]->kind == AST_IF;
+    TirStmt *else_s = elif ? stmts(c, &st->orelse, 0, NULL)
+                      : st->orelse.len ? body_of(c, &st->orelse, NULL, st->span) : NULL;
     return cond ? st_at(tir_if(c->h, cond, then_s, else_s), st->span) : NULL;
   }
   case AST_WHILE: {

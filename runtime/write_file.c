@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +71,14 @@ int tvs_write_file_atomic(const char *path, const void *const *parts, const size
     return -1;
   }
   snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+  /* signals wait while the file is created and registered: one arriving in
+   * between would leave the temporary behind (removed if one comes later) */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
   int fd = mkstemp(tmp);
-  if (fd >= 0) tvs_temp_register(tmp); /* removed if a signal comes before the rename */
+  if (fd >= 0) tvs_temp_register(tmp);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (fd < 0) {
     tvs_set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
     free(tmp);

@@ -7,6 +7,8 @@
  * block predicate that is provably true becomes `True`. */
 #include "ir/transform/xform_internal.h"
 
+#include <string.h>
+
 static ArithCtx *actx(TirMutator *m) { return m->ctx; }
 
 static TirExpr *simp_expr(TirMutator *m, TirExpr *e) {
@@ -53,7 +55,38 @@ static TirStmt *simp_if(TirMutator *m, TirStmt *s) {
 /* requires: nothing; ensures: every scalar expression is in the analyzer's
  * canonical form, constant ifs are resolved; preserves: float semantics
  * bit for bit, statement structure otherwise. */
+/* Integer division or remainder by a constant zero: undefined behaviour in
+ * native code (SIGFPE, or LLVM folds it to anything), an error in the
+ * interpreter; a compile-time error here, where the divisor is known. */
+typedef struct {
+  TirPassCtx *pc;
+  int nfound;
+} DivZero;
+
+static bool div_zero_pre(TirVisitor *v, const TirExpr *e) {
+  DivZero *z = v->ctx;
+  bool div = e->kind == TIR_DIV || e->kind == TIR_MOD || e->kind == TIR_FLOORDIV || e->kind == TIR_FLOORMOD;
+  if (!div || !dt_is_integer(e->dtype) || e->bin.b->kind != TIR_INT || e->bin.b->ival != 0) return true;
+  if (z->nfound++ < 8 && z->pc->diag) {
+    if (e->span.file) diag_error(z->pc->diag, e->span, "division by zero");
+    else diag_error(z->pc->diag, span_none, "division by zero in '%s'", z->pc->func_name ? z->pc->func_name : "?");
+  }
+  return true;
+}
+
+static int check_div_zero(TirPassCtx *ctx, const TirStmt *body) {
+  DivZero z = {ctx, 0};
+  TirVisitor v;
+  memset(&v, 0, sizeof v);
+  v.pre_expr = div_zero_pre;
+  v.ctx = &z;
+  if (body) tir_visit_stmt(&v, body);
+  return z.nfound;
+}
+
 TirFunc *tir_simplify(TirPassCtx *ctx, TirFunc *f) {
+  /* a literal zero divisor still has its source span before simplification */
+  if (check_div_zero(ctx, f->body)) return f;
   TirMutator m;
   tir_mutator_init(&m, ctx->heap);
   ArithCtx *a = arith_new(ctx->heap);
@@ -65,5 +98,6 @@ TirFunc *tir_simplify(TirPassCtx *ctx, TirFunc *f) {
   TirStmt *body = tir_mutate_stmt(&m, f->body);
   tir_mutator_free(&m);
   arith_free(a);
+  if (check_div_zero(ctx, body)) return f;
   return xf_with_body(ctx->heap, f, body);
 }

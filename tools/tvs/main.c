@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/big_stack.h"
 #include "sched/default_schedule.h"
 #include "tools/common/stdout_check.h"
 #include "tools/tvs/tvs.h"
@@ -45,8 +46,7 @@ static void print_usage(FILE *f) {
   opt_print(f, main_options);
 }
 
-int main(int argc, char **argv) {
-  tool_check_stdout_at_exit("tvs");
+static int tvs_main(int argc, char **argv) {
   if (argc < 2) {
     print_usage(stderr);
     return 2;
@@ -72,4 +72,10 @@ int main(int argc, char **argv) {
   fprintf(stderr, "tvs: error: unknown command '%s'\n", cmd);
   print_usage(stderr);
   return 2;
+}
+
+/* deep programs need a deep stack (base/big_stack.h) */
+int main(int argc, char **argv) {
+  tool_check_stdout_at_exit("tvs");
+  return tvs_run_on_big_stack(tvs_main, argc, argv);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/big_stack.h"
 #include "driver/driver.h"
 #include "base/util.h"
 #include "tools/common/options.h"
@@ -169,7 +170,7 @@ static int compile(DrvOptions *o) {
   return rc;
 }
 
-int main(int argc, char **argv) {
+static int tvsc_main(int argc, char **argv) {
   TvscArgs ta = {drv_options_default(), xcalloc((size_t)argc, sizeof *ta.inputs),
                  xcalloc((size_t)argc * 4 + 1, sizeof *ta.funcs), argc * 4,
                  xcalloc((size_t)argc, sizeof *ta.func_lists), 0};
@@ -186,3 +187,6 @@ int main(int argc, char **argv) {
   free(ta.funcs);
   return rc;
 }
+
+/* deep programs need a deep stack (base/big_stack.h) */
+int main(int argc, char **argv) { return tvs_run_on_big_stack(tvsc_main, argc, argv); }
