@@ -150,16 +150,51 @@ static TirStmt *tree_body(IrHeap *h, TirVar *t, void *ctx) {
   return tir_if(h, cond, red_store(h, st->red, tir_var_ref(h, t), v), NULL);
 }
 
-static TirStmt *final_body(IrHeap *h, TirVar *t, void *ctx) {
-  Step *st = ctx;
-  const TirBlock *b = tir_realize_block(st->n->realize);
+/* if t == 0: out[idx] = init OP total (the block's write, iters substituted). */
+static TirStmt *result_store(IrHeap *h, const Nest *n, TirVar *t, TirExpr *total) {
+  const TirBlock *b = tir_realize_block(n->realize);
   const TirStmt *w = b->body;
   TirExpr **idx = ir_alloc(h, (size_t)(w->store.n ? w->store.n : 1) * sizeof *idx);
-  for (int i = 0; i < w->store.n; i++) idx[i] = tir_substitute_expr(h, w->store.idx[i], &st->n->sigma);
-  TirExpr *init = tir_substitute_expr(h, b->init->store.value, &st->n->sigma);
-  TirExpr *v = combine(h, st->op, init, red_at(h, st->red, xf_int(h, t->dtype, 0)));
-  TirStmt *store = tir_store(h, w->store.buf, v, idx, w->store.n);
+  for (int i = 0; i < w->store.n; i++) idx[i] = tir_substitute_expr(h, w->store.idx[i], &n->sigma);
+  TirExpr *init = tir_substitute_expr(h, b->init->store.value, &n->sigma);
+  TirStmt *store = tir_store(h, w->store.buf, combine(h, n->op, init, total), idx, w->store.n);
   return tir_if(h, tir_binary(h, TIR_EQ, tir_var_ref(h, t), xf_int(h, t->dtype, 0)), store, NULL);
+}
+
+/* red[at] = red[at] OP update over the thread's share of the serial loops
+ * (under the block's predicate): the thread's partial. */
+static TirStmt *partial_nest(IrHeap *h, const Nest *n, TirBuffer *red, TirExpr *at) {
+  TirStmt *acc = red_store(h, red, at, combine(h, n->op, red_at(h, red, at), n->upd));
+  if (!xf_is_const_true(n->realize->realize.pred))
+    acc = tir_if(h, tir_substitute_expr(h, n->realize->realize.pred, &n->sigma), acc, NULL);
+  for (int i = n->nserial - 1; i >= 0; i--) {
+    const TirStmt *l = n->serial[i];
+    acc = tir_for(h, l->loop.var, l->loop.min, l->loop.extent, l->loop.kind, NULL, l->loop.annotations, acc);
+  }
+  return acc;
+}
+
+/* The opaque block "<name>_cross_thread" allocating allocs[0..nallocs), its
+ * regions inferred, realized where the reduction block was. */
+static TirStmt *cross_thread_block(IrHeap *h, const Nest *n, TirBuffer **allocs, int nallocs, TirStmt *body) {
+  const TirBlock *b = tir_realize_block(n->realize);
+  char name[128];
+  TirBlock nb;
+  memset(&nb, 0, sizeof nb);
+  snprintf(name, sizeof name, "%s_cross_thread", b->name);
+  nb.name = ir_strdup(h, name);
+  nb.allocs = ir_memdup(h, allocs, (size_t)nallocs * sizeof *allocs);
+  nb.nallocs = nallocs;
+  nb.body = body;
+  tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
+  TirStmt *blk = tir_block(h, &nb);
+  blk->span = n->realize->span;
+  return tir_block_realize(h, NULL, 0, tir_bool(h, true), blk);
+}
+
+static TirStmt *final_body(IrHeap *h, TirVar *t, void *ctx) {
+  Step *st = ctx;
+  return result_store(h, st->n, t, red_at(h, st->red, xf_int(h, t->dtype, 0)));
 }
 
 static TirStmt *rewrite(Xr *x, Nest *n) {
@@ -174,14 +209,7 @@ static TirStmt *rewrite(Xr *x, Nest *n) {
   TirBuffer *red = tir_buffer(h, name, dt, &shape, 1, "shared");
   /* phase 1: each thread's partial, over its share of the serial loops */
   TirVar *t = n->loop->loop.var;
-  TirExpr *tv = tir_var_ref(h, t);
-  TirStmt *acc = red_store(h, red, tv, combine(h, n->op, red_at(h, red, tir_var_ref(h, t)), n->upd));
-  if (!xf_is_const_true(n->realize->realize.pred))
-    acc = tir_if(h, tir_substitute_expr(h, n->realize->realize.pred, &n->sigma), acc, NULL);
-  for (int i = n->nserial - 1; i >= 0; i--) {
-    const TirStmt *l = n->serial[i];
-    acc = tir_for(h, l->loop.var, l->loop.min, l->loop.extent, l->loop.kind, NULL, l->loop.annotations, acc);
-  }
+  TirStmt *acc = partial_nest(h, n, red, tir_var_ref(h, t));
   TirStmt *first[2] = {red_store(h, red, tir_var_ref(h, t), identity(h, n->op, dt)), acc};
   PtrVec phases = {0};
   pv_push(&phases, tir_for(h, t, n->loop->loop.min, n->loop->loop.extent, TIR_FOR_THREAD_BINDING,
@@ -196,19 +224,9 @@ static TirStmt *rewrite(Xr *x, Nest *n) {
   }
   snprintf(name, sizeof name, "%s_out", t->name);
   pv_push(&phases, thread_loop(h, n->loop, name, final_body, &st));
-  TirBlock nb;
-  memset(&nb, 0, sizeof nb);
-  snprintf(name, sizeof name, "%s_cross_thread", b->name);
-  nb.name = ir_strdup(h, name);
-  nb.allocs = ir_alloc(h, sizeof *nb.allocs);
-  nb.allocs[0] = red;
-  nb.nallocs = 1;
-  nb.body = tir_seq(h, (TirStmt **)phases.items, phases.len);
+  TirStmt *body = tir_seq(h, (TirStmt **)phases.items, phases.len);
   pv_free(&phases);
-  tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
-  TirStmt *blk = tir_block(h, &nb);
-  blk->span = n->realize->span;
-  return tir_block_realize(h, NULL, 0, tir_bool(h, true), blk);
+  return cross_thread_block(h, n, &red, 1, body);
 }
 
 /* ---------------------------------------------------------- warp shuffles */
@@ -242,14 +260,7 @@ static TirStmt *rewrite_warp(Xr *x, Nest *n, int64_t ext) {
   TirExpr *tv = tir_var_ref(h, t);
   PtrVec body = {0};
   pv_push(&body, set0(h, red, identity(h, n->op, dt)));
-  TirStmt *acc = set0(h, red, combine(h, n->op, at0(h, red), n->upd));
-  if (!xf_is_const_true(n->realize->realize.pred))
-    acc = tir_if(h, tir_substitute_expr(h, n->realize->realize.pred, &n->sigma), acc, NULL);
-  for (int i = n->nserial - 1; i >= 0; i--) {
-    const TirStmt *l = n->serial[i];
-    acc = tir_for(h, l->loop.var, l->loop.min, l->loop.extent, l->loop.kind, NULL, l->loop.annotations, acc);
-  }
-  pv_push(&body, acc);
+  pv_push(&body, partial_nest(h, n, red, xf_int(h, dt_int32, 0)));
   warp_fold(h, &body, red, n->op, dt);
   if (ext > 32) { /* the warps' folds through shared memory, folded by the first warp */
     TirExpr *lane0 = tir_binary(h, TIR_EQ, tir_binary(h, TIR_FLOORMOD, tv, xf_int(h, t->dtype, 32)), xf_int(h, t->dtype, 0));
@@ -260,27 +271,12 @@ static TirStmt *rewrite_warp(Xr *x, Nest *n, int64_t ext) {
     pv_push(&body, tir_if(h, first, set0(h, red, red_at(h, warps, tir_var_ref(h, t))), NULL));
     warp_fold(h, &body, red, n->op, dt);
   }
-  const TirStmt *w = b->body;
-  TirExpr **idx = ir_alloc(h, (size_t)(w->store.n ? w->store.n : 1) * sizeof *idx);
-  for (int i = 0; i < w->store.n; i++) idx[i] = tir_substitute_expr(h, w->store.idx[i], &n->sigma);
-  TirExpr *init = tir_substitute_expr(h, b->init->store.value, &n->sigma);
-  TirStmt *out = tir_store(h, w->store.buf, combine(h, n->op, init, at0(h, red)), idx, w->store.n);
-  pv_push(&body, tir_if(h, tir_binary(h, TIR_EQ, tir_var_ref(h, t), xf_int(h, t->dtype, 0)), out, NULL));
+  pv_push(&body, result_store(h, n, t, at0(h, red)));
   TirStmt *loop = tir_for(h, t, n->loop->loop.min, n->loop->loop.extent, TIR_FOR_THREAD_BINDING,
                           n->loop->loop.thread_tag, n->loop->loop.annotations, tir_seq(h, (TirStmt **)body.items, body.len));
   pv_free(&body);
-  TirBlock nb;
-  memset(&nb, 0, sizeof nb);
-  snprintf(name, sizeof name, "%s_cross_thread", b->name);
-  nb.name = ir_strdup(h, name);
-  nb.allocs = ir_alloc(h, 2 * sizeof *nb.allocs);
-  nb.allocs[nb.nallocs++] = red;
-  if (ext > 32) nb.allocs[nb.nallocs++] = warps;
-  nb.body = loop;
-  tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
-  TirStmt *blk = tir_block(h, &nb);
-  blk->span = n->realize->span;
-  return tir_block_realize(h, NULL, 0, tir_bool(h, true), blk);
+  TirBuffer *allocs[2] = {red, warps};
+  return cross_thread_block(h, n, allocs, ext > 32 ? 2 : 1, loop);
 }
 
 /* Whether the reduction runs over whole warps of a float32 value on CUDA. */

@@ -192,11 +192,7 @@ static bool expand(Vt *vt, TirPassCtx *pc, TirStmt **body) {
 /* ------------------------------------------------------------ injecting */
 
 /* s once per virtual thread, its var replaced by 0 .. n-1. */
-static TirStmt *repeat(Vt *vt, TirStmt *s) {
-  TirStmt **copies = ir_alloc(vt->h, (size_t)vt->n * sizeof *copies);
-  for (int64_t k = 0; k < vt->n; k++) copies[k] = tir_substitute_stmt1(vt->h, s, vt->v, xf_int(vt->h, vt->v->dtype, k));
-  return tir_seq(vt->h, copies, (int)vt->n);
-}
+static TirStmt *repeat(Vt *vt, TirStmt *s) { return xf_repeat(vt->h, s, vt->v, xf_int(vt->h, vt->v->dtype, 0), vt->n); }
 
 static TirStmt *inject(Vt *vt, TirStmt *s) {
   if (!s || !stmt_touched(vt, s)) return s;

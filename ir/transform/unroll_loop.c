@@ -25,13 +25,7 @@ static TirStmt *unroll_for(TirMutator *m, TirStmt *s) {
     return c;
   }
   if (n <= 0) return NULL;
-  TirStmt **copies = ir_alloc(h, (size_t)n * sizeof *copies);
-  TirVar *v = r->loop.var;
-  for (int64_t k = 0; k < n; k++) {
-    TirExpr *val = xf_add(h, xf_cast_to(h, v->dtype, r->loop.min), xf_int(h, v->dtype, k));
-    copies[k] = tir_substitute_stmt1(h, r->loop.body, v, val);
-  }
-  return tir_seq(h, copies, (int)n);
+  return xf_repeat(h, r->loop.body, r->loop.var, r->loop.min, n);
 }
 
 /* requires: nothing (runs after vectorize-loop); ensures: no loop of kind

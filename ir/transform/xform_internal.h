@@ -28,6 +28,10 @@ bool xf_is_const_false(const TirExpr *e);
  * (Evaluate of a constant, NULL). */
 TirStmt *xf_nop(IrHeap *h);
 bool xf_is_nop(const TirStmt *s);
+/* n copies of body in sequence, var replaced by min + 0 .. min + n-1 (an
+ * unrolled loop, or one copy per virtual thread); vars bound inside body
+ * are shared by the copies. */
+TirStmt *xf_repeat(IrHeap *h, const TirStmt *body, const TirVar *var, TirExpr *min, int64_t n);
 /* A copy of f with a new body (f itself when body == f->body). */
 TirFunc *xf_with_body(IrHeap *h, TirFunc *f, TirStmt *body);
 /* Whether expression e contains a call with side effects (call_extern...). */

@@ -57,6 +57,15 @@ bool xf_is_const_false(const TirExpr *e) {
 
 TirStmt *xf_nop(IrHeap *h) { return tir_evaluate(h, tir_i32(h, 0)); }
 
+TirStmt *xf_repeat(IrHeap *h, const TirStmt *body, const TirVar *var, TirExpr *min, int64_t n) {
+  TirStmt **copies = ir_alloc(h, (size_t)n * sizeof *copies);
+  for (int64_t k = 0; k < n; k++) {
+    TirExpr *val = xf_add(h, xf_cast_to(h, var->dtype, min), xf_int(h, var->dtype, k));
+    copies[k] = tir_substitute_stmt1(h, body, var, val);
+  }
+  return tir_seq(h, copies, (int)n);
+}
+
 bool xf_is_nop(const TirStmt *s) {
   if (!s) return true;
   if (s->kind != TIR_S_EVAL) return false;
