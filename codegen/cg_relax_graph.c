@@ -253,19 +253,6 @@ static bool is_call_tir(const RxExpr *e) {
   return e && e->kind == RX_CALL && e->call.op && e->call.op->id == RX_OP_CALL_TIR;
 }
 
-/* The out_sinfo of a call_tir as a list; *tuple_out tells whether it returns a tuple. */
-static const RxSInfo *const *call_outs(const RxExpr *e, int *n, bool *tuple_out) {
-  const RxSInfo *const *osi = (const RxSInfo *const *)e->call.sinfo_args;
-  *n = e->call.nsinfo_args;
-  *tuple_out = *n > 1;
-  if (*n == 1 && osi[0]->kind == RX_SI_TUPLE) {
-    *tuple_out = true;
-    *n = osi[0]->nfields;
-    osi = (const RxSInfo *const *)osi[0]->fields;
-  }
-  return osi;
-}
-
 /* The output a call_tir output is computed in, or -1. */
 static int dest_of(Gx *x, const RxExpr *call, int idx) {
   const RxPlanTensor *t = rx_memory_plan_find(&x->plan, call, idx);
@@ -490,7 +477,7 @@ static GVal *ev_call_tir(Gx *x, const RxExpr *e) {
   if (c.tv && c.tv->kind != RX_SHAPE_EXPR)
     return gx_error(x, c.tv->span, "tir_vars of call_tir must be R.shape([...])");
   int ntv = c.tv ? c.tv->shape.n : 0;
-  c.osi = call_outs(e, &c.nouts, &c.tuple_out);
+  c.osi = rx_call_outputs(e, &c.nouts, &c.tuple_out);
   if (c.nouts < 1) return gx_error(x, e->span, "call_tir to '%s' needs out_sinfo", c.callee);
   c.total = c.nins + c.nouts + ntv;
   if (c.cf->nparams != c.total)

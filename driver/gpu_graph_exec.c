@@ -124,10 +124,9 @@ static bool plan_call_tir(DrvGpuPlan *p, const RxBinding *bd) {
   Step st = {e->call.args[0]->gvar.name, NULL, 0};
   int cap = 0;
   if (!arg_slots(p, e->call.args[1], &st.args, &st.nargs, &cap)) return free(st.args), false;
-  const RxSInfo *const *osi = (const RxSInfo *const *)e->call.sinfo_args;
-  int nout = e->call.nsinfo_args;
-  bool tuple = nout > 1;
-  if (nout == 1 && osi[0]->kind == RX_SI_TUPLE) tuple = true, nout = osi[0]->nfields, osi = (const RxSInfo *const *)osi[0]->fields;
+  int nout;
+  bool tuple;
+  const RxSInfo *const *osi = rx_call_outputs(e, &nout, &tuple);
   int outs[16];
   if (nout > 16) return free(st.args), refuse(p, "a call_tir with more than 16 outputs");
   for (int k = 0; k < nout; k++) {

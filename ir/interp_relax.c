@@ -249,16 +249,8 @@ int rx_eval_call_tir(RxCtx *c, const RxExpr *e, RVal **out) {
   if (e->call.n >= 3 && rx_eval(c, e->call.args[2], &tvars)) goto done_err;
   RVal **ins = argv->kind == RV_TUPLE ? argv->fields : &argv;
   int nins = argv->kind == RV_TUPLE ? argv->n : 1;
-  const RxSInfo *const *osi = (const RxSInfo *const *)e->call.sinfo_args;
-  nouts = e->call.nsinfo_args;
   bool tuple_out = false;
-  if (nouts == 1 && osi[0]->kind == RX_SI_TUPLE) {
-    tuple_out = true;
-    nouts = osi[0]->nfields;
-    osi = (const RxSInfo *const *)osi[0]->fields;
-  } else if (nouts > 1) {
-    tuple_out = true;
-  }
+  const RxSInfo *const *osi = rx_call_outputs(e, &nouts, &tuple_out);
   if (nouts < 1) {
     rc = rx_err(c, e->span, "R.call_tir needs out_sinfo");
     goto done;

@@ -32,17 +32,6 @@ static const RxExpr *resolve(Pw *w, const RxExpr *e) {
   return e;
 }
 
-/* The out_sinfo of a call_tir as a flat list. */
-static const RxSInfo *const *call_outs(const RxExpr *e, int *n) {
-  const RxSInfo *const *osi = (const RxSInfo *const *)e->call.sinfo_args;
-  *n = e->call.nsinfo_args;
-  if (*n == 1 && osi[0]->kind == RX_SI_TUPLE) {
-    *n = osi[0]->nfields;
-    osi = (const RxSInfo *const *)osi[0]->fields;
-  }
-  return osi;
-}
-
 /* The call_tir outputs e stands for: (call, idx) pairs, call NULL for a
  * tensor that no call_tir produced (a parameter, a constant). */
 static int leaves(Pw *w, const RxExpr *e, const RxExpr **calls, int *idx, int cap) {
@@ -55,7 +44,7 @@ static int leaves(Pw *w, const RxExpr *e, const RxExpr **calls, int *idx, int ca
   }
   if (is_call_tir(e)) {
     int n;
-    call_outs(e, &n);
+    rx_call_outputs(e, &n, NULL);
     for (int i = 0; i < n && i < cap; i++) calls[i] = e, idx[i] = i;
     return n < cap ? n : cap;
   }
@@ -121,7 +110,7 @@ static int64_t static_bytes(const RxSInfo *si) {
 /* A call_tir bound at binding `at` to var: one tensor per output. */
 static void define(Pw *w, const RxExpr *var, const RxExpr *call, int at) {
   int n;
-  const RxSInfo *const *osi = call_outs(call, &n);
+  const RxSInfo *const *osi = rx_call_outputs(call, &n, NULL);
   for (int i = 0; i < n; i++) {
     RxMemPlan *p = w->p;
     VEC_PUSH(p->t, p->n, w->cap, ((RxPlanTensor){.call = call, .idx = i, .si = osi[i], .offset = -1,

@@ -195,3 +195,16 @@ RxExpr *rx_seq(IrHeap *h, RxBlock *blocks, int nblocks, RxExpr *body) {
   e->seq.body = body;
   return e;
 }
+
+const RxSInfo *const *rx_call_outputs(const RxExpr *e, int *n, bool *tuple) {
+  const RxSInfo *const *osi = (const RxSInfo *const *)e->call.sinfo_args;
+  *n = e->call.nsinfo_args;
+  bool t = *n > 1;
+  if (*n == 1 && osi[0]->kind == RX_SI_TUPLE) {
+    t = true;
+    *n = osi[0]->nfields;
+    osi = (const RxSInfo *const *)osi[0]->fields;
+  }
+  if (tuple) *tuple = t;
+  return osi;
+}

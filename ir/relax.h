@@ -210,6 +210,11 @@ RxSInfo *rx_sinfo_tuple(IrHeap *h, RxSInfo **fields, int n);
 RxSInfo *rx_sinfo_shape(IrHeap *h, TirExpr **values, int ndim);
 RxSInfo *rx_sinfo_prim(IrHeap *h, DType t);
 
+/* The outputs of a call_tir-style call (its out_sinfo) as a flat list of
+ * *n entries: the fields of one tuple sinfo, or the sinfo_args themselves;
+ * *tuple (may be NULL) tells whether the call returns a tuple. */
+const RxSInfo *const *rx_call_outputs(const RxExpr *e, int *n, bool *tuple);
+
 RxExpr *rx_var(IrHeap *h, const char *name, RxSInfo *sinfo, bool dataflow);
 RxExpr *rx_call(IrHeap *h, const RxOpInfo *op, RxExpr **args, int n, IrValue *attrs,
                 RxSInfo **sinfo_args, int nsinfo, RxSInfo *result);
