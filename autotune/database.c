@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "autotune/tune.h"
@@ -218,7 +219,10 @@ int tune_db_top(const TuneDb *db, int k, int *idx) {
 
 int tune_db_apply(IrModule **m, const char *path, DiagCtx *diag) {
   TuneDb db;
-  if (tune_db_load(path, &db)) {
+  struct stat st;
+  /* a missing database is empty to the tuner, which creates it; to a user
+   * of its results it is a mistyped path */
+  if (stat(path, &st) != 0 || tune_db_load(path, &db)) {
     diag_error(diag, span_none, "cannot read tuning database '%s': %s", path, strerror(errno));
     return -1;
   }

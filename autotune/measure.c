@@ -263,6 +263,7 @@ static void run_candidate(void *ctx, TuneResult *r) {
   tvs_thread_pool_set_num_threads(t->o.threads > 0 ? t->o.threads : 1);
   CgOptions cg = cg_options_default();
   cg.fast_math = t->o.fast_math;
+  cg.fp_contract = t->o.fp_contract;
   DiagCtx d;
   diag_init(&d, NULL);
   DrvRunner ru;

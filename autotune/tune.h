@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "base/diag.h"
+#include "codegen/codegen.h"
 #include "ir/module.h"
 
 /* ------------------------------------------------------------ decisions */
@@ -130,6 +131,7 @@ typedef struct TuneMeasureOptions {
   uint64_t input_seed;/* random inputs */
   const char *target; /* NULL or "cpu": native; "cuda" / "opencl": candidates run on the device
                          (kernels timed), the reference on the CPU */
+  CgFpContract fp_contract; /* CgOptions.fp_contract */
 } TuneMeasureOptions;
 
 /* Prepares inputs for prim_func func of m (static shapes) and the reference

@@ -13,6 +13,17 @@
 #include "base/diag.h"
 #include "runtime/tvs_runtime.h"
 
+/* Floating-point contraction, like clang's -ffp-contract.  FAST is the
+ * default (TVM's LLVM backend contracts by default): a * b + c within one
+ * expression becomes llvm.fmuladd, one rounding on CPUs with FMA.  ON does the
+ * same (the LLVM C API has no per-instruction flags for contraction across
+ * statements, and lowered TIR keeps a multiply-accumulate in one expression).
+ * OFF keeps every product rounded, bit-identical to the interpreter. */
+typedef enum CgFpContract { CG_FP_CONTRACT_FAST = 0, CG_FP_CONTRACT_ON, CG_FP_CONTRACT_OFF } CgFpContract;
+
+/* "fast"/"on"/"off" -> *out; -1 for anything else. */
+int cg_parse_fp_contract(const char *s, CgFpContract *out);
+
 /* How to compile.  Zero-initialized fields mean "the default". */
 typedef struct CgOptions {
   int opt_level;      /* 0..3; use cg_options_default() for 3 */
@@ -23,6 +34,7 @@ typedef struct CgOptions {
   const char *triple; /* target triple; NULL/"" = the host's (the JIT needs the host) */
   bool fast_math;     /* allow reassociation/contraction ("unsafe-fp-math" attrs);
                          off by default: results then match the interpreter */
+  CgFpContract fp_contract; /* multiply-add contraction (default FAST) */
   bool graph_funcs;   /* also compile the graph functions (see cg_build); off by
                          default (tvsc and driver/graph_exec.c turn it on) */
   const IrModule *flop_source; /* the module before lowering: each prim_func's

@@ -449,7 +449,43 @@ static LLVMValueRef logic_op(CgFn *f, const TirExpr *e) {
   return is_and ? LLVMBuildAnd(b, a, bv, "") : LLVMBuildOr(b, a, bv, "");
 }
 
+/* The float32/float64 product among a + b's operands that may be contracted
+ * with it into one multiply-add (-ffp-contract), or NULL. */
+static const TirExpr *contractible_mul(CgFn *f, const TirExpr *e, const TirExpr *operand) {
+  DType t = dt_element(e->dtype);
+  if (f->m->opt->fp_contract == CG_FP_CONTRACT_OFF) return NULL;
+  if (t.code != DT_FLOAT || (t.bits != 32 && t.bits != 64)) return NULL;
+  if (operand->kind != TIR_MUL || operand->dtype.lanes != e->dtype.lanes) return NULL;
+  return operand;
+}
+
+/* a * b + c (and a * b - c, c - a * b) as llvm.fmuladd: one rounding where the
+ * CPU has FMA, as TVM's LLVM backend contracts by default; NULL if e is no
+ * such expression. */
+static LLVMValueRef fused_mul_add(CgFn *f, const TirExpr *e, bool in_index) {
+  if (e->kind != TIR_ADD && e->kind != TIR_SUB) return NULL;
+  const TirExpr *mul = contractible_mul(f, e, e->bin.a), *addend = e->bin.b;
+  bool mul_first = mul != NULL;
+  if (!mul) {
+    mul = contractible_mul(f, e, e->bin.b);
+    addend = e->bin.a;
+  }
+  if (!mul) return NULL;
+  int lanes = e->dtype.lanes;
+  LLVMValueRef x = widen_to(f, expr_in(f, mul->bin.a, in_index), lanes);
+  LLVMValueRef y = widen_to(f, expr_in(f, mul->bin.b, in_index), lanes);
+  LLVMValueRef c = widen_to(f, expr_in(f, addend, in_index), lanes);
+  if (e->kind == TIR_SUB) {
+    if (mul_first) c = LLVMBuildFNeg(f->b, c, ""); /* a*b - c */
+    else x = LLVMBuildFNeg(f->b, x, "");           /* c - a*b = (-a)*b + c */
+  }
+  LLVMValueRef args[3] = {x, y, c};
+  return call_intr(f, "llvm.fmuladd", LLVMTypeOf(x), args, 3);
+}
+
 static LLVMValueRef binary(CgFn *f, const TirExpr *e, bool in_index) {
+  LLVMValueRef fused = fused_mul_add(f, e, in_index);
+  if (fused) return fused;
   LLVMValueRef a = expr_in(f, e->bin.a, in_index), bv = expr_in(f, e->bin.b, in_index);
   int lanes = lanes_of(a) > lanes_of(bv) ? lanes_of(a) : lanes_of(bv);
   a = widen_to(f, a, lanes);

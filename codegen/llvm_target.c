@@ -23,6 +23,13 @@ CgOptions cg_options_default(void) {
   return o;
 }
 
+int cg_parse_fp_contract(const char *s, CgFpContract *out) {
+  static const char *const names[] = {"fast", "on", "off"};
+  for (int i = 0; i < 3; i++)
+    if (s && !strcmp(s, names[i])) return *out = (CgFpContract)i, 0;
+  return -1;
+}
+
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 /* The host's triple, CPU name and features: queried once per process (the

@@ -397,6 +397,10 @@ static int compile_module(Run *r, IrModule *m) {
     if (src != 0 || failed(r)) goto done;
     vlog(r, "schedule");
   }
+  if (o->module_hook) {
+    if (o->module_hook(&m, o->module_hook_arg, r->d) < 0 || failed(r)) goto done;
+    vlog(r, "module hook (tuning database)");
+  }
   if (!(m = select_funcs(r, m))) goto done;
   const char *stage = o->emit;
   if (stage && !strcmp(stage, "graph")) {

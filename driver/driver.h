@@ -32,6 +32,11 @@ typedef enum DrvProduct {
  * into are freed. */
 typedef void (*DrvReportFn)(const DiagCtx *d);
 
+/* A rewrite of the merged module after --schedule (tvsc's --tuning-db: the
+ * tuner sits above the driver, so the tool passes it in).  Replaces *m or
+ * leaves it; 0, or -1 with an error in d (*m still owned by the caller). */
+typedef int (*DrvModuleHook)(IrModule **m, void *arg, DiagCtx *d);
+
 /* The whole compile request (tvsc's command line, parsed). */
 typedef struct DrvOptions {
   const char *const *inputs;  /* .tvs files (at least one) */
@@ -45,7 +50,9 @@ typedef struct DrvOptions {
   const char *params;         /* --params w.npz: weights bound to graph-function
                                  parameters of the same names (embedded as
                                  constants), or NULL */
-  CgOptions cg;               /* -O, --mcpu, --mattr, --mtriple, --fast-math */
+  DrvModuleHook module_hook;  /* run after --schedule (NULL: none) */
+  void *module_hook_arg;
+  CgOptions cg;               /* -O, --mcpu, --mattr, --mtriple, --fast-math, --fp-contract */
   const char *target;         /* --target: NULL/"cpu", or "cuda"/"opencl" (then --emit a
                                  GPU pass, ptx, nvvm or opencl; driver/gpu.h) */
   const char *cc;             /* linker driver for .so; NULL = $CC, else "cc" */

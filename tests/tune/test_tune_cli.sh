@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_tune_cli.sh - `tvs tune` as a user drives it, on a 32x32x32 matmul with
 # a few trials: the database, the printed and written best schedule, the
-# SVG curve, --top, `tvs run --tuning-db` (same results as untuned),
+# SVG curve, --top, `tvs run --tuning-db` (same results as untuned), `tvsc
+# --tuning-db` (the tuned loop nest, a .so that computes the same),
 # a crashing, a hanging and a wrong candidate recorded and skipped, a tuning
 # run killed mid-way leaving a database that loads and --resume finishing
 # it, a user's script as the design space, whole-model tuning of an MLP,
@@ -10,6 +11,7 @@
 # usage: test_tune_cli.sh TVS WORKDIR
 set -u
 TVS=$(realpath "$1")
+TVSC=${TVSC:-$(dirname "$TVS")/tvsc}
 W=$2
 rm -rf "$W" && mkdir -p "$W"
 cd "$W" || exit 1
@@ -47,6 +49,16 @@ expect '[ "$(grep -c "^# [12]: mm" top.txt)" -eq 2 ]'
 expect 'cmp -s plain.txt tuned.txt'
 "$TVS" run mm.tvs --schedule best.sch.tvs > script.txt
 expect 'cmp -s plain.txt script.txt'
+# tvsc applies the same records: the same lowered loop nest as `tvs show`, and a .so.
+"$TVS" show mm.tvs --tuning-db log.jsonl --stage tir > show_tuned.tvs
+"$TVSC" mm.tvs --tuning-db log.jsonl --emit tir > tvsc_tuned.tvs
+expect 'cmp -s show_tuned.tvs tvsc_tuned.tvs'
+expect '! cmp -s show_tuned.tvs <("$TVS" show mm.tvs --stage tir)'
+expect '"$TVSC" mm.tvs --tuning-db log.jsonl -o mm_tuned.so'
+"$TVS" run mm_tuned.so > so.txt
+expect 'cmp -s plain.txt so.txt'
+expect '! "$TVSC" mm.tvs --tuning-db /nonexistent/log.jsonl -o bad.so 2> bad_db.txt'
+expect 'grep -q "nonexistent" bad_db.txt && [ ! -e bad.so ]'
 
 # A user's design space: a schedule script whose sample_* calls are the knobs.
 cat > space.sch.tvs <<'SCH'

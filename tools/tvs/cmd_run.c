@@ -39,6 +39,7 @@ typedef struct RunArgs {
   bool time;           /* --time: report the median time and GFLOP/s */
   int repeat;          /* --repeat N timed runs (0 = adaptive) */
   bool fast_math;      /* --fast-math for the cpu target */
+  CgFpContract fp_contract; /* --fp-contract */
   const char *params;  /* --params w.npz: weights bound to graph-function params */
   bool profile;        /* --profile: per-kernel table of a graph function */
   bool memory_plan;    /* --memory-plan: the graph's static memory plan */
@@ -291,6 +292,7 @@ static int execute_tir(const IrModule *m, TirRun *t, DiagCtx *d) {
   bool cpu = !strcmp(t->ra->target, "cpu");
   CgOptions opt = cg_options_default();
   opt.fast_math = t->ra->fast_math;
+  opt.fp_contract = t->ra->fp_contract;
   DrvRunner ru;
   DrvRunStatus st = drv_runner_init(&ru, m, t->fname, cpu ? &opt : NULL, false, d);
   if (cpu) diag_flush(d);
@@ -454,6 +456,7 @@ static int execute_relax(const IrModule *m, const char *fname, RelaxRun *x, DLTe
   if (!strcmp(x->ra->target, "cpu")) {
     CgOptions opt = cg_options_default();
     opt.fast_math = x->ra->fast_math;
+    opt.fp_contract = x->ra->fp_contract;
     native = cg_compile_module(m, &opt, d);
     diag_flush(d);
     if (!native) return -1;
@@ -648,6 +651,7 @@ static int execute_relax_any(const IrModule *m, const char *fname, RelaxRun *x, 
   if (cpu || ra->memory_plan) {
     CgOptions opt = cg_options_default();
     opt.fast_math = ra->fast_math;
+    opt.fp_contract = ra->fp_contract;
     st = drv_graph_prepare(&g, m, fname, &opt, cpu, d, why, sizeof why);
     diag_flush(d);
     if (st == DRV_GRAPH_ERROR) goto done;
@@ -943,7 +947,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_NPU_CONFIG, RUN_NPU_VTHREADS, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_FP_CONTRACT, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_NPU_CONFIG, RUN_NPU_VTHREADS, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -970,6 +974,9 @@ static const ToolOption run_options[] = {
      "workspace offset, live range; planned peak and unplanned total)"},
     {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive) and --profile (default 20)"},
     {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
+    {RUN_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
+     "multiply-add contraction into FMA: fast (the default, as TVM),\n"
+     "on (the same: within an expression), off (products rounded: as the interpreter)"},
     {RUN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
     {RUN_CHECK_RACES, "--check-races", NULL, "PASS", 0,
      "GPU-scheduled prim_func on the interpreter with threads emulated,\n"
@@ -1080,6 +1087,10 @@ static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **
       case RUN_HELP: print_run_help(); return 1;
       case RUN_TIME: ra->time = true; return 0;
       case RUN_FAST_MATH: ra->fast_math = true; return 0;
+      case RUN_FP_CONTRACT:
+        if (missing || cg_parse_fp_contract(val, &ra->fp_contract))
+          return tool_usage_error("run", "--fp-contract expects fast, on or off, got '%s'", missing ? "" : val);
+        return 0;
       case RUN_PROFILE: ra->profile = true; return 0;
       case RUN_MEMORY_PLAN: ra->memory_plan = true; return 0;
       case RUN_SCHEDULE:

@@ -189,7 +189,7 @@ typedef struct ShowArgs {
 } ShowArgs;
 
 enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_DIFF, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
-       SHOW_FAST_MATH, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_TUNING_DB, SHOW_HELP };
+       SHOW_FAST_MATH, SHOW_FP_CONTRACT, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_TUNING_DB, SHOW_HELP };
 
 static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
 
@@ -211,6 +211,9 @@ static const ToolOption show_options[] = {
     {SHOW_O2, "-O2", NULL, NULL, 0, show_opt_help},
     {SHOW_O3, "-O3", NULL, NULL, 0, show_opt_help},
     {SHOW_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {SHOW_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
+     "multiply-add contraction into FMA: fast (the default, as TVM),\n"
+     "on (the same: within an expression), off (products rounded: as the interpreter)"},
     {SHOW_LIST_STAGES, "--list-stages", NULL, NULL, 0, "list and describe the stages"},
     {SHOW_FORMAT, "--format", NULL, "text|dot", 0, "dot: a graph stage as a Graphviz graph (dot -Tsvg)"},
     {SHOW_HELP, "--help", "-h", NULL, 0, "this help"},
@@ -297,6 +300,10 @@ static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
     switch (o->id) {
       case SHOW_HELP: print_show_help(); return 1;
       case SHOW_FAST_MATH: sa->cg.fast_math = true; return 0;
+      case SHOW_FP_CONTRACT:
+        if (missing || cg_parse_fp_contract(val, &sa->cg.fp_contract))
+          return tool_usage_error("show", "--fp-contract expects fast, on or off, got '%s'", missing ? "" : val);
+        return 0;
       case SHOW_DIFF: sa->dump.diff = true; return 0;
       case SHOW_LIST_STAGES: sa->list_stages = true; return 0;
       case SHOW_O0: case SHOW_O1: case SHOW_O2: case SHOW_O3: sa->cg.opt_level = o->id - SHOW_O0; return 0;

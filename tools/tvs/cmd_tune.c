@@ -19,11 +19,12 @@ typedef struct TuneArgs {
   int trials, batch, threads, top;
   uint64_t seed;
   bool random, compare_random, resume, fast_math;
+  CgFpContract fp_contract;
   double timeout_s, budget_ms;
 } TuneArgs;
 
 enum { TN_FUNC, TN_TRIALS, TN_BATCH, TN_DB, TN_SEED, TN_THREADS, TN_SEARCH, TN_COMPARE, TN_PLOT, TN_TOP,
-       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_HELP };
+       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_FP_CONTRACT, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_HELP };
 
 static const ToolOption tune_options[] = {
     {TN_FUNC, "--func", NULL, "F", 0, "the prim_func to tune (default: the only one, or main)"},
@@ -40,6 +41,9 @@ static const ToolOption tune_options[] = {
     {TN_TIMEOUT, "--timeout", NULL, "SECONDS", 0, "kill a candidate running longer (default 20)"},
     {TN_BUDGET, "--budget-ms", NULL, "MS", 0, "timing budget per candidate (default 300)"},
     {TN_FAST_MATH, "--fast-math", NULL, NULL, 0, "compile candidates with fast-math"},
+    {TN_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
+     "multiply-add contraction into FMA: fast (the default, as TVM),\n"
+     "on (the same: within an expression), off (products rounded: as the interpreter)"},
     {TN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script before tuning"},
     {TN_SPACE, "--space", NULL, "FILE", 0, "a schedule script whose sample_* calls are the design space\n"
      "(default: the space generated from the function)"},
@@ -119,6 +123,10 @@ static int parse_tune_arg(TuneArgs *ta, int argc, char **argv, int *i) {
       case TN_COMPARE: ta->compare_random = true; return 0;
       case TN_RESUME: ta->resume = true; return 0;
       case TN_FAST_MATH: ta->fast_math = true; return 0;
+      case TN_FP_CONTRACT:
+        if (missing || cg_parse_fp_contract(val, &ta->fp_contract))
+          return tool_usage_error("tune", "--fp-contract expects fast, on or off, got '%s'", missing ? "" : val);
+        return 0;
       default: return set_value(ta, o->id, missing ? NULL : val, spelled);
     }
   }
@@ -248,7 +256,7 @@ static int tune_model(const IrModule *m, const TuneArgs *ta, DiagCtx *d) {
   diag_flush(d);
   if (!fused) return 1;
   TuneOptions o = search_options(ta, NULL);
-  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target};
+  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target, ta->fp_contract};
   IrModule *tuned = NULL;
   int rc = tune_graph(fused, &o, &mo, stdout, ta->output ? &tuned : NULL, d);
   diag_flush(d);
@@ -293,7 +301,7 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
     fprintf(stderr, "tvs tune: error: cannot read '%s': %s\n", ta->space, why);
     func = NULL;
   }
-  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target};
+  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target, ta->fp_contract};
   TuneMeasurer *t = func ? tune_measurer_new(m, func, &mo, &d) : NULL;
   diag_flush(&d);
   if (t && rank > 0) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autotune/tune.h"
 #include "base/big_stack.h"
 #include "driver/driver.h"
 #include "base/util.h"
@@ -24,7 +25,7 @@ static const char usage_header[] =
 
 /* The ids of the options with a value index valued[] and set_valued's slots. */
 enum { OPT_OUTPUT, OPT_HEADER, OPT_EMIT, OPT_FUNC, OPT_SCHEDULE, OPT_TARGET, OPT_MTRIPLE, OPT_MCPU, OPT_MATTR,
-       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_VERBOSE,
+       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, OPT_TUNING_DB, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_FP_CONTRACT, OPT_VERBOSE,
        OPT_LIST_STAGES, OPT_HELP, OPT_VERSION };
 
 static const char opt_level_help[] = "LLVM optimization level (default -O3)";
@@ -43,6 +44,8 @@ static const ToolOption tvsc_options[] = {
      "embed weights: graph-function parameters named like the arrays of\n"
      "a .npz become constants in the module (64-byte aligned); the graph\n"
      "entry, its metadata and the header keep only the other parameters"},
+    {OPT_TUNING_DB, "--tuning-db", NULL, "FILE", 0,
+     "apply the best schedule `tvs tune` recorded in FILE for each prim_func"},
     {OPT_O0, "-O0", NULL, NULL, 0, opt_level_help},
     {OPT_O1, "-O1", NULL, NULL, 0, opt_level_help},
     {OPT_O2, "-O2", NULL, NULL, 0, opt_level_help},
@@ -54,6 +57,9 @@ static const ToolOption tvsc_options[] = {
     {OPT_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's, or generic for another triple)"},
     {OPT_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma (unknown features are errors)"},
     {OPT_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {OPT_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
+     "multiply-add contraction into FMA: fast (the default, as TVM),\n"
+     "on (the same: within an expression), off (products rounded: as the interpreter)"},
     {OPT_CC, "--cc", NULL, "CMD", 0, "compiler driver used to link .so (default $CC, else cc)"},
     {OPT_RUNTIME_DIR, "--runtime-dir", NULL, "DIR", 0,
      "link .so against DIR/libtvs_runtime.so (default: found next to\n"
@@ -102,13 +108,14 @@ typedef struct TvscArgs {
   int maxfuncs;
   char **func_lists;    /* the --func values, split in place */
   int nlists;
+  const char *tuning_db; /* --tuning-db FILE */
 } TvscArgs;
 
 /* Sets option tvsc_options[which] (an OPT_* below NVALUED) to v: -1, or 2 on a usage error (printed). */
 static int set_valued(TvscArgs *ta, int which, const char *v) {
   DrvOptions *o = &ta->o;
   const char **slot[] = {&o->output, &o->header, &o->emit, NULL, &o->schedule, NULL, &o->cg.triple,
-                         &o->cg.mcpu, &o->cg.mattr, &o->cc, &o->runtime_dir, &o->params};
+                         &o->cg.mcpu, &o->cg.mattr, &o->cc, &o->runtime_dir, &o->params, &ta->tuning_db};
   if (!v[0]) return usage_error("%s needs a non-empty value", tvsc_options[which].name);
   if (which == OPT_FUNC) { /* --func a,b */
     char *list = ta->func_lists[ta->nlists++] = xstrdup(v);
@@ -141,6 +148,10 @@ static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
       case OPT_LIST_STAGES: return drv_print_stages(stdout, DRV_STAGES_EMIT), 0;
       case OPT_VERBOSE: return ta->o.verbose = 1, -1;
       case OPT_FAST_MATH: return ta->o.cg.fast_math = true, -1;
+      case OPT_FP_CONTRACT:
+        if (missing || cg_parse_fp_contract(v, &ta->o.cg.fp_contract))
+          return usage_error("--fp-contract expects fast, on or off, got '%s'", missing ? "" : v);
+        return -1;
       case OPT_O0: case OPT_O1: case OPT_O2: case OPT_O3: return ta->o.cg.opt_level = o->id - OPT_O0, -1;
       default:
         if (missing) return usage_error("%s needs a value", o->name);
@@ -151,6 +162,11 @@ static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
   if (a[0] == '-' && a[1]) return usage_error("unknown option '%s'", a);
   ta->inputs[ta->o.ninputs++] = a;
   return -1;
+}
+
+/* --tuning-db: the driver's module hook (the tuner sits above the driver). */
+static int apply_tuning_db(IrModule **m, void *path, DiagCtx *d) {
+  return tune_db_apply(m, path, d) < 0 ? -1 : 0;
 }
 
 /* Checks the options and compiles: 0, 1 on a compile error, 2 on a usage error. */
@@ -173,13 +189,14 @@ static int compile(DrvOptions *o) {
 static int tvsc_main(int argc, char **argv) {
   TvscArgs ta = {drv_options_default(), xcalloc((size_t)argc, sizeof *ta.inputs),
                  xcalloc((size_t)argc * 4 + 1, sizeof *ta.funcs), argc * 4,
-                 xcalloc((size_t)argc, sizeof *ta.func_lists), 0};
+                 xcalloc((size_t)argc, sizeof *ta.func_lists), 0, NULL};
   ta.o.inputs = ta.inputs;
   ta.o.funcs = ta.funcs;
   tool_check_stdout_at_exit("tvsc");
   tvs_temp_install_signal_handlers(); /* an interrupted build leaves no temporary file */
   int rc = -1;
   for (int i = 1; i < argc && rc < 0; i++) rc = parse_arg(&ta, argc, argv, &i);
+  if (ta.tuning_db) ta.o.module_hook = apply_tuning_db, ta.o.module_hook_arg = (void *)ta.tuning_db;
   if (rc < 0) rc = ta.o.ninputs == 0 ? usage_error("no input file") : compile(&ta.o);
   for (int i = 0; i < ta.nlists; i++) free(ta.func_lists[i]);
   free(ta.func_lists);
