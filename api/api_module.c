@@ -218,6 +218,55 @@ int tvs_irmod_select(const TvsIRModule *m, const char *const *funcs, int n, TvsI
   return TVS_OK;
 }
 
+int tvs_irmod_bind_params(const TvsIRModule *m, const char *func, const char *const *names,
+                          const DLTensor *const *values, int n, TvsIRModule **out) {
+  api_clear_error();
+  if (!m || !out || n < 0 || (n && (!names || !values)))
+    return api_fail(TVS_ERR_ARGUMENT, "tvs_irmod_bind_params: NULL argument");
+  if (func) {
+    int fi = ir_module_index(m->m, func);
+    if (fi < 0) return api_fail(TVS_ERR_ARGUMENT, "the module has no function '%s'", func);
+    if (m->m->funcs[fi].kind != IR_FUNC_RELAX)
+      return api_fail(TVS_ERR_ARGUMENT, "'%s' is a prim_func: parameters are bound on graph functions", func);
+  }
+  for (int k = 0; k < n; k++) {
+    const DLTensor *t = values[k];
+    if (!names[k] || !t || (!t->data && t->ndim > 0))
+      return api_fail(TVS_ERR_ARGUMENT, "tvs_irmod_bind_params: value %d is NULL", k);
+    if (t->device.device_type != kDLCPU)
+      return api_fail(TVS_ERR_ARGUMENT, "parameter '%s': the value is not in host memory", names[k]);
+    if (t->strides) { /* compact row-major only: the bytes are copied as they lie */
+      int64_t want = 1;
+      for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->strides[d] != want)
+          return api_fail(TVS_ERR_ARGUMENT, "parameter '%s': the value is not a compact row-major array", names[k]);
+        want *= t->shape[d];
+      }
+    }
+  }
+  /* DLTensor's byte_offset: rx_bind_params reads from data */
+  const DLTensor **shifted = xcalloc((size_t)n + 1, sizeof *shifted);
+  DLTensor *copies = xcalloc((size_t)n + 1, sizeof *copies);
+  for (int k = 0; k < n; k++) {
+    copies[k] = *values[k];
+    copies[k].data = (char *)values[k]->data + values[k]->byte_offset;
+    copies[k].byte_offset = 0;
+    shifted[k] = &copies[k];
+  }
+  char err[512] = "";
+  IrModule *c = rx_bind_params(m->m, func, n, names, shifted, err, sizeof err);
+  free(shifted);
+  free(copies);
+  if (!c) {
+    const char *file = strstr(err, " the file has"); /* rx_bind_params speaks of .npz files */
+    if (file)
+      return api_fail(TVS_ERR_ARGUMENT, "%.*s the value has%s", (int)(file - err), err, file + strlen(" the file has"));
+    return api_fail(TVS_ERR_ARGUMENT, "%s", err);
+  }
+  *out = api_module_wrap(c, m->src);
+  return TVS_OK;
+}
+
 int tvs_irmod_equal(const TvsIRModule *a, const TvsIRModule *b, char **why) {
   api_clear_error();
   if (!a || !b) return api_fail(TVS_ERR_ARGUMENT, "tvs_irmod_equal: NULL module");

@@ -4,6 +4,8 @@
 #ifndef TVS_IR_H
 #define TVS_IR_H
 
+#include <dlpack/dlpack.h>
+
 #include "tvs/tvs.h"
 
 #ifdef __cplusplus
@@ -48,6 +50,14 @@ TVS_API int tvs_irmod_show_stage(const TvsIRModule *m, const char *stage, char *
 TVS_API int tvs_stage_list(char **out);
 /* A module holding only the named functions (and those they call). */
 TVS_API int tvs_irmod_select(const TvsIRModule *m, const char *const *funcs, int n, TvsIRModule **out);
+/* BindParams (TVM's relax.transform.BindParams): the parameters of graph
+ * function func (NULL: of every graph function) named names[i] become
+ * constants holding a copy of values[i] (host memory, compact row-major; the
+ * dtype and static shape must match the parameter's), so the function takes
+ * only its other parameters.  TVS_ERR_ARGUMENT names the parameter and both
+ * shapes or dtypes on a mismatch, or the unknown name. */
+TVS_API int tvs_irmod_bind_params(const TvsIRModule *m, const char *func, const char *const *names,
+                                  const DLTensor *const *values, int n, TvsIRModule **out);
 /* Structural equality (names of functions and bodies, up to variable
  * names): 1 equal, 0 not; *why (may be NULL) receives the first difference. */
 TVS_API int tvs_irmod_equal(const TvsIRModule *a, const TvsIRModule *b, char **why);

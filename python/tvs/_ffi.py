@@ -38,6 +38,8 @@ int tvs_irmod_func_script(const TvsIRModule *m, const char *func, char **out);
 int tvs_irmod_show_stage(const TvsIRModule *m, const char *stage, char **out);
 int tvs_stage_list(char **out);
 int tvs_irmod_select(const TvsIRModule *m, const char *const *funcs, int n, TvsIRModule **out);
+int tvs_irmod_bind_params(const TvsIRModule *m, const char *func, const char *const *names,
+                          const DLTensor *const *values, int n, TvsIRModule **out);
 int tvs_irmod_equal(const TvsIRModule *a, const TvsIRModule *b, char **why);
 
 typedef struct TvsSchedule TvsSchedule;

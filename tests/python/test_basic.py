@@ -201,6 +201,34 @@ def test_graph_module_export_and_load(tmp_path, root):
     np.testing.assert_allclose(out, np.maximum(x @ w0 + b0, 0) @ w1 + b1, rtol=1e-4)
 
 
+def test_bind_params_as_the_course_does(root):
+    """MLC's end-to-end chapter: relax.transform.BindParams("main", nd_params)(mod),
+    then relax.build; the weights become constants, main takes x alone."""
+    import os
+    mod = tvs.IRModule.from_file(os.path.join(root, "examples", "mlp.tvs"))
+    rng = np.random.default_rng(2)
+    x = rng.random((1, 784), dtype=np.float32)
+    w0 = rng.random((784, 128), dtype=np.float32)
+    params = {"w0": tvs.nd.array(w0), "b0": rng.random(128, dtype=np.float32),
+              "w1": np.asfortranarray(rng.random((128, 10), dtype=np.float32)),  # copied compact
+              "b1": rng.random(10, dtype=np.float32)}
+    bound = tvs.relax.transform.BindParams("main", params)(mod)
+    assert "w0" not in bound["main"].script().split("->")[0] and "R.const" in bound["main"].script()
+    assert "w0" in mod["main"].script()  # the pass returns a new module
+    vm = tvs.relax.VirtualMachine(tvs.relax.build(bound), tvs.cpu())
+    w0[:] = 0  # the module holds a copy
+    want = np.maximum(x @ params["w0"].numpy() + params["b0"], 0) @ params["w1"] + params["b1"]
+    np.testing.assert_allclose(vm["main"](x).numpy(), want, rtol=1e-4)
+    with pytest.raises(tvs.TVMError, match=r"parameter 'b1' has shape \(10,\) but the value has \(11,\)"):
+        tvs.relax.transform.BindParams("main", {"b1": np.zeros(11, np.float32)})(mod)
+    with pytest.raises(tvs.TVMError, match="'nope' is not a parameter of 'main'"):
+        tvs.relax.transform.BindParams("main", {"nope": np.zeros(1, np.float32)})(mod)
+    with pytest.raises(tvs.TVMError, match="has dtype float32 but the value has float64"):
+        tvs.relax.transform.BindParams("main", {"b1": np.zeros(10)})(mod)
+    with pytest.raises(NotImplementedError, match="BindParams"):
+        tvs.relax.build(mod, params=params)
+
+
 def test_calls_from_several_threads(mm_relu):
     import threading
     lib = tvs.build(mm_relu)

@@ -118,6 +118,17 @@ int main(void) {
   TvsIRModule *sel = NULL;
   EXPECT(tvs_irmod_select(m, names, 1, &sel) == TVS_ERR_ARGUMENT && sel == NULL);
   EXPECT(tvs_irmod_num_funcs(m) == 1 && tvs_irmod_func_name(m, 1) == NULL && tvs_irmod_func_kind(m, -1) == -1);
+  /* BindParams: a prim_func has no graph parameters; NULL arrays are refused */
+  float w = 1;
+  int64_t one = 1;
+  DLTensor t = {&w, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, &one, NULL, 0};
+  const DLTensor *vals[1] = {&t};
+  const char *pname[1] = {"A"};
+  EXPECT(tvs_irmod_bind_params(m, tvs_irmod_func_name(m, 0), pname, vals, 1, &sel) == TVS_ERR_ARGUMENT &&
+         contains(tvs_last_error(), "prim_func") && sel == NULL);
+  EXPECT(tvs_irmod_bind_params(m, NULL, pname, NULL, 1, &sel) == TVS_ERR_ARGUMENT && sel == NULL);
+  EXPECT(tvs_irmod_bind_params(m, "nope", pname, vals, 1, &sel) == TVS_ERR_ARGUMENT &&
+         contains(tvs_last_error(), "nope"));
   test_schedule_errors(m);
   test_build_and_call_errors(m);
   tvs_irmod_release(m);
