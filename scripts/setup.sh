@@ -22,6 +22,7 @@ PKGS=(
   libxgboost-dev                         # the tuner's cost model
   libopenmpi-dev openmpi-bin             # tuning scale-out
   neovim                                 # the editor end of the LSP test
+  nodejs                                 # runs the VS Code extension's code in its test
 )
 missing=()
 for p in "${PKGS[@]}"; do
