@@ -122,6 +122,75 @@ static void finish_fn(CgFn *g) {
   cg_add_fn_attrs(g->m, g->fn, g->vec_bits);
 }
 
+/* The object pointer v points into: v with bitcasts and GEPs stripped. */
+static LLVMValueRef underlying_object(LLVMValueRef v) {
+  while (v && (LLVMIsABitCastInst(v) || LLVMIsAGetElementPtrInst(v) || LLVMIsAAddrSpaceCastInst(v)))
+    v = LLVMGetOperand(v, 0);
+  return v;
+}
+
+/* Whether o is an object nothing else in the function reaches: a noalias
+ * parameter, or a workspace allocation. */
+static bool distinct_object(LLVMValueRef o) {
+  if (LLVMIsAArgument(o)) {
+    LLVMValueRef fn = LLVMGetParamParent(o);
+    unsigned kind = LLVMGetEnumAttributeKindForName("noalias", 7);
+    for (unsigned i = 0; i < LLVMCountParams(fn); i++)
+      if (LLVMGetParam(fn, i) == o) return LLVMGetEnumAttributeAtIndex(fn, i + 1, kind) != NULL;
+    return false;
+  }
+  if (LLVMIsACallInst(o)) {
+    LLVMValueRef callee = LLVMGetCalledValue(o);
+    size_t len;
+    const char *name = callee ? LLVMGetValueName2(callee, &len) : "";
+    return !strcmp(name, "tvs_backend_alloc_workspace");
+  }
+  return false;
+}
+
+/* noalias on the parameters of the outlined body that carry a pointer to a
+ * distinct object no other parameter carries: the buffers keep the
+ * no-aliasing the entry's noalias arguments gave them (without it, the
+ * loops of a parallel body lost their vectorization to alias checks).
+ * The body is always inlined into the task, which turns the attributes
+ * into alias scopes. */
+static void mark_noalias_params(CgModule *m, LLVMValueRef body, LLVMValueRef *vals, int n) {
+  for (int i = 0; i < n; i++) {
+    if (LLVMGetTypeKind(LLVMTypeOf(vals[i])) != LLVMPointerTypeKind) continue;
+    LLVMValueRef o = underlying_object(vals[i]);
+    bool alone = distinct_object(o);
+    for (int j = 0; j < n && alone; j++)
+      if (j != i && LLVMGetTypeKind(LLVMTypeOf(vals[j])) == LLVMPointerTypeKind && underlying_object(vals[j]) == o)
+        alone = false;
+    if (alone) cg_add_enum_attr(m, body, i + 1, "noalias", 0);
+  }
+}
+
+/* The task `int task(int id, int n, void *closure)`: loads the closure's n
+ * fields (of types tys, struct st), computes its chunk of the loop's
+ * iterations (ceil(ext / n) each) and returns body(fields..., lo, hi). */
+static void emit_task(CgModule *m, LLVMValueRef task, LLVMValueRef body, LLVMTypeRef st, LLVMTypeRef *tys, int n,
+                      LLVMTypeRef ety) {
+  LLVMBuilderRef tb = LLVMCreateBuilderInContext(m->ctx);
+  LLVMPositionBuilderAtEnd(tb, LLVMAppendBasicBlockInContext(m->ctx, task, "entry"));
+  LLVMValueRef cp = LLVMBuildBitCast(tb, LLVMGetParam(task, 2), LLVMPointerType(st, 0), "");
+  LLVMValueRef *fields = xmalloc((size_t)(n + 2) * sizeof *fields);
+  for (int i = 0; i < n; i++) fields[i] = LLVMBuildLoad2(tb, tys[i], LLVMBuildStructGEP2(tb, st, cp, (unsigned)i, ""), "");
+  LLVMValueRef text = fields[n - 1];
+  LLVMValueRef id = LLVMBuildSExt(tb, LLVMGetParam(task, 0), ety, "");
+  LLVMValueRef nt = LLVMBuildSExt(tb, LLVMGetParam(task, 1), ety, "");
+  LLVMValueRef one = LLVMConstInt(ety, 1, 0);
+  LLVMValueRef chunk = LLVMBuildSDiv(tb, LLVMBuildSub(tb, LLVMBuildAdd(tb, text, nt, ""), one, ""), nt, "");
+  LLVMValueRef lo = LLVMBuildMul(tb, id, chunk, "");
+  LLVMValueRef hi = LLVMBuildAdd(tb, lo, chunk, "");
+  fields[n] = lo;
+  fields[n + 1] = LLVMBuildSelect(tb, LLVMBuildICmp(tb, LLVMIntSLT, hi, text, ""), hi, text, "");
+  LLVMBuildRet(tb, LLVMBuildCall2(tb, LLVMGlobalGetValueType(body), body, fields, (unsigned)n + 2, ""));
+  LLVMDisposeBuilder(tb);
+  free(fields);
+  cg_add_fn_attrs(m, task, 0);
+}
+
 /* A parallel loop: outline the body into a task over a chunk of iterations. */
 static void parallel_loop(CgFn *f, const TirStmt *s, LLVMValueRef min, LLVMValueRef ext) {
   CgModule *m = f->m;
@@ -145,41 +214,40 @@ static void parallel_loop(CgFn *f, const TirStmt *s, LLVMValueRef min, LLVMValue
   LLVMTypeRef st = LLVMStructTypeInContext(m->ctx, tys, (unsigned)n, 0);
   LLVMValueRef clo = entry_alloca(f, st, 64, "closure");
   for (int i = 0; i < n; i++) LLVMBuildStore(b, vals[i], LLVMBuildStructGEP2(b, st, clo, (unsigned)i, ""));
-  /* the task function */
+  /* the task function: loads the closure, computes its chunk and calls the body */
   char name[256];
   snprintf(name, sizeof name, "%s.par%d", f->name, m->ntasks++);
   LLVMTypeRef ps[3] = {m->i32, m->i32, m->i8p};
   LLVMValueRef task = LLVMAddFunction(m->mod, name, LLVMFunctionType(m->i32, ps, 3, 0));
   LLVMSetLinkage(task, LLVMInternalLinkage);
+  LLVMTypeRef ety = LLVMTypeOf(ext);
+  LLVMTypeRef *bps = xmalloc((size_t)(n + 2) * sizeof *bps);
+  memcpy(bps, tys, (size_t)n * sizeof *tys);
+  bps[n] = bps[n + 1] = ety;
+  char bname[300];
+  snprintf(bname, sizeof bname, "%s.body", name);
+  LLVMValueRef body = LLVMAddFunction(m->mod, bname, LLVMFunctionType(m->i32, bps, (unsigned)n + 2, 0));
+  LLVMSetLinkage(body, LLVMInternalLinkage);
+  cg_add_enum_attr(m, body, (int)LLVMAttributeFunctionIndex, "alwaysinline", 0);
+  mark_noalias_params(m, body, vals, n);
+  emit_task(m, task, body, st, tys, n, ety);
+  free(bps);
+  /* the body: the chunk's iterations */
   CgFn g;
   memset(&g, 0, sizeof g);
   g.m = m;
   g.b = LLVMCreateBuilderInContext(m->ctx);
-  g.fn = task;
-  g.entry = LLVMAppendBasicBlockInContext(m->ctx, task, "entry");
+  g.fn = body;
+  g.entry = LLVMAppendBasicBlockInContext(m->ctx, body, "entry");
   g.arith = f->arith;
   g.name = f->name;
   g.parallel_depth = f->parallel_depth + 1;
-  LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(m->ctx, task, "body"));
-  LLVMValueRef cp = LLVMBuildBitCast(g.b, LLVMGetParam(task, 2), LLVMPointerType(st, 0), "");
-  LLVMValueRef *loaded = xmalloc((size_t)n * sizeof *loaded);
-  for (int i = 0; i < n; i++)
-    loaded[i] = LLVMBuildLoad2(g.b, tys[i], LLVMBuildStructGEP2(g.b, st, cp, (unsigned)i, ""), "");
-  for (int i = 0; i < nv; i++) cg_bind(&g, f->vars[i].var, loaded[field[i]]);
-  LLVMValueRef tmin = loaded[n - 2], text = loaded[n - 1];
-  free(loaded);
+  LLVMPositionBuilderAtEnd(g.b, LLVMAppendBasicBlockInContext(m->ctx, body, "body"));
+  for (int i = 0; i < nv; i++) cg_bind(&g, f->vars[i].var, LLVMGetParam(body, (unsigned)field[i]));
+  LLVMValueRef tmin = LLVMGetParam(body, (unsigned)n - 2);
   free(field);
   free(vals);
-  /* chunk = ceil(ext / ntasks); [id * chunk, min(id * chunk + chunk, ext)) */
-  LLVMTypeRef ty = LLVMTypeOf(ext);
-  LLVMValueRef id = LLVMBuildSExt(g.b, LLVMGetParam(task, 0), ty, "");
-  LLVMValueRef nt = LLVMBuildSExt(g.b, LLVMGetParam(task, 1), ty, "");
-  LLVMValueRef one = LLVMConstInt(ty, 1, 0);
-  LLVMValueRef chunk = LLVMBuildSDiv(g.b, LLVMBuildSub(g.b, LLVMBuildAdd(g.b, text, nt, ""), one, ""), nt, "");
-  LLVMValueRef lo = LLVMBuildMul(g.b, id, chunk, "");
-  LLVMValueRef hi = LLVMBuildAdd(g.b, lo, chunk, "");
-  hi = LLVMBuildSelect(g.b, LLVMBuildICmp(g.b, LLVMIntSLT, hi, text, ""), hi, text, "");
-  counted_loop(&g, s, tmin, lo, hi);
+  counted_loop(&g, s, tmin, LLVMGetParam(body, (unsigned)n), LLVMGetParam(body, (unsigned)n + 1));
   LLVMBuildRet(g.b, LLVMConstInt(m->i32, 0, 0));
   finish_fn(&g);
   if (g.vec_bits > f->vec_bits) f->vec_bits = g.vec_bits;

@@ -72,6 +72,18 @@ static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t
   return buf;
 }
 
+/* grouped and depthwise conv2d_nchw float32 (TOPI's group_conv2d_nchw with
+ * its pad_temp stage): group_conv2d_nchw.sched.tvs. */
+static const char *group_conv2d_rule(const TirFunc *f) {
+  const TirBlock *b = sch_ds_find_block(f, "group_conv2d_nchw");
+  char kinds[16];
+  if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype)) return NULL;
+  iter_kinds(b, kinds, sizeof kinds);
+  const TirBlock *pad = sch_ds_find_block(f, "pad_temp");
+  if (strcmp(kinds, "SSSSRRR") || !pad || pad->body->kind != TIR_S_STORE) return NULL;
+  return "group_conv2d_nchw.sched.tvs";
+}
+
 /* matmul (A[..., i, k] B[k, j]) or linear (A[..., i, k] B[j, k] + bias),
  * float32, with 2-d weights B: the leading spatial loops (batch and rows)
  * fuse into one row loop (*nfuse of them; the rule's prologue does it), at
@@ -117,6 +129,7 @@ const char *sch_default_rule(const TirFunc *f) {
   const char *block;
   int nfuse;
   const char *r = conv2d_rule(f, false, buf, sizeof buf);
+  if (!r) r = group_conv2d_rule(f);
   if (!r) r = matmul_rule(f, &block, &nfuse);
   return r ? r : "generic";
 }
@@ -349,10 +362,11 @@ static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule 
   ir_module_add_tir(one, m->funcs[fi].name, m->funcs[fi].tir);
   const TirFunc *f = m->funcs[fi].tir;
   char buf[96];
-  const char *block = NULL, *script = conv2d_rule(f, prepack, buf, sizeof buf);
+  const char *block = NULL, *script = conv2d_rule(f, prepack, buf, sizeof buf), *conv = "conv2d_nchw";
+  if (!script && (script = group_conv2d_rule(f))) conv = "group_conv2d_nchw";
   int nfuse = 0;
   if (script) {
-    if (run_script(&one, script, NULL) == 0) inline_epilogue(&one, f, "conv2d_nchw");
+    if (run_script(&one, script, NULL) == 0) inline_epilogue(&one, f, conv);
   } else if ((script = matmul_rule(f, &block, &nfuse))) {
     /* bind `block`; fuse batch and row loops into the one row loop the script tiles */
     char prologue[512];
@@ -368,7 +382,7 @@ static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule 
     if (run_script(&one, script, prologue) == 0) inline_epilogue(&one, f, block);
   }
   const char *epi[SCH_DS_MAX_BLOCKS];
-  int nepi = script ? epilogue_blocks(f, block ? block : "conv2d_nchw", epi) : 0;
+  int nepi = script ? epilogue_blocks(f, block ? block : conv, epi) : 0;
   generic_rule(&one, host_has_avx512() ? 16 : 8, script ? epi : NULL, nepi);
   ir_heap_depend(out->heap, one->heap);
   TirFunc *nf = ir_memdup(out->heap, one->funcs[0].tir, sizeof *nf);
