@@ -64,6 +64,8 @@ static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t
   int lanes = avx512 ? 16 : 8;
   if (F % (2 * lanes) && avx512 && F % lanes == 0)
     snprintf(buf, cap, "conv2d_nchw_avx512_f16.sched.tvs");
+  else if (F % (2 * lanes) && F % 8 == 0)
+    snprintf(buf, cap, "conv2d_nchw_avx512_f8.sched.tvs");
   else if (F % (2 * lanes))
     snprintf(buf, cap, "conv2d_nchw_generic.sched.tvs");
   else
