@@ -218,8 +218,8 @@ static TirStmt *build_merge(IrHeap *h, const MergeState *ms, TirVar ***mv_out) {
 }
 
 SchRV sch_merge(Schedule *s, const SchRV *rvs, int n) {
-  if (n < 1) {
-    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, -1, "merge: expected at least one loop");
+  if (n < 2) { /* (one loop has no nest below its common ancestor with others) */
+    sch_fail(s, SCH_ERR_INVALID_ARGUMENT, -1, "merge: expected at least two loops to merge, got %d", n);
     return -1;
   }
   MergeState ms = {0};
