@@ -304,6 +304,16 @@ static void assert_stmt(CgFn *f, const TirStmt *s) {
   LLVMBasicBlockRef fail = new_block(f, "assert.fail"), ok = new_block(f, "assert.ok");
   LLVMBuildCondBr(b, c, ok, fail);
   LLVMPositionBuilderAtEnd(b, fail);
+  if (s->assrt.msg && dt_is_handle(s->assrt.msg->dtype)) {
+    /* a computed message (the --bounds-check checks): "func: " + its text */
+    LLVMValueRef args[3] = {cg_const_string(m, "%s: %s"), cg_const_string(m, f->name), cg_expr(f, s->assrt.msg)};
+    LLVMValueRef set = cg_runtime_fn(m, "tvs_set_last_error", LLVMFunctionType(m->voidt, &m->i8p, 1, 1));
+    build_call(f, set, args, 3);
+    LLVMBuildRet(b, LLVMConstInt(m->i32, (unsigned long long)-1, 1));
+    LLVMPositionBuilderAtEnd(b, ok);
+    cg_stmt(f, s->assrt.body);
+    return;
+  }
   char *msg = s->assrt.msg && s->assrt.msg->kind == TIR_STR
                   ? xasprintf("%s: assertion failed: %s", f->name, s->assrt.msg->str)
                   : xasprintf("%s: assertion failed", f->name);

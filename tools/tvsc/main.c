@@ -24,7 +24,7 @@ static const char usage_header[] =
 
 /* The ids of the options with a value index valued[] and set_valued's slots. */
 enum { OPT_OUTPUT, OPT_HEADER, OPT_EMIT, OPT_FUNC, OPT_SCHEDULE, OPT_TARGET, OPT_MTRIPLE, OPT_MCPU, OPT_MATTR,
-       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_VERBOSE,
+       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_BOUNDS_CHECK, OPT_VERBOSE,
        OPT_LIST_STAGES, OPT_HELP, OPT_VERSION };
 
 static const char opt_level_help[] = "LLVM optimization level (default -O3)";
@@ -54,6 +54,9 @@ static const ToolOption tvsc_options[] = {
     {OPT_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's, or generic for another triple)"},
     {OPT_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma (unknown features are errors)"},
     {OPT_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {OPT_BOUNDS_CHECK, "--bounds-check", NULL, NULL, 0,
+     "check every buffer access and integer division (instrument-bound-checkers):\n"
+     "a fault returns -1 with the interpreter's message; off by default (fast path)"},
     {OPT_CC, "--cc", NULL, "CMD", 0, "compiler driver used to link .so (default $CC, else cc)"},
     {OPT_RUNTIME_DIR, "--runtime-dir", NULL, "DIR", 0,
      "link .so against DIR/libtvs_runtime.so (default: found next to\n"
@@ -141,6 +144,7 @@ static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
       case OPT_LIST_STAGES: return drv_print_stages(stdout, DRV_STAGES_EMIT), 0;
       case OPT_VERBOSE: return ta->o.verbose = 1, -1;
       case OPT_FAST_MATH: return ta->o.cg.fast_math = true, -1;
+      case OPT_BOUNDS_CHECK: return ta->o.cg.bounds_check = true, -1;
       case OPT_O0: case OPT_O1: case OPT_O2: case OPT_O3: return ta->o.cg.opt_level = o->id - OPT_O0, -1;
       default:
         if (missing) return usage_error("%s needs a value", o->name);
