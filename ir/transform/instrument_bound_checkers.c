@@ -55,7 +55,10 @@ static TirExpr *in_range(IrHeap *h, TirExpr *x, TirExpr *hi) {
 
 /* Records cond (simplified; dropped when proven) under guard. */
 static void add_check(Ck *c, TirExpr *cond, TirExpr *msg, TirExpr *guard) {
+  arith_push(c->a);
+  if (guard) arith_assume(c->a, guard);
   TirExpr *s = xf_simplify(c->a, cond);
+  arith_pop(c->a);
   if (s && xf_is_const_true(s)) return;
   if (s) cond = s;
   if (guard) {
