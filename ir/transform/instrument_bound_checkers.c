@@ -14,7 +14,9 @@
  * right side of a scalar `and`/`or`) get checks guarded by that condition.
  * Let-bound values are substituted into the checks that use them.  A vector
  * index is checked at both ends when it is a Ramp, lane by lane otherwise.
- * Checks the analyzer proves (loop ranges, enclosing `if`s) are dropped. */
+ * Checks the analyzer proves (loop ranges, enclosing `if`s) are dropped.
+ * A signed division by a non-constant also gets its divisor guarded against
+ * the MIN / -1 trap, so that it gives the interpreter's wrapped result. */
 #include "ir/transform/xform_internal.h"
 
 #include <stdlib.h>
@@ -298,9 +300,52 @@ static TirStmt *ck_stmt(TirMutator *m, TirStmt *s) {
   return r;
 }
 
+/* ------------------------------------------------- INT_MIN / -1 */
+
+/* Whether e is a constant (or a broadcast one). */
+static bool is_const(const TirExpr *e) {
+  int64_t v;
+  if (e->kind == TIR_BROADCAST) e = e->bcast.value;
+  return tir_is_const_int(e, &v);
+}
+
+/* The one signed division that traps although its divisor is not 0:
+ * MIN / -1 (x86 raises SIGFPE).  The interpreter wraps it (quotient MIN,
+ * remainder 0), which is what dividing MIN by 1 gives, so the divisor
+ * becomes Select(a == MIN and b == -1, 1, b). */
+static TirExpr *safe_div(TirMutator *m, TirExpr *e) {
+  TirExpr *r = tir_mutate_expr_children(m, e);
+  if (!dt_is_int(r->dtype) || is_const(r->bin.b)) return r;
+  IrHeap *h = m->heap;
+  DType t = r->dtype, st = dt_element(t);
+  int bits = st.bits;
+  TirExpr *mn = xf_int(h, st, bits >= 64 ? INT64_MIN : -((int64_t)1 << (bits - 1))), *m1 = xf_int(h, st, -1),
+          *one = xf_int(h, st, 1);
+  if (t.lanes > 1) {
+    mn = tir_broadcast(h, mn, t.lanes);
+    m1 = tir_broadcast(h, m1, t.lanes);
+    one = tir_broadcast(h, one, t.lanes);
+  }
+  TirExpr *trap = and_(h, tir_binary(h, TIR_EQ, r->bin.a, mn), tir_binary(h, TIR_EQ, r->bin.b, m1));
+  TirExpr *d = tir_select(h, trap, one, r->bin.b);
+  TirExpr *out = tir_binary(h, r->kind, r->bin.a, d);
+  out->span = e->span;
+  return out;
+}
+
+static TirStmt *safe_divisions(IrHeap *h, TirStmt *body) {
+  TirMutator m;
+  tir_mutator_init(&m, h);
+  m.expr[TIR_DIV] = m.expr[TIR_MOD] = m.expr[TIR_FLOORDIV] = m.expr[TIR_FLOORMOD] = safe_div;
+  TirStmt *r = tir_mutate_stmt(&m, body);
+  tir_mutator_free(&m);
+  return r;
+}
+
 /* requires: flattened buffers (after flatten-buffer), no blocks; ensures:
  * with cfg->instrument_bound_checkers, every buffer index and integer
- * divisor is asserted safe before the statement that evaluates it;
+ * divisor is asserted safe before the statement that evaluates it, and no
+ * signed division traps on MIN / -1;
  * preserves: everything else.  Without the option: f itself. */
 TirFunc *tir_instrument_bound_checkers(TirPassCtx *ctx, TirFunc *f) {
   if (!ctx->cfg || !ctx->cfg->instrument_bound_checkers || !f->body) return f;
@@ -313,5 +358,5 @@ TirFunc *tir_instrument_bound_checkers(TirPassCtx *ctx, TirFunc *f) {
   tir_mutator_free(&m);
   arith_free(c.a);
   free(c.v);
-  return xf_with_body(ctx->heap, f, body);
+  return xf_with_body(ctx->heap, f, safe_divisions(ctx->heap, body));
 }

@@ -66,6 +66,11 @@ run_fault "vector (Ramp) index" "vector: out-of-bounds load from buffer 'A': ind
 run_fault "parallel loop" "par: out-of-bounds load from buffer 'A': index [1024] outside shape (1024,)" --func par
 run_fault "division by zero" "divide: division by zero" --func divide --input d=0
 run_fault "remainder by zero" "modulo: division by zero" --func modulo --input A="$W/Ai.npy" --input M="$W/M0.npy"
+# MIN / -1 does not trap: the interpreter's wrapped result
+npy "$W/Amin.npy" i4 -2147483648 7 -7 0 5 -5 1 -1
+expect 0 "MIN / -1 checked" "$TVS" run "$F" --func divide --bounds-check --input A="$W/Amin.npy" --input d=-1 --output "$W/mn1"
+expect 0 "MIN / -1 interpreted" "$TVS" run "$F" --func divide --target interp --input A="$W/Amin.npy" --input d=-1 --output "$W/mn2"
+if cmp -s "$W/mn1/B.npy" "$W/mn2/B.npy"; then ok; else bad "MIN / -1: native and interpreter differ"; fi
 # the interpreter says the same about the same fault
 expect 1 "interpreter" "$TVS" run "$F" --target interp --func gather --input A="$W/A16.npy" --input I="$W/I_oob.npy"
 contains "error: out-of-bounds load from buffer 'A': index [16] outside shape (16,)"
