@@ -64,6 +64,9 @@ typedef struct CgFn {
   int parallel_depth;      /* > 0 inside an outlined parallel body */
   int vec_bits;            /* widest vector (bits) used: min-legal-vector-width */
   bool failed;             /* an error was reported (diag) */
+  LLVMValueRef *live_ws;   /* workspace allocations live here, outermost first:
+                              an early `return -1` frees them */
+  int nlive_ws, caplive_ws;
 } CgFn;
 
 /* ---- llvm_expr.c */

@@ -39,6 +39,8 @@ typedef struct CgOptions {
                          default (tvsc and driver/graph_exec.c turn it on) */
   const IrModule *flop_source; /* the module before lowering: each prim_func's
                          static FLOP count goes into the metadata (NULL: -1) */
+  bool bounds_check;  /* --bounds-check: lower with instrument-bound-checkers
+                         (cg_compile_module; callers lowering themselves pass it on) */
 } CgOptions;
 
 /* opt_level 3, host CPU and features, host triple, no fast-math. */

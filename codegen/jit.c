@@ -49,7 +49,8 @@ static const struct {
     RT_SYM(tvs_set_last_error),    RT_SYM(tvs_set_last_error_str),
     RT_SYM(tvs_parallel_launch),   RT_SYM(tvs_backend_alloc_workspace),
     RT_SYM(tvs_backend_free_workspace), RT_SYM(tvs_backend_get_func_from_env),
-    RT_SYM(tvs_func_call),
+    RT_SYM(tvs_func_call),         RT_SYM(tvs_out_of_bounds_message),
+    RT_SYM(tvs_division_by_zero_message),
     {"__gnu_h2f_ieee", (void (*)(void))cg_rt_h2f}, {"__extendhfsf2", (void (*)(void))cg_rt_h2f},
     {"__gnu_f2h_ieee", (void (*)(void))cg_rt_f2h}, {"__truncsfhf2", (void (*)(void))cg_rt_f2h},
 };
@@ -135,7 +136,8 @@ TVSModule *cg_jit(CgResult *r, DiagCtx *diag) {
 
 TVSModule *cg_compile_module(const IrModule *m, const CgOptions *opt, DiagCtx *diag) {
   if (!m) return NULL;
-  IrModule *low = tir_lower(m, -1, diag, NULL, NULL);
+  TirPassConfig cfg = {opt && opt->bounds_check};
+  IrModule *low = tir_lower_with(m, -1, &cfg, diag, NULL, NULL);
   if (!low) return NULL;
   CgResult *r = cg_build(low, opt, diag);
   ir_module_free(low);

@@ -99,6 +99,7 @@ void cg_fn_done(CgFn *g) {
   LLVMDisposeBuilder(g->b);
   arith_free(g->arith);
   free(g->vars);
+  free(g->live_ws);
 }
 
 /* Facts the analyzer may use: symbolic dims are >= 0. */

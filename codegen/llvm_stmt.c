@@ -52,18 +52,29 @@ static LLVMBasicBlockRef new_block(CgFn *f, const char *name) {
   return LLVMAppendBasicBlockInContext(f->m->ctx, f->fn, name);
 }
 
+static LLVMValueRef build_call(CgFn *f, LLVMValueRef fn, LLVMValueRef *args, int n) {
+  return LLVMBuildCall2(f->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
+}
+
+/* return -1, freeing the workspace allocations live at this point first (a
+ * failed check or task must not leak them). */
+static void ret_fail(CgFn *f) {
+  CgModule *m = f->m;
+  for (int i = f->nlive_ws - 1; i >= 0; i--) {
+    LLVMValueRef fr = cg_runtime_fn(m, "tvs_backend_free_workspace", LLVMFunctionType(m->i32, &m->i8p, 1, 0));
+    build_call(f, fr, &f->live_ws[i], 1);
+  }
+  LLVMBuildRet(f->b, LLVMConstInt(m->i32, (unsigned long long)-1, 1));
+}
+
 /* if (rc != 0) return -1; */
 static void check_rc(CgFn *f, LLVMValueRef rc) {
   LLVMValueRef bad = LLVMBuildICmp(f->b, LLVMIntNE, rc, LLVMConstNull(LLVMTypeOf(rc)), "");
   LLVMBasicBlockRef fail = new_block(f, "fail"), ok = new_block(f, "ok");
   LLVMBuildCondBr(f->b, bad, fail, ok);
   LLVMPositionBuilderAtEnd(f->b, fail);
-  LLVMBuildRet(f->b, LLVMConstInt(f->m->i32, (unsigned long long)-1, 1));
+  ret_fail(f);
   LLVMPositionBuilderAtEnd(f->b, ok);
-}
-
-static LLVMValueRef build_call(CgFn *f, LLVMValueRef fn, LLVMValueRef *args, int n) {
-  return LLVMBuildCall2(f->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
 }
 
 /* An alloca in the entry block. */
@@ -254,6 +265,7 @@ static void parallel_loop(CgFn *f, const TirStmt *s, LLVMValueRef min, LLVMValue
   if (g.failed) f->failed = true;
   LLVMDisposeBuilder(g.b);
   free(g.vars);
+  free(g.live_ws);
   free(tys);
   /* the launch */
   LLVMTypeRef lps[3] = {LLVMPointerType(LLVMFunctionType(m->i32, ps, 3, 0), 0), m->i8p, m->i32};
@@ -304,15 +316,17 @@ static void with_storage(CgFn *f, const TirVar *var, DType dt, const TirExpr *ex
     LLVMBasicBlockRef fail = new_block(f, "oom"), ok = new_block(f, "alloc.ok");
     LLVMBuildCondBr(b, isnull, fail, ok);
     LLVMPositionBuilderAtEnd(b, fail);
-    LLVMBuildRet(b, LLVMConstInt(m->i32, (unsigned long long)-1, 1));
+    ret_fail(f);
     LLVMPositionBuilderAtEnd(b, ok);
     memset_zero(f, p8, nbytes, 64);
+    VEC_PUSH(f->live_ws, f->nlive_ws, f->caplive_ws, p8);
   }
   int mark = f->nvars;
   cg_bind(f, var, p8);
   cg_stmt(f, body);
   f->nvars = mark;
   if (heap) {
+    f->nlive_ws--;
     LLVMValueRef fr = cg_runtime_fn(m, "tvs_backend_free_workspace", LLVMFunctionType(m->i32, &m->i8p, 1, 0));
     build_call(f, fr, &p8, 1);
   }
@@ -372,6 +386,16 @@ static void assert_stmt(CgFn *f, const TirStmt *s) {
   LLVMBasicBlockRef fail = new_block(f, "assert.fail"), ok = new_block(f, "assert.ok");
   LLVMBuildCondBr(b, c, ok, fail);
   LLVMPositionBuilderAtEnd(b, fail);
+  if (s->assrt.msg && s->assrt.msg->kind != TIR_STR && dt_is_handle(s->assrt.msg->dtype)) {
+    /* a computed message (the --bounds-check checks): "func: " + its text */
+    LLVMValueRef args[3] = {cg_const_string(m, "%s: %s"), cg_const_string(m, f->name), cg_expr(f, s->assrt.msg)};
+    LLVMValueRef set = cg_runtime_fn(m, "tvs_set_last_error", LLVMFunctionType(m->voidt, &m->i8p, 1, 1));
+    build_call(f, set, args, 3);
+    ret_fail(f);
+    LLVMPositionBuilderAtEnd(b, ok);
+    cg_stmt(f, s->assrt.body);
+    return;
+  }
   char *msg = s->assrt.msg && s->assrt.msg->kind == TIR_STR
                   ? xasprintf("%s: assertion failed: %s", f->name, s->assrt.msg->str)
                   : xasprintf("%s: assertion failed", f->name);
@@ -379,7 +403,7 @@ static void assert_stmt(CgFn *f, const TirStmt *s) {
   LLVMValueRef str = cg_const_string(m, msg);
   free(msg);
   build_call(f, set, &str, 1);
-  LLVMBuildRet(b, LLVMConstInt(m->i32, (unsigned long long)-1, 1));
+  ret_fail(f);
   LLVMPositionBuilderAtEnd(b, ok);
   cg_stmt(f, s->assrt.body);
 }

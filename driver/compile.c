@@ -452,7 +452,8 @@ static int compile_module(Run *r, IrModule *m) {
     r->cg.flop_source = m;    /* FLOP counts for the metadata, from before lowering */
   }
   int last = stage ? tir_pipeline_index(stage) : -1;
-  low = tir_lower(m, last, r->d, NULL, NULL);
+  TirPassConfig pcfg = {o->cg.bounds_check};
+  low = tir_lower_with(m, last, &pcfg, r->d, NULL, NULL);
   vlog(r, "lowering");
   if (!low || failed(r)) goto done;
   if (stage && last >= 0) {

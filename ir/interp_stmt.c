@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "runtime/tvs_runtime.h"
 
 /* ------------------------------------------------------------- dtypes */
 
@@ -243,6 +244,25 @@ static int exec_store(Interp *in, const TirStmt *s) {
   return interp_store(in, s, &v);
 }
 
+/* A failed check of instrument-bound-checkers: its message call formatted
+ * by the runtime function native code calls (the same text). */
+static int check_failed(Interp *in, const TirStmt *s) {
+  const TirExpr *m = s->assrt.msg;
+  int64_t v[2] = {0, 0};
+  bool oob = m->call.n == 5 && m->call.args[0]->kind == TIR_STR &&
+             !strcmp(m->call.args[0]->str, "tvs_out_of_bounds_message") && m->call.args[1]->kind == TIR_STR &&
+             m->call.args[2]->kind == TIR_STR;
+  if (oob && (interp_eval_int(in, m->call.args[3], &v[0]) || interp_eval_int(in, m->call.args[4], &v[1])))
+    return -1;
+  if (oob)
+    return interp_error(in, s->span, "%s",
+                        tvs_out_of_bounds_message(m->call.args[1]->str, m->call.args[2]->str, v[0], v[1]));
+  if (m->call.n == 1 && m->call.args[0]->kind == TIR_STR &&
+      !strcmp(m->call.args[0]->str, "tvs_division_by_zero_message"))
+    return interp_error(in, s->span, "%s", tvs_division_by_zero_message());
+  return interp_error(in, s->span, "assertion failed");
+}
+
 int interp_exec(Interp *in, const TirStmt *s) {
   if (!s) return 0;
   Span saved = in->span;
@@ -286,7 +306,9 @@ int interp_exec(Interp *in, const TirStmt *s) {
       bool c;
       rc = eval_cond(in, s->assrt.cond, &c);
       if (rc == 0 && !c) {
-        if (s->assrt.msg && s->assrt.msg->kind == TIR_STR)
+        if (s->assrt.msg && s->assrt.msg->kind == TIR_CALL)
+          rc = check_failed(in, s);
+        else if (s->assrt.msg && s->assrt.msg->kind == TIR_STR)
           rc = interp_error(in, s->span, "assertion failed: %s", s->assrt.msg->str);
         else
           rc = interp_error(in, s->span, "assertion failed");

@@ -15,12 +15,18 @@
 #include "ir/module.h"
 #include "base/diag.h"
 
+/* Options of the lowering pipeline (TVM's PassContext config keys). */
+typedef struct TirPassConfig {
+  bool instrument_bound_checkers; /* "tir.instrument_bound_checkers": --bounds-check */
+} TirPassConfig;
+
 /* What every pass gets besides the function. */
 typedef struct TirPassCtx {
   IrHeap *heap;   /* where new nodes go (the heap of the module being built) */
   DiagCtx *diag;  /* warnings/errors (e.g. vectorize fallbacks); may be NULL */
   const char *func_name; /* global name of the function being lowered (messages) */
   const char *target;    /* "cuda", "opencl" on the GPU pipeline; NULL on the CPU one */
+  const TirPassConfig *cfg; /* the options; NULL = all off */
 } TirPassCtx;
 
 /* A per-function pass: returns f itself when nothing changed. */
@@ -50,6 +56,9 @@ TirFunc *tir_storage_rewrite(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_unroll_loop(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_inject_virtual_thread(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_remove_no_op(TirPassCtx *ctx, TirFunc *f);
+/* With cfg->instrument_bound_checkers: an assert before every buffer access
+ * and integer division (instrument_bound_checkers.c); f itself otherwise. */
+TirFunc *tir_instrument_bound_checkers(TirPassCtx *ctx, TirFunc *f);
 TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
 
 /* ------------------------------------------- GPU passes (ir/transform/gpu_*.c) */
@@ -175,6 +184,9 @@ typedef void (*TirAfterPassFn)(void *user, const TirPass *p, const IrModule *m, 
  * calling after() after each pass.  Returns a new module (free it), or NULL
  * when a pass reported an error to diag. */
 IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user);
+/* tir_lower with options (cfg NULL = tir_lower). */
+IrModule *tir_lower_with(const IrModule *m, int last, const TirPassConfig *cfg, DiagCtx *diag,
+                         TirAfterPassFn after, void *user);
 
 /* Runs passes[0..n) on m in order, like tir_lower.  With verify, every
  * prim_func is checked after each pass (ir/verify.h) and the first

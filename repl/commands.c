@@ -299,8 +299,9 @@ static bool is_stage(const char *s) { return drv_find_stage(s, DRV_STAGES_REPL, 
 static int show_pass_diff(Repl *r, const IrModule *m, const char *stage) {
   int idx = tir_pipeline_index(stage);
   if (idx < 0) return repl_error(r, ":show --diff takes a lowering pass (:help show lists them)"), -1;
-  IrModule *before = idx == 0 ? ir_module_copy(m) : tir_lower(m, idx - 1, &r->diag, NULL, NULL);
-  IrModule *after = before ? tir_lower(m, idx, &r->diag, NULL, NULL) : NULL;
+  TirPassConfig cfg = {repl_bounds_check(r, false)};
+  IrModule *before = idx == 0 ? ir_module_copy(m) : tir_lower_with(m, idx - 1, &cfg, &r->diag, NULL, NULL);
+  IrModule *after = before ? tir_lower_with(m, idx, &cfg, &r->diag, NULL, NULL) : NULL;
   int rc = -1;
   if (before && after) {
     char *a = print_mod(r, before, false), *b = print_mod(r, after, false);
@@ -416,7 +417,8 @@ static int cmd_show(Repl *r, int argc, char **argv) {
     free(text);
   } else {
     int idx = tir_pipeline_index(stage);
-    IrModule *low = tir_lower(m, idx, &r->diag, NULL, NULL);
+    TirPassConfig cfg = {repl_bounds_check(r, false)};
+    IrModule *low = tir_lower_with(m, idx, &cfg, &r->diag, NULL, NULL);
     if (!low) {
       rc = -1;
     } else if (idx >= 0) {
@@ -546,13 +548,24 @@ static int cmd_target(Repl *r, int argc, char **argv) {
   return 0;
 }
 
+bool repl_bounds_check(const Repl *r, bool timing) {
+  return r->bounds_check >= 0 ? r->bounds_check == 1 : !timing;
+}
+
+static const char *bounds_check_name(const Repl *r) {
+  return r->bounds_check > 0 ? "on" : r->bounds_check == 0 ? "off" : "auto (:run checked, :time not)";
+}
+
 static int cmd_set(Repl *r, int argc, char **argv) {
   if (argc == 1) {
-    fprintf(r->opt.out, "threads %d\nrepeat %d%s\ncolor %s\npager %s\n", r->threads ? r->threads : tvs_thread_pool_num_threads(),
-            r->repeat, r->repeat ? "" : " (adaptive)", r->color ? "on" : "off", r->pager ? "on" : "off");
+    fprintf(r->opt.out, "threads %d\nrepeat %d%s\ncolor %s\npager %s\nbounds-check %s\n",
+            r->threads ? r->threads : tvs_thread_pool_num_threads(), r->repeat, r->repeat ? "" : " (adaptive)",
+            r->color ? "on" : "off", r->pager ? "on" : "off", bounds_check_name(r));
     return 0;
   }
-  if (argc != 3) return repl_error(r, "usage: :set threads N | repeat N | color on|off|auto | pager on|off"), -1;
+  if (argc != 3)
+    return repl_error(r, "usage: :set threads N | repeat N | color on|off|auto | pager on|off | bounds-check on|off|auto"),
+           -1;
   const char *name = argv[1], *val = argv[2];
   if (!strcmp(name, "threads") || !strcmp(name, "repeat")) {
     char *end;
@@ -586,7 +599,14 @@ static int cmd_set(Repl *r, int argc, char **argv) {
     fprintf(r->opt.out, "pager %s\n", r->pager ? "on" : "off");
     return 0;
   }
-  return repl_error(r, ":set: unknown setting '%s' (threads, repeat, color, pager)", name), -1;
+  if (!strcmp(name, "bounds-check")) {
+    int c = !strcmp(val, "on") ? 1 : !strcmp(val, "off") ? 0 : !strcmp(val, "auto") ? -1 : -2;
+    if (c == -2) return repl_error(r, ":set bounds-check: expected on, off or auto, got '%s'", val), -1;
+    r->bounds_check = c;
+    fprintf(r->opt.out, "bounds-check %s\n", bounds_check_name(r));
+    return 0;
+  }
+  return repl_error(r, ":set: unknown setting '%s' (threads, repeat, color, pager, bounds-check)", name), -1;
 }
 
 static int cmd_quit(Repl *r, int argc, char **argv) { return 1; }
@@ -627,7 +647,8 @@ static const ReplCmd commands[] = {
     {"tune", "[FUNC] [--trials N] [--seed S] [--db FILE]",
      "auto-tune the prim_func (docs/tuning.md); the best schedule found becomes\n"
      "the next step (:diff shows it, :undo takes it back)", repl_cmd_tune},
-    {"set", "NAME VALUE", "settings: threads N (0 = default), repeat N (0 = adaptive), color on|off|auto, pager on|off (long outputs through $PAGER on a terminal)", cmd_set},
+    {"set", "NAME VALUE", "settings: threads N (0 = default), repeat N (0 = adaptive), color on|off|auto, pager on|off (long outputs through $PAGER on a terminal),\n"
+                          "bounds-check on|off|auto (native code checks every access and integer division; auto: :run and :show yes, :time no)", cmd_set},
     {"quit", "", "leave the REPL (also :q, :exit, Ctrl-D)", cmd_quit},
 };
 #define NCOMMANDS ((int)(sizeof commands / sizeof commands[0]))

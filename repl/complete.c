@@ -159,7 +159,8 @@ static void complete_command(Repl *r, const char *text, Words *w, int *start) {
     add(w, "repeat");
     add(w, "color");
     add(w, "pager");
-  } else if (!strcmp(cmd, "set") && argi == 2 && strstr(text, "color")) {
+    add(w, "bounds-check");
+  } else if (!strcmp(cmd, "set") && argi == 2 && (strstr(text, "color") || strstr(text, "bounds-check"))) {
     add(w, "on");
     add(w, "off");
     add(w, "auto");

@@ -136,13 +136,14 @@ static int gpu_runner_init(Runner *ru, Repl *r, const IrModule *m, const char *f
   return rc ? -1 : 0;
 }
 
-static int runner_init(Runner *ru, Repl *r, const IrModule *m, const char *func, bool cpu) {
+static int runner_init(Runner *ru, Repl *r, const IrModule *m, const char *func, bool cpu, bool timing) {
   ru->r = r;
   ru->low = NULL;
   memset(&ru->gpu, 0, sizeof ru->gpu);
   if (cpu && r->gpu_target) return gpu_runner_init(ru, r, m, func);
   if (!cpu) return drv_runner_init(&ru->dr, m, func, NULL, false, &r->diag);
   CgOptions opt = cg_options_default();
+  opt.bounds_check = repl_bounds_check(r, timing);
   diag_clear(&r->diag);
   /* Only the function run is compiled (faster, and no other's warnings). */
   DrvRunStatus st = drv_runner_init(&ru->dr, m, func, &opt, true, &r->diag);
@@ -224,7 +225,7 @@ static TvsNDArray **reference(Repl *r, const char *func, const Args *inputs, boo
     if (!strcmp(r->refs[i].func, func)) return r->refs[i].arrays;
   Args ref = args_copy(inputs);
   Runner ru;
-  runner_init(&ru, r, r->base, func, false);
+  runner_init(&ru, r, r->base, func, false, false);
   if (runner_call(&ru, &ref) != 0) {
     args_free(&ref);
     return NULL;
@@ -257,7 +258,7 @@ int repl_cmd_run(Repl *r, int argc, char **argv) {
   Args inputs = args_copy(&args);
   Runner ru;
   int rc = -1;
-  if (runner_init(&ru, r, m, func, r->target_cpu) == 0 && runner_call(&ru, &args) == 0) {
+  if (runner_init(&ru, r, m, func, r->target_cpu, false) == 0 && runner_call(&ru, &args) == 0) {
     const IrGlobal *bg = ir_module_lookup(r->base, func);
     TvsNDArray **ref = bg && bg->kind == IR_FUNC_TIR ? reference(r, func, &inputs, nin == 0) : NULL;
     const char *tgt = r->gpu_target ? r->gpu_target : r->target_cpu ? "cpu" : "interp";
@@ -383,7 +384,7 @@ int repl_cmd_time(Repl *r, int argc, char **argv) {
   }
   Runner ru;
   int rc = -1;
-  if (runner_init(&ru, r, m, func, r->target_cpu)) goto out;
+  if (runner_init(&ru, r, m, func, r->target_cpu, true)) goto out;
   /* Warm-up, then repetitions: r->repeat, or at least 5 and about 0.3 s. */
   DrvTimeOptions topt = {r->repeat, 300.0, 1, 0};
   DrvTiming tm;

@@ -235,6 +235,7 @@ int repl_graph_cmd(Repl *r, int argc, char **argv, bool time) {
   DrvGraph dg;
   char why[256] = "";
   CgOptions opt = cg_options_default();
+  opt.bounds_check = repl_bounds_check(r, time);
   diag_clear(&r->diag);
   DrvGraphStatus st = drv_graph_prepare(&dg, g.m, g.func, &opt, true, &r->diag, why, sizeof why);
   fflush(r->opt.out);

@@ -59,6 +59,7 @@ struct Repl {
   int repeat;             /* :set repeat (0 = adaptive) */
   bool pager;             /* :set pager on: long outputs go through $PAGER on a terminal */
   int threads;            /* :set threads (0 = default) */
+  int bounds_check;       /* :set bounds-check on (1), off (0), auto (-1: :run checked, :time not) */
   ReplTiming *times;      /* last :time per function */
   int ntimes, captimes;
   ReplRef *refs;          /* cached reference outputs */
@@ -66,6 +67,10 @@ struct Repl {
   const char *src_name;   /* name for diagnostics of inputs ("<stdin>", script path) */
   bool echo;              /* script mode: inputs are echoed */
 };
+
+/* Whether native code is compiled with --bounds-check (instrument-bound-
+ * checkers) for a run (timing = false: :run, :show) or for :time. */
+bool repl_bounds_check(const Repl *r, bool timing);
 
 /* ------------------------------------------------------------- session.c */
 

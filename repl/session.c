@@ -37,6 +37,7 @@ Repl *repl_new(const ReplOptions *opt) {
   diag_init(&r->diag, opt->err);
   r->diag.color = want_color(opt->color, opt->err);
   r->target_cpu = true;
+  r->bounds_check = -1; /* auto */
   r->src_name = "<repl>";
   r->base = ir_module_new("Module");
   r->base->implicit = true;

@@ -243,6 +243,19 @@ int tvs_bind_dim(const char *func, const char *sym_name, const char *param, int6
 int tvs_check_args(const TVSFuncInfo *info, const TVSValue *args, const int *type_codes,
                    int num_args, int64_t *sym_values, int max_syms);
 
+/* ===== Messages of the --bounds-check checks ==============================
+ * Code compiled with --bounds-check (the instrument-bound-checkers stage)
+ * asserts before every buffer access and integer division; on failure it
+ * sets "func: " + one of these messages and returns -1.  The wording is the
+ * reference interpreter's.  The text lives in a thread-local buffer, valid
+ * until the next call on the same thread; access is "load from" or
+ * "store to".
+ *   out-of-bounds load from buffer 'A': index [10] outside shape (8,) */
+const char *tvs_out_of_bounds_message(const char *access, const char *buffer, int64_t index,
+                                      int64_t extent);
+/* "division by zero". */
+const char *tvs_division_by_zero_message(void);
+
 /* ===== Backend services for compiled code ================================ */
 
 /* Thread pool: persistent workers; the caller runs task 0 and helps with the

@@ -46,7 +46,10 @@ static const TirPass cpu_pipeline[] = {
     {"simplify-2", tir_simplify, "simplify again, after vectorize/unroll"},
     {"remove-no-op", tir_remove_no_op,
      "delete statements without effect: empty loops, evaluate(0), empty ifs"},
-    /* rewrite-unsafe-select, common-subexpr-elim, annotate-entry-func,
+    /* rewrite-unsafe-select: not yet */
+    {"instrument-bound-checkers", tir_instrument_bound_checkers,
+     "(--bounds-check) assert every buffer index is inside its buffer and every integer divisor is not 0"},
+    /* common-subexpr-elim, annotate-entry-func,
      * (GPU) thread-sync..., split-host-device (no device regions on CPU) */
     {"make-packed-api", tir_make_packed_api,
      "annotate the packed calling convention and the symbolic vars the entry binds"},
@@ -136,7 +139,8 @@ static const struct {
 };
 
 /* One pass for target (NULL: the CPU pipeline; the GPU passes read it). */
-static IrModule *run_pass(const IrModule *m, const TirPass *p, const char *target, DiagCtx *diag, bool *changed) {
+static IrModule *run_pass(const IrModule *m, const TirPass *p, const char *target, const TirPassConfig *cfg,
+                          DiagCtx *diag, bool *changed) {
   for (size_t i = 0; !p->fn && i < sizeof module_passes / sizeof module_passes[0]; i++)
     if (!strcmp(module_passes[i].name, p->name)) return module_passes[i].fn(m, target, diag, changed);
   IrModule *out = ir_module_derive(m);
@@ -147,7 +151,7 @@ static IrModule *run_pass(const IrModule *m, const TirPass *p, const char *targe
       ir_module_add_relax(out, g->name, g->rx);
       continue;
     }
-    TirPassCtx ctx = {out->heap, diag, g->name, target};
+    TirPassCtx ctx = {out->heap, diag, g->name, target, cfg};
     TirFunc *nf = p->fn(&ctx, g->tir);
     if (nf != g->tir) ch = true;
     ir_module_add_tir(out, g->name, nf);
@@ -157,7 +161,7 @@ static IrModule *run_pass(const IrModule *m, const TirPass *p, const char *targe
 }
 
 IrModule *tir_run_pass(const IrModule *m, const TirPass *p, DiagCtx *diag, bool *changed) {
-  return run_pass(m, p, NULL, diag, changed);
+  return run_pass(m, p, NULL, NULL, diag, changed);
 }
 
 bool tir_verify_passes_enabled(void) {
@@ -191,12 +195,12 @@ static bool verify_after(const IrModule *m, const TirPass *p, DiagCtx *diag) {
 }
 
 static IrModule *run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, const char *target,
-                            DiagCtx *diag, TirAfterPassFn after, void *user) {
+                            const TirPassConfig *cfg, DiagCtx *diag, TirAfterPassFn after, void *user) {
   IrModule *cur = ir_module_copy(m);
   int nerr0 = diag ? diag->nerr : 0;
   for (int i = 0; i < n; i++) {
     bool changed;
-    IrModule *next = run_pass(cur, &passes[i], target, diag, &changed);
+    IrModule *next = run_pass(cur, &passes[i], target, cfg, diag, &changed);
     ir_module_free(cur);
     cur = next;
     if (after) after(user, &passes[i], cur, changed);
@@ -210,14 +214,19 @@ static IrModule *run_passes(const IrModule *m, const TirPass *passes, int n, boo
 
 IrModule *tir_run_passes(const IrModule *m, const TirPass *passes, int n, bool verify, DiagCtx *diag,
                          TirAfterPassFn after, void *user) {
-  return run_passes(m, passes, n, verify, NULL, diag, after, user);
+  return run_passes(m, passes, n, verify, NULL, NULL, diag, after, user);
 }
 
-IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user) {
+IrModule *tir_lower_with(const IrModule *m, int last, const TirPassConfig *cfg, DiagCtx *diag,
+                         TirAfterPassFn after, void *user) {
   int n;
   const TirPass *passes = tir_cpu_pipeline(&n);
   if (last < 0 || last >= n) last = n - 1;
-  return tir_run_passes(m, passes, last + 1, tir_verify_passes_enabled(), diag, after, user);
+  return run_passes(m, passes, last + 1, tir_verify_passes_enabled(), NULL, cfg, diag, after, user);
+}
+
+IrModule *tir_lower(const IrModule *m, int last, DiagCtx *diag, TirAfterPassFn after, void *user) {
+  return tir_lower_with(m, last, NULL, diag, after, user);
 }
 
 IrModule *tir_lower_gpu(const IrModule *m, const char *target, int last, DiagCtx *diag, TirAfterPassFn after,
@@ -225,5 +234,5 @@ IrModule *tir_lower_gpu(const IrModule *m, const char *target, int last, DiagCtx
   int n;
   const TirPass *passes = tir_gpu_pipeline(&n);
   if (last < 0 || last >= n) last = n - 1;
-  return run_passes(m, passes, last + 1, tir_verify_passes_enabled(), target, diag, after, user);
+  return run_passes(m, passes, last + 1, tir_verify_passes_enabled(), target, NULL, diag, after, user);
 }

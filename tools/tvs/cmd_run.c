@@ -40,6 +40,7 @@ typedef struct RunArgs {
   int repeat;          /* --repeat N timed runs (0 = adaptive) */
   bool fast_math;      /* --fast-math for the cpu target */
   CgFpContract fp_contract; /* --fp-contract */
+  int bounds_check;    /* --bounds-check 1, --no-bounds-check 0, -1: on when inputs are random */
   const char *params;  /* --params w.npz: weights bound to graph-function params */
   bool profile;        /* --profile: per-kernel table of a graph function */
   bool memory_plan;    /* --memory-plan: the graph's static memory plan */
@@ -50,6 +51,17 @@ typedef struct RunArgs {
 } RunArgs;
 
 /* ---------------------------------------------------------------- helpers */
+
+/* The cpu target's options.  --bounds-check is on by default when the
+ * inputs are random (no --input), since nothing vouches for them there;
+ * --time and --profile measure the unchecked fast path unless asked. */
+static CgOptions run_cg_options(const RunArgs *ra) {
+  CgOptions opt = cg_options_default();
+  opt.fast_math = ra->fast_math;
+  opt.fp_contract = ra->fp_contract;
+  opt.bounds_check = ra->bounds_check >= 0 ? ra->bounds_check == 1 : !ra->ninputs && !ra->time && !ra->profile;
+  return opt;
+}
 
 static void print_summary(const char *name, const DLTensor *t) {
   char dts[32];
@@ -290,9 +302,7 @@ static int time_tir(TirCall *c) {
  * them from the same inputs (kernels are destination-passing and pure). */
 static int execute_tir(const IrModule *m, TirRun *t, DiagCtx *d) {
   bool cpu = !strcmp(t->ra->target, "cpu");
-  CgOptions opt = cg_options_default();
-  opt.fast_math = t->ra->fast_math;
-  opt.fp_contract = t->ra->fp_contract;
+  CgOptions opt = run_cg_options(t->ra);
   DrvRunner ru;
   DrvRunStatus st = drv_runner_init(&ru, m, t->fname, cpu ? &opt : NULL, false, d);
   if (cpu) diag_flush(d);
@@ -454,9 +464,7 @@ static int execute_relax(const IrModule *m, const char *fname, RelaxRun *x, DLTe
                          DiagCtx *d) {
   TVSModule *native = NULL;
   if (!strcmp(x->ra->target, "cpu")) {
-    CgOptions opt = cg_options_default();
-    opt.fast_math = x->ra->fast_math;
-    opt.fp_contract = x->ra->fp_contract;
+    CgOptions opt = run_cg_options(x->ra);
     native = cg_compile_module(m, &opt, d);
     diag_flush(d);
     if (!native) return -1;
@@ -649,9 +657,7 @@ static int execute_relax_any(const IrModule *m, const char *fname, RelaxRun *x, 
   DrvGraphStatus st = DRV_GRAPH_FALLBACK;
   int rc = -1;
   if (cpu || ra->memory_plan) {
-    CgOptions opt = cg_options_default();
-    opt.fast_math = ra->fast_math;
-    opt.fp_contract = ra->fp_contract;
+    CgOptions opt = run_cg_options(ra);
     st = drv_graph_prepare(&g, m, fname, &opt, cpu, d, why, sizeof why);
     diag_flush(d);
     if (st == DRV_GRAPH_ERROR) goto done;
@@ -947,7 +953,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_FP_CONTRACT, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_NPU_CONFIG, RUN_NPU_VTHREADS, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_FP_CONTRACT, RUN_BOUNDS_CHECK, RUN_NO_BOUNDS_CHECK, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_NPU_CONFIG, RUN_NPU_VTHREADS, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -977,6 +983,11 @@ static const ToolOption run_options[] = {
     {RUN_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
      "on (the same: within an expression), off (products rounded: as the interpreter)"},
+    {RUN_BOUNDS_CHECK, "--bounds-check", NULL, NULL, 0,
+     "cpu target: check every buffer access and integer division in the\n"
+     "generated code (the interpreter's errors instead of a crash); the\n"
+     "default without --input, --time and --profile"},
+    {RUN_NO_BOUNDS_CHECK, "--no-bounds-check", NULL, NULL, 0, "cpu target: the unchecked fast path"},
     {RUN_SCHEDULE, "--schedule", NULL, "FILE", 0, "apply a schedule script first"},
     {RUN_CHECK_RACES, "--check-races", NULL, "PASS", 0,
      "GPU-scheduled prim_func on the interpreter with threads emulated,\n"
@@ -995,7 +1006,7 @@ static void print_run_help(void) {
       "                [--output DIR] [--seed N] [--dim NAME=VALUE ...]\n"
       "                [--target cpu|interp|cuda|opencl|npu]\n"
       "                [--time [--repeat N]] [--profile] [--memory-plan] [--fast-math]\n"
-      "                [--schedule FILE]\n"
+      "                [--[no-]bounds-check] [--schedule FILE]\n"
       "Runs a prim_func (destination-passing: params without --input are allocated\n"
       "zeroed and written to DIR/NAME.npy) or a graph function (its return value is\n"
       "written to DIR/output.npy). With no --input, read-only inputs are random\n"
@@ -1091,6 +1102,8 @@ static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **
         if (missing || cg_parse_fp_contract(val, &ra->fp_contract))
           return tool_usage_error("run", "--fp-contract expects fast, on or off, got '%s'", missing ? "" : val);
         return 0;
+      case RUN_BOUNDS_CHECK: ra->bounds_check = 1; return 0;
+      case RUN_NO_BOUNDS_CHECK: ra->bounds_check = 0; return 0;
       case RUN_PROFILE: ra->profile = true; return 0;
       case RUN_MEMORY_PLAN: ra->memory_plan = true; return 0;
       case RUN_SCHEDULE:
@@ -1272,6 +1285,7 @@ int cmd_run(int argc, char **argv) {
   const char *sched_path = NULL; /* --schedule FILE */
   memset(&ra, 0, sizeof ra);
   ra.target = "cpu";
+  ra.bounds_check = -1;
   int rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
     int r = tool_common_option(&common, argc, argv, &i);

@@ -113,10 +113,11 @@ static IrModule *run_graph_passes(const IrModule *m, int last, DumpAfter *da, Di
 }
 
 /* Lowers m up to pass index `last` (-1 = all), dumping the passes asked for. */
-static IrModule *run_lowering(const IrModule *m, int last, DumpAfter *da, DiagCtx *d) {
+static IrModule *run_lowering(const IrModule *m, int last, bool bounds_check, DumpAfter *da, DiagCtx *d) {
   bool dump = da->name && rx_graph_pipeline_index(da->name) < 0;
   if (dump) dump_start(da, m, false);
-  IrModule *low = tir_lower(m, last, d, dump ? dump_after_pass : NULL, da);
+  TirPassConfig cfg = {bounds_check};
+  IrModule *low = tir_lower_with(m, last, &cfg, d, dump ? dump_after_pass : NULL, da);
   diag_flush(d);
   return low;
 }
@@ -161,7 +162,7 @@ static int show_codegen(const IrModule *m, const char *stage, const CgOptions *c
                         DiagCtx *d) {
   /* --dump-after prints the passes on the way to the code (before it). */
   IrModule *g = run_graph_passes(m, -1, dump, d);
-  IrModule *low = g ? run_lowering(g, -1, dump, d) : NULL;
+  IrModule *low = g ? run_lowering(g, -1, cg->bounds_check, dump, d) : NULL;
   CgResult *r = low ? cg_build(low, cg, d) : NULL;
   char *text = NULL;
   if (r && !strcmp(stage, "asm")) text = cg_emit_asm(r, d);
@@ -189,7 +190,7 @@ typedef struct ShowArgs {
 } ShowArgs;
 
 enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_DIFF, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
-       SHOW_FAST_MATH, SHOW_FP_CONTRACT, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_TUNING_DB, SHOW_HELP };
+       SHOW_FAST_MATH, SHOW_FP_CONTRACT, SHOW_BOUNDS_CHECK, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_TUNING_DB, SHOW_HELP };
 
 static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
 
@@ -214,6 +215,8 @@ static const ToolOption show_options[] = {
     {SHOW_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
      "on (the same: within an expression), off (products rounded: as the interpreter)"},
+    {SHOW_BOUNDS_CHECK, "--bounds-check", NULL, NULL, 0,
+     "lower with instrument-bound-checkers: every access and integer division checked"},
     {SHOW_LIST_STAGES, "--list-stages", NULL, NULL, 0, "list and describe the stages"},
     {SHOW_FORMAT, "--format", NULL, "text|dot", 0, "dot: a graph stage as a Graphviz graph (dot -Tsvg)"},
     {SHOW_HELP, "--help", "-h", NULL, 0, "this help"},
@@ -279,6 +282,7 @@ static int set_show_option(ShowArgs *sa, int id, const char *val, const char *sp
 static void print_show_help(void) {
   tool_print_help("usage: tvs show FILE [--stage NAME] [--dump-after PASS|all] [--schedule FILE]\n"
                   "                [--mcpu CPU] [--mattr FEATURES] [-O0..-O3] [--fast-math]\n"
+                  "                [--bounds-check]\n"
                   "       tvs show --list-stages\n"
                   "Prints FILE at a stage (default graph): tokens, ast, graph, a graph pass\n"
                   "(legalize, ...), tir, a lowering pass, llvm-unopt, llvm or asm (--list-stages\n"
@@ -304,6 +308,7 @@ static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
         if (missing || cg_parse_fp_contract(val, &sa->cg.fp_contract))
           return tool_usage_error("show", "--fp-contract expects fast, on or off, got '%s'", missing ? "" : val);
         return 0;
+      case SHOW_BOUNDS_CHECK: sa->cg.bounds_check = true; return 0;
       case SHOW_DIFF: sa->dump.diff = true; return 0;
       case SHOW_LIST_STAGES: sa->list_stages = true; return 0;
       case SHOW_O0: case SHOW_O1: case SHOW_O2: case SHOW_O3: sa->cg.opt_level = o->id - SHOW_O0; return 0;
@@ -355,7 +360,7 @@ static int show_module(const IrModule *m, ShowArgs *sa, bool dump_only, StrBuf *
   } else if (ti < 0 && !dump_only) {
     print_tir_only(sb, g, &opt);
   } else {
-    IrModule *low = run_lowering(g, dump_only ? -1 : ti, &sa->dump, d);
+    IrModule *low = run_lowering(g, dump_only ? -1 : ti, sa->cg.bounds_check, &sa->dump, d);
     if (!low) rc = 1;
     else if (!dump_only) print_tir_only(sb, low, &opt);
     ir_module_free(low);

@@ -25,7 +25,7 @@ static const char usage_header[] =
 
 /* The ids of the options with a value index valued[] and set_valued's slots. */
 enum { OPT_OUTPUT, OPT_HEADER, OPT_EMIT, OPT_FUNC, OPT_SCHEDULE, OPT_TARGET, OPT_MTRIPLE, OPT_MCPU, OPT_MATTR,
-       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, OPT_TUNING_DB, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_FP_CONTRACT, OPT_VERBOSE,
+       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, OPT_TUNING_DB, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_FP_CONTRACT, OPT_BOUNDS_CHECK, OPT_VERBOSE,
        OPT_LIST_STAGES, OPT_HELP, OPT_VERSION };
 
 static const char opt_level_help[] = "LLVM optimization level (default -O3)";
@@ -60,6 +60,9 @@ static const ToolOption tvsc_options[] = {
     {OPT_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
      "on (the same: within an expression), off (products rounded: as the interpreter)"},
+    {OPT_BOUNDS_CHECK, "--bounds-check", NULL, NULL, 0,
+     "check every buffer access and integer division (instrument-bound-checkers):\n"
+     "a fault returns -1 with the interpreter's message; off by default (fast path)"},
     {OPT_CC, "--cc", NULL, "CMD", 0, "compiler driver used to link .so (default $CC, else cc)"},
     {OPT_RUNTIME_DIR, "--runtime-dir", NULL, "DIR", 0,
      "link .so against DIR/libtvs_runtime.so (default: found next to\n"
@@ -152,6 +155,7 @@ static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
         if (missing || cg_parse_fp_contract(v, &ta->o.cg.fp_contract))
           return usage_error("--fp-contract expects fast, on or off, got '%s'", missing ? "" : v);
         return -1;
+      case OPT_BOUNDS_CHECK: return ta->o.cg.bounds_check = true, -1;
       case OPT_O0: case OPT_O1: case OPT_O2: case OPT_O3: return ta->o.cg.opt_level = o->id - OPT_O0, -1;
       default:
         if (missing) return usage_error("%s needs a value", o->name);
