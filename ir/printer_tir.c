@@ -1054,21 +1054,68 @@ static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
   pr_pop(p, mark);
 }
 
-/* `with T.attr(node, key, value):` around the body. */
-static void attr_stmt(Printer *p, const TirStmt *s) {
+/* A thread attr: `T.launch_thread(tx, 32)` for a thread declared already
+ * (T.env_thread), else `tx = T.launch_thread("threadIdx.x", 32)`, as TVM prints. */
+static void launch_thread_stmt(Printer *p, const TirStmt *s, bool more) {
+  const TirVar *v = s->attr.node;
+  const char *name = pr_lookup(p, v);
+  int mark = pr_mark(p);
   line_start(p);
-  keyword(p, "with");
-  pr_puts(p, " ");
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+  }
+  if (!name && !more) pr_printf(p, "%s = ", pr_define(p, v, v->name));
+  builtin(p, "T.launch_thread");
+  pr_puts(p, "(");
+  if (name) pr_puts(p, name);
+  else pr_string_lit(p, v->thread_tag);
+  pr_puts(p, ", ");
+  expr(p, s->attr.value, PREC_LOWEST);
+  pr_puts(p, ")");
+  if (!name && more) pr_printf(p, " as %s", pr_define(p, v, v->name));
+  if (more) {
+    pr_puts(p, ":\n");
+    nested_body(p, s->attr.body);
+  } else {
+    pr_puts(p, "\n");
+    stmt(p, s->attr.body);
+  }
+  pr_pop(p, mark);
+}
+
+static bool is_thread_attr(const TirStmt *s) {
+  return s->attr.node && s->attr.node->thread_tag &&
+         (!strcmp(s->attr.key, "thread_extent") || !strcmp(s->attr.key, "virtual_thread"));
+}
+
+/* `T.attr(node, key, value)` over the rest of its frame, or `with T.attr(...):`
+ * when statements follow it (TVM's concise scoping); node 0 when it has none. */
+static void attr_stmt(Printer *p, const TirStmt *s, bool more) {
+  if (is_thread_attr(s)) {
+    launch_thread_stmt(p, s, more);
+    return;
+  }
+  line_start(p);
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+  }
   builtin(p, "T.attr");
   pr_puts(p, "(");
   if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
-  else keyword(p, "None");
+  else pr_puts(p, "0");
   pr_puts(p, ", ");
   pr_string_lit(p, s->attr.key);
   pr_puts(p, ", ");
   expr(p, s->attr.value, PREC_LOWEST);
-  pr_puts(p, "):\n");
-  nested_body(p, s->attr.body);
+  if (more) {
+    pr_puts(p, "):\n");
+    nested_body(p, s->attr.body);
+  } else {
+    pr_puts(p, ")\n");
+    stmt(p, s->attr.body);
+  }
 }
 
 /* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared. */
@@ -1097,12 +1144,21 @@ static void undecl_vars(Printer *p, const TirStmt *s) {
     if (pr_lookup(p, v)) continue;
     line_start(p);
     pr_printf(p, "%s = ", pr_define(p, v, v->name));
+    if (v->thread_tag) { /* used outside one launch: TVM's T.env_thread line */
+      builtin(p, "T.env_thread");
+      pr_puts(p, "(");
+      pr_string_lit(p, v->thread_tag);
+      pr_puts(p, ")\n");
+      continue;
+    }
     dtype_builtin(p, v->dtype);
     pr_puts(p, "()\n");
   }
 }
 
 static void stmt(Printer *p, const TirStmt *s) {
+  bool more = p->seq_more;
+  p->seq_more = false;
   if (s && s->kind != TIR_S_SEQ) {
     const TirBuffer *b;
     undecl_vars(p, s);
@@ -1125,7 +1181,10 @@ static void stmt(Printer *p, const TirStmt *s) {
       pr_puts(p, "\n");
       return;
     case TIR_S_SEQ:
-      for (int i = 0; i < s->seq.n; i++) stmt(p, s->seq.stmts[i]);
+      for (int i = 0; i < s->seq.n; i++) {
+        p->seq_more = more || i + 1 < s->seq.n;
+        stmt(p, s->seq.stmts[i]);
+      }
       return;
     case TIR_S_FOR: for_stmt(p, s); return;
     case TIR_S_IF: if_stmt(p, s, false); return;
@@ -1159,7 +1218,7 @@ static void stmt(Printer *p, const TirStmt *s) {
     case TIR_S_BLOCK: block_stmt(p, &s->block, NULL); return;
     case TIR_S_ALLOCATE: allocate_stmt(p, s); return;
     case TIR_S_DECL_BUFFER: decl_buffer_stmt(p, s); return;
-    case TIR_S_ATTR: attr_stmt(p, s); return;
+    case TIR_S_ATTR: attr_stmt(p, s, more); return;
     default:
       return;
   }

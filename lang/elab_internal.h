@@ -147,4 +147,13 @@ int elab_subscript_items(ElabCtx *c, const Ast *e, const TirBuffer *buf, const A
 /* Converts an attribute-dict literal (T.func_attr, annotations=) to an IrValue. */
 IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e);
 
+/* elab_tir_attr.c: T.env_thread, T.launch_thread and T.attr (AttrStmt heads). */
+typedef struct ElabAttrHead {
+  const char *key;  /* "thread_extent", "virtual_thread", "pragma_...", ... */
+  TirVar *node;     /* the thread or the attributed variable; NULL for node 0 */
+  TirExpr *value;
+} ElabAttrHead;
+bool elab_tir_env_thread(ElabCtx *c, const Ast *target, const Ast *call);
+bool elab_tir_attr_head(ElabCtx *c, const Ast *call, const char *cn, const Ast *name, ElabAttrHead *h);
+
 #endif

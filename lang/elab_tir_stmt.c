@@ -784,6 +784,16 @@ static void buffer_view(ElabCtx *c, const Ast *tg, const Ast *call) {
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
 }
 
+/* `T.launch_thread(tx, 32)` / `T.attr(...)` as a statement: an AttrStmt over
+ * the statements that follow (TVMScript's concise scoping). */
+static TirStmt *attr_rest(ElabCtx *c, const Ast *st, const Ast *call, const char *cn,
+                          const Ast *name, const AstList *l, int i, BlockBuild *hdr) {
+  ElabAttrHead h;
+  if (!elab_tir_attr_head(c, call, cn, name, &h)) return NULL;
+  TirStmt *body = stmts(c, l, i + 1, hdr);
+  return st_at(tir_attr_stmt(c->h, h.key, h.node, h.value, body ? body : eval0(c, st->span)), st->span);
+}
+
 static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBuild *hdr,
                        bool *rest) {
   TirCtx *t = tctx(c);
@@ -867,6 +877,14 @@ static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, Block
     if (!strcmp(cn, "T.Buffer")) {
       buffer_view(c, tg, st->a);
       return NULL;
+    }
+    if (!strcmp(cn, "T.env_thread")) {
+      elab_tir_env_thread(c, tg, st->a);
+      return NULL;
+    }
+    if (!strcmp(cn, "T.launch_thread")) {
+      *rest = true;
+      return attr_rest(c, st, st->a, cn, tg, l, i, hdr);
     }
     if (size_var_stmt(c, st)) return NULL;
   }
@@ -1204,6 +1222,17 @@ static TirStmt *with_stmt(ElabCtx *c, const Ast *st, BlockBuild *hdr) {
     b->init = body_of(c, &st->body, NULL, st->span);
     return NULL;
   }
+  if (cn && (!strcmp(cn, "T.launch_thread") || !strcmp(cn, "T.attr"))) {
+    const Ast *as = st->list.items[0]->b;
+    if (as && as->kind != AST_NAME) {
+      diag_error(c->diag, as->span, "%s binds a single name", cn);
+      return NULL;
+    }
+    ElabAttrHead h;
+    if (!elab_tir_attr_head(c, ctx, cn, as, &h)) return NULL;
+    TirStmt *body = body_of(c, &st->body, NULL, st->span);
+    return st_at(tir_attr_stmt(c->h, h.key, h.node, h.value, body ? body : eval0(c, st->span)), st->span);
+  }
   diag_error(c->diag, ctx->span, "unsupported with-statement; expected T.block(...) or T.init()");
   return NULL;
 }
@@ -1278,7 +1307,14 @@ static TirStmt *stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBu
                      bool *rest) {
   TirCtx *t = tctx(c);
   switch (st->kind) {
-  case AST_EXPR_STMT: return expr_stmt(c, st, hdr);
+  case AST_EXPR_STMT: {
+    const char *cn = canon_call(c, st->a);
+    if (cn && (!strcmp(cn, "T.launch_thread") || !strcmp(cn, "T.attr"))) {
+      *rest = true;
+      return attr_rest(c, st, st->a, cn, NULL, l, i, hdr);
+    }
+    return expr_stmt(c, st, hdr);
+  }
   case AST_ASSIGN: {
     /* A failed definition poisons its names so uses do not cascade. */
     int nerr = c->diag->nerr;
