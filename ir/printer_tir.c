@@ -316,7 +316,8 @@ static void expr_let(Printer *p, const TirExpr *e) {
   p->out = &value;
   expr(p, e->let.value, PREC_LOWEST);
   p->out = saved;
-  const char *name = pr_define(p, e->let.var, e->let.var->name);
+  const char *name = pr_lookup(p, e->let.var); /* declared by `x = T.int32()` above */
+  if (!name) name = pr_define(p, e->let.var, e->let.var->name);
   expr(p, e->let.body, PREC_LOWEST);
   pr_printf(p, ", where={%s: %s})", name, value.data);
   sb_free(&value);
@@ -967,7 +968,21 @@ static bool stmt_has_block(const TirStmt *s) {
 }
 
 /* `x: T.int32 = value` then the body, x visible in the body only. */
-static void let_stmt(Printer *p, const TirStmt *s) {
+/* `T.handle("int32")` / `T.handle("int32", "shared")`: a typed pointer's element type. */
+static void ptr_type_args(Printer *p, const TirVar *v) {
+  if (!dt_is_handle(v->dtype) || dt_is_void(v->ptr_elem)) return;
+  pr_puts(p, "(");
+  dtype_lit(p, v->ptr_elem);
+  if (v->ptr_scope && strcmp(v->ptr_scope, "global")) {
+    pr_puts(p, ", ");
+    pr_string_lit(p, v->ptr_scope);
+  }
+  pr_puts(p, ")");
+}
+
+/* `x: T.int32 = value` over the rest of its frame, or `with T.LetStmt(value) as x:`
+ * when statements follow it (TVM's concise scoping). */
+static void let_stmt(Printer *p, const TirStmt *s, bool more) {
   line_start(p);
   StrBuf val;
   sb_init(&val);
@@ -976,8 +991,21 @@ static void let_stmt(Printer *p, const TirStmt *s) {
   expr(p, s->let.value, PREC_LOWEST);
   p->out = saved;
   int mark = pr_mark(p);
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+    builtin(p, "T.LetStmt");
+    pr_printf(p, "(%s) ", val.data);
+    keyword(p, "as");
+    pr_printf(p, " %s:\n", pr_define(p, s->let.var, s->let.var->name));
+    sb_free(&val);
+    nested_body(p, s->let.body);
+    pr_pop(p, mark);
+    return;
+  }
   pr_printf(p, "%s: ", pr_define(p, s->let.var, s->let.var->name));
   dtype_builtin(p, s->let.var->dtype);
+  ptr_type_args(p, s->let.var);
   pr_printf(p, " = %s\n", val.data);
   sb_free(&val);
   stmt(p, s->let.body);
@@ -1188,7 +1216,7 @@ static void stmt(Printer *p, const TirStmt *s) {
       return;
     case TIR_S_FOR: for_stmt(p, s); return;
     case TIR_S_IF: if_stmt(p, s, false); return;
-    case TIR_S_LET: let_stmt(p, s); return;
+    case TIR_S_LET: let_stmt(p, s, more); return;
     case TIR_S_EVAL:
       line_start(p);
       builtin(p, "T.evaluate");

@@ -35,6 +35,7 @@ struct PrUndecl {
 
 typedef struct Scan {
   IrPtrMap defined;       /* buffers declared and variables bound somewhere */
+  IrPtrMap let_vars;      /* variables a T.Let expression binds: declared first, as TVM prints */
   IrPtrMap index;         /* buffer -> 1 + index into uses */
   UndeclBuf *uses;        /* every buffer used, declared or not */
   int nuses, capuses;
@@ -74,6 +75,7 @@ static void scan_def(TirVisitor *v, const TirBuffer *b) {
 static void scan_def_var(TirVisitor *v, const TirVar *var) {
   Scan *c = v->ctx;
   if (var->thread_tag && c->nstack && thread_attr(c->stack[c->nstack - 1])) return;
+  if (ir_ptrmap_has(&c->let_vars, var)) return;
   ir_ptrmap_put(&c->defined, var, (void *)var);
 }
 
@@ -115,7 +117,12 @@ static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var, bool heade
 static void scan_use(TirVisitor *v, const TirBuffer *b) { scan_note(v->ctx, b, NULL, true); }
 
 static bool scan_expr(TirVisitor *v, const TirExpr *e) {
-  if (e->kind == TIR_VAR) scan_note(v->ctx, NULL, e->var, true);
+  Scan *c = v->ctx;
+  if (e->kind == TIR_VAR) scan_note(c, NULL, e->var, true);
+  if (e->kind == TIR_LET) { /* `x = T.int32()` ... T.Let(body, where={x: v}) */
+    ir_ptrmap_put(&c->let_vars, e->let.var, (void *)1);
+    scan_note(c, NULL, e->let.var, true);
+  }
   return true;
 }
 
@@ -147,6 +154,7 @@ PrUndecl *pr_undecl_scan(const TirFunc *f) {
   free(c.uses);
   free(c.stack);
   ir_ptrmap_free(&c.defined);
+  ir_ptrmap_free(&c.let_vars);
   ir_ptrmap_free(&c.index);
   return u;
 }

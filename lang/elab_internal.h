@@ -79,6 +79,10 @@ const char *elab_canonical_name(ElabCtx *c, const Ast *callee);
  * Reports an error and returns false otherwise. */
 bool elab_dtype_arg(ElabCtx *c, const Ast *e, DType *out);
 /* Finds keyword argument `name` in a CALL's args (NULL if absent). */
+/* A pointer type, `T.handle("float32", "shared")` or `T.Ptr[T.float32]`: its
+ * element type and scope (NULL: global).  False (nothing reported) for other
+ * annotations; false after reporting a bad dtype or scope. */
+bool elab_ptr_type(ElabCtx *c, const Ast *e, DType *elem, const char **scope);
 const Ast *elab_kwarg(const Ast *call, const char *name);
 /* Positional (non-keyword) argument i of a CALL, or NULL. */
 const Ast *elab_posarg(const Ast *call, int i);

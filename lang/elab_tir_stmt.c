@@ -398,6 +398,10 @@ static TirStmt *store(ElabCtx *c, const Ast *target, TirVal v, const Ast *value_
   int nerr = c->diag->nerr;
   /* a vector index (T.Ramp) stores a vector of the buffer's element type */
   TirExpr *x = elab_tir_adopt(c, v, lv.e->dtype);
+  /* TVM's BufferStore casts a value of another type with the same lanes
+   * (float32 into a float16 buffer, an int into a float one) */
+  if (!x && c->diag->nerr == nerr && v.e->dtype.lanes == lv.e->dtype.lanes)
+    x = elab_tir_int_cast(c->h, v.e, lv.e->dtype);
   if (!x) {
     if (c->diag->nerr == nerr) {
       char b1[DT_STR_MAX], b2[DT_STR_MAX];
@@ -687,7 +691,18 @@ static TirStmt *let_stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, Blo
   TirVal v = elab_tir_val(c, st->a);
   if (!v.e) return NULL;
   TirExpr *value = v.e;
-  if (st->b) {
+  DType elem = dt_void;
+  const char *scope = NULL;
+  int nerr0 = c->diag->nerr;
+  bool is_ptr = st->b && elab_ptr_type(c, st->b, &elem, &scope);
+  if (c->diag->nerr > nerr0) return NULL;
+  if (is_ptr && !dt_is_handle(value->dtype)) {
+    char b1[DT_STR_MAX];
+    diag_error(c->diag, st->a->span, "cannot assign a value of type '%s' to pointer variable '%s'",
+               dts(value->dtype, b1), tg->name);
+    return NULL;
+  }
+  if (st->b && !is_ptr) {
     DType t;
     if (!elab_dtype_arg(c, st->b, &t)) return NULL;
     int nerr = c->diag->nerr;
@@ -704,6 +719,8 @@ static TirStmt *let_stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, Blo
   }
   TirVar *var = tir_var(c->h, tg->name, value->dtype);
   var->span = tg->span;
+  var->ptr_elem = elem;
+  var->ptr_scope = scope;
   /* the rest of the statement list is the binding's scope: defined in the
    * list's own scope (which ends with the list), not a new one per binding,
    * so that 100,000 bindings in a row do not make lookups walk 100,000 scopes */
@@ -782,6 +799,51 @@ static void buffer_view(ElabCtx *c, const Ast *tg, const Ast *call) {
   }
   b->span = tg->span;
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
+}
+
+/* `T.LetStmt(value, var=x)` (x declared before: `x = T.int32()`, `A.data`) or
+ * `with T.LetStmt(value) as x:` - a LetStmt over the rest or the with-body. */
+static TirVar *letstmt_head(ElabCtx *c, const Ast *call, const Ast *as, TirExpr **value) {
+  static const char *const kw[] = {"value", "type_annotation", "var", NULL};
+  if (!elab_check_kwargs(c, call, kw)) return NULL;
+  const Ast *va = elab_posarg(call, 0) ? elab_posarg(call, 0) : elab_kwarg(call, "value");
+  const Ast *vr = elab_kwarg(call, "var");
+  if (!va || elab_num_posargs(call) > 2 || (!vr && !as)) {
+    diag_error(c->diag, call->span, "T.LetStmt takes (value, var=x), or `with T.LetStmt(value) as x:`");
+    return NULL;
+  }
+  TirVal v = elab_tir_val(c, va);
+  if (!v.e) return NULL;
+  if (!vr) {
+    *value = v.e;
+    TirVar *x = tir_var(c->h, as->name, v.e->dtype);
+    x->span = as->span;
+    elab_define(c, as->name, SYM_TIR_VAR, x, as->span);
+    return x;
+  }
+  TirExpr *xe = elab_tir_expr(c, vr);
+  if (!xe) return NULL;
+  if (xe->kind != TIR_VAR) {
+    diag_error(c->diag, vr->span, "T.LetStmt: var= must name a variable");
+    return NULL;
+  }
+  *value = elab_tir_adopt(c, v, xe->dtype);
+  if (!*value) {
+    char b1[DT_STR_MAX], b2[DT_STR_MAX];
+    diag_error(c->diag, va->span, "cannot assign a value of type '%s' to variable '%s' of type '%s'",
+               dts(v.e->dtype, b1), xe->var->name, dts(xe->dtype, b2));
+    return NULL;
+  }
+  if (as) elab_define(c, as->name, SYM_TIR_VAR, xe->var, as->span);
+  return xe->var;
+}
+
+static TirStmt *letstmt_rest(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBuild *hdr) {
+  TirExpr *value;
+  TirVar *x = letstmt_head(c, st->a, NULL, &value);
+  if (!x) return NULL;
+  TirStmt *body = stmts(c, l, i + 1, hdr);
+  return st_at(tir_let_stmt(c->h, x, value, body ? body : eval0(c, st->span)), st->span);
 }
 
 /* `T.launch_thread(tx, 32)` / `T.attr(...)` as a statement: an AttrStmt over
@@ -1233,6 +1295,18 @@ static TirStmt *with_stmt(ElabCtx *c, const Ast *st, BlockBuild *hdr) {
     TirStmt *body = body_of(c, &st->body, NULL, st->span);
     return st_at(tir_attr_stmt(c->h, h.key, h.node, h.value, body ? body : eval0(c, st->span)), st->span);
   }
+  if (cn && !strcmp(cn, "T.LetStmt")) {
+    const Ast *as = st->list.items[0]->b;
+    if (as && as->kind != AST_NAME) {
+      diag_error(c->diag, as->span, "T.LetStmt binds a single name");
+      return NULL;
+    }
+    TirExpr *value;
+    TirVar *x = letstmt_head(c, ctx, as, &value);
+    if (!x) return NULL;
+    TirStmt *body = body_of(c, &st->body, NULL, st->span);
+    return st_at(tir_let_stmt(c->h, x, value, body ? body : eval0(c, st->span)), st->span);
+  }
   diag_error(c->diag, ctx->span, "unsupported with-statement; expected T.block(...) or T.init()");
   return NULL;
 }
@@ -1312,6 +1386,10 @@ static TirStmt *stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBu
     if (cn && (!strcmp(cn, "T.launch_thread") || !strcmp(cn, "T.attr"))) {
       *rest = true;
       return attr_rest(c, st, st->a, cn, NULL, l, i, hdr);
+    }
+    if (cn && !strcmp(cn, "T.LetStmt")) {
+      *rest = true;
+      return letstmt_rest(c, st, l, i, hdr);
     }
     return expr_stmt(c, st, hdr);
   }
