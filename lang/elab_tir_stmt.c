@@ -1184,8 +1184,9 @@ static void check_bindings(ElabCtx *c, BlockBuild *b) {
     bool known = bind_checkable(t, a, b->values.v[i]) &&
                  arith_const_bounds(a, b->values.v[i], &lo, &hi);
     arith_pop(a);
+    /* TVM's parser accepts such a binding (schedules refuse it later): a warning */
     if (known && (lo < dmin || hi >= dmin + dext))
-      diag_error(c->diag, b->binding_spans.v[i],
+      diag_warning(c->diag, b->binding_spans.v[i],
                  "binding of block iter '%s' ranges over [%lld, %lld) but its domain is [%lld, "
                  "%lld)",
                  iv->var->name, (long long)lo, (long long)hi + 1, (long long)dmin,

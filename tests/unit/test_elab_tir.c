@@ -522,11 +522,7 @@ static void test_errors(void) {
                "dtype mismatch in '+': 'bool' vs 'float32'");
   expect_error(PROG("    for i in range(8):\n        C[i] = A\n"), 4, 16,
                "buffer 'A' used as a value");
-  expect_error(PROG("    for i in range(16):\n"
-                    "        with T.block(\"C\"):\n"
-                    "            vi = T.axis.spatial(8, i)\n"
-                    "            C[vi] = 0.0\n"),
-               5, 36, "binding of block iter 'vi' ranges over [0, 16) but its domain is [0, 8)");
+  /* a binding outside its domain is a warning, as TVM's parser accepts it (lit diag/) */
   expect_error(PROG("    for i, j in T.grid(8, 8):\n"
                     "        with T.block(\"C\"):\n"
                     "            vi, vj = T.axis.remap(\"SSR\", [i, j])\n"
