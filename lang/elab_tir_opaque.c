@@ -24,7 +24,8 @@ static const char *const opaque_names[] = {
     "simdgroup_multiply_accumulate", "texture2d_load", "texture2d_store", "isnullptr",
     "anylist_getitem", "anylist_resetitem", "anylist_setitem_call_packed",
     "anylist_setitem_call_cpacked", "get_active_lane_mask", "get_vscale_expr", "undef",
-    "call_intrin", "type_annotation", NULL,
+    "call_intrin", "type_annotation", "break_loop", "continue_loop", "TVMBackendAllocWorkspace",
+    "TVMBackendFreeWorkspace", "llvm_lookup_intrinsic_id", NULL,
 };
 
 /* Name prefixes of TVM's builtin families (tvm_struct_get, ptx_mma, mma_store, ...). */
@@ -46,6 +47,12 @@ static TirExpr *opaque(ElabCtx *c, Span sp, const char *nm, DType t, TirExpr **r
   TirExpr *e = tir_call(c->h, t, tir_op_lookup(" opaque"), args, n + 1);
   e->span = sp;
   return e;
+}
+
+/* `break` / `continue` in a loop: T.evaluate(T.break_loop()) as TVM's parser
+ * writes them (kept opaque: the interpreter and backends refuse them). */
+TirExpr *elab_tir_opaque_named(ElabCtx *c, Span sp, const char *nm) {
+  return opaque(c, sp, nm, tir_opaque_default_dtype(nm, NULL, 0), NULL, 0);
 }
 
 /* `T.type_annotation("float32")`: a call with no arguments of that dtype. */

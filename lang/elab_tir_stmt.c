@@ -1444,9 +1444,10 @@ static TirStmt *stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBu
   case AST_ERROR: return NULL;
   case AST_BREAK:
   case AST_CONTINUE:
-    diag_error(c->diag, st->span, "'%s' is not supported in TIR",
-               st->kind == AST_BREAK ? "break" : "continue");
-    return NULL;
+  {
+    const char *nm = st->kind == AST_BREAK ? "break_loop" : "continue_loop";
+    return st_at(tir_evaluate(c->h, elab_tir_opaque_named(c, st->span, nm)), st->span);
+  }
   case AST_FUNCDEF:
   case AST_CLASS:
     diag_error(c->diag, st->span, "nested definitions are not supported in a prim_func");
