@@ -1180,7 +1180,9 @@ static void undecl_vars(Printer *p, const TirStmt *s) {
       continue;
     }
     dtype_builtin(p, v->dtype);
-    pr_puts(p, "()\n");
+    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
+    else pr_puts(p, "()");
+    pr_puts(p, "\n");
   }
 }
 
@@ -1387,7 +1389,9 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     pr_indent(p);
     pr_printf(p, "%s = ", pr_define(p, v, v->name));
     dtype_builtin(p, v->dtype);
-    pr_puts(p, "()\n");
+    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
+    else pr_puts(p, "()");
+    pr_puts(p, "\n");
   }
   pv_free(&vars);
   if (vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);

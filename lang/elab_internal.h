@@ -142,6 +142,7 @@ TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t);
 bool elab_tir_opaque_name(const char *nm);  /* nm without "T." */
 TirExpr *elab_tir_opaque_call(ElabCtx *c, const Ast *call, const char *nm);
 TirExpr *elab_tir_opaque_named(ElabCtx *c, Span sp, const char *nm); /* T.nm() */
+TirExpr *elab_tir_target_value(ElabCtx *c, const Ast *call); /* T.target("cuda", host=) */
 /* `buf.access_ptr(mask, offset=, extent=)` as T.tvm_access_ptr(...). */
 TirExpr *elab_tir_access_ptr(ElabCtx *c, const Ast *call, TirBuffer *buf);
 /* a - b with constant folding, b == 0 -> a, and (x + c1) - (x + c2) -> c1 - c2. */

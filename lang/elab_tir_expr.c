@@ -1105,6 +1105,14 @@ IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e) {
     if (cn && !strcmp(cn, "T.bool") && e->list.len == 1 && a0 &&
         (a0->kind == AST_TRUE || a0->kind == AST_FALSE))
       return irv_bool(h, a0->kind == AST_TRUE);
+    if (cn && (!strcmp(cn, "T.target") || !strcmp(cn, "tvm.target.Target"))) {
+      int nerr = c->diag->nerr;
+      TirExpr *t = elab_tir_target_value(c, e);
+      if (t) return irv_expr(h, t);
+      if (c->diag->nerr == nerr)
+        diag_error(c->diag, e->span, "a target is written T.target(\"kind\", host=\"kind\") here");
+      return NULL;
+    }
     break;
   }
   default: break;

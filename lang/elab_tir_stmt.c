@@ -338,20 +338,27 @@ static IrValue *dict_arg(ElabCtx *c, const Ast *call, const char *fname) {
   return elab_tir_attr_value(c, elab_posarg(call, 0));
 }
 
+/* `n = T.int32()` (a size var), `a = T.bool()`, `p = T.handle("float32")`: a
+ * free variable, as TVMScript declares one. */
 static bool is_sizevar_decl(ElabCtx *c, const Ast *value, DType *t) {
   const char *cn = canon_call(c, value);
-  return cn && !strncmp(cn, "T.", 2) && dt_parse(cn + 2, t) && dt_is_integer(*t) &&
-         elab_num_posargs(value) == 0;
+  if (cn && !strcmp(cn, "T.handle") && value->kind == AST_CALL && !elab_kwarg(value, "is_size_var")) {
+    *t = dt_handle;
+    return true;
+  }
+  return cn && !strncmp(cn, "T.", 2) && dt_parse(cn + 2, t) && !dt_is_void(*t) &&
+         !dt_is_handle(*t) && t->lanes == 1 && elab_num_posargs(value) == 0;
 }
 
-static void declare_size_var(ElabCtx *c, const Ast *target, DType t) {
+static void declare_size_var(ElabCtx *c, const Ast *target, const Ast *value, DType t) {
   Sym *s = elab_lookup(c, target->name);
   if (is_tir_binding(s)) {
     diag_error(c->diag, target->span, "cannot reassign variable '%s' in TIR", target->name);
     return;
   }
   TirVar *v = tir_var(c->h, target->name, t);
-  v->is_size_var = true;
+  if (dt_is_handle(t) && !elab_ptr_type(c, value, &v->ptr_elem, &v->ptr_scope)) return;
+  v->is_size_var = dt_is_integer(t);
   v->span = target->span;
   elab_define(c, target->name, SYM_TIR_VAR, v, target->span);
 }
@@ -363,7 +370,7 @@ static bool size_var_stmt(ElabCtx *c, const Ast *st) {
   DType t;
   if (tg->kind == AST_NAME) {
     if (!is_sizevar_decl(c, st->a, &t)) return false;
-    declare_size_var(c, tg, t);
+    declare_size_var(c, tg, st->a, t);
     return true;
   }
   if (tg->kind == AST_TUPLE && st->a->kind == AST_TUPLE && tg->list.len == st->a->list.len) {
@@ -372,7 +379,7 @@ static bool size_var_stmt(ElabCtx *c, const Ast *st) {
         return false;
     for (int i = 0; i < tg->list.len; i++) {
       is_sizevar_decl(c, st->a->list.items[i], &t);
-      declare_size_var(c, tg->list.items[i], t);
+      declare_size_var(c, tg->list.items[i], st->a->list.items[i], t);
     }
     return true;
   }
