@@ -355,6 +355,23 @@ static void decl_buffer(CgFn *f, const TirStmt *s) {
   with_storage(f, buf->data, buf->dtype, folded, s->decl.body);
 }
 
+/* A thread launch on the CPU (no threads): a serial loop over the thread
+ * index, as the interpreter runs it; a relaunch of a bound thread is that index. */
+static void attr_stmt(CgFn *f, const TirStmt *s) {
+  const TirVar *v = s->attr.node;
+  bool launch = v && v->thread_tag &&
+                (!strcmp(s->attr.key, "thread_extent") || !strcmp(s->attr.key, "virtual_thread"));
+  if (!launch || cg_lookup(f, v)) {
+    cg_stmt(f, s->attr.body);
+    return;
+  }
+  IrHeap *h = arith_heap(f->arith);
+  TirStmt *loop = tir_for(h, (TirVar *)v, tir_int(h, v->dtype, 0), s->attr.value, TIR_FOR_SERIAL, NULL,
+                          NULL, s->attr.body);
+  loop->span = s->span;
+  for_stmt(f, loop);
+}
+
 /* ------------------------------------------------------------ statements */
 
 static void if_stmt(CgFn *f, const TirStmt *s) {
@@ -448,7 +465,7 @@ void cg_stmt(CgFn *f, const TirStmt *s) {
     case TIR_S_WHILE: while_stmt(f, s); break;
     case TIR_S_ALLOCATE: allocate(f, s); break;
     case TIR_S_DECL_BUFFER: decl_buffer(f, s); break;
-    case TIR_S_ATTR: cg_stmt(f, s->attr.body); break;
+    case TIR_S_ATTR: attr_stmt(f, s); break;
     case TIR_S_BLOCK: case TIR_S_BLOCK_REALIZE:
       cg_fail(f, s->span, NULL, "codegen: blocks must be lowered first (run tir_lower)");
       break;

@@ -19,6 +19,7 @@ DLDataType drv_dl_dtype(DType t) {
     case DT_BOOL: d.code = kDLBool, d.bits = 8; break;
     default: break;
   }
+  if (d.bits < 8) d.bits = 8; /* int4 / int1 live one byte per element, as the interpreter stores them */
   return d;
 }
 

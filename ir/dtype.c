@@ -44,7 +44,10 @@ bool dt_parse(const char *s, DType *out) {
     DType t = {(uint8_t)codes[i].code, (uint8_t)bits, (uint16_t)lanes};
     bool ok;
     switch (codes[i].code) {
-      case DT_INT: case DT_UINT: ok = bits == 8 || bits == 16 || bits == 32 || bits == 64; break;
+      /* sub-byte int4 / int1 / uint1 (TVM's packed types) are stored one byte per element */
+      case DT_INT: case DT_UINT:
+        ok = bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
+        break;
       case DT_FLOAT: ok = bits == 16 || bits == 32 || bits == 64; break;
       case DT_BFLOAT: ok = bits == 16; break;
       default: ok = false;

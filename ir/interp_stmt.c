@@ -157,6 +157,28 @@ static int exec_for(Interp *in, const TirStmt *s) {
   return rc;
 }
 
+/* A thread launch (T.launch_thread) runs its body once per thread index, one
+ * thread after another, as a thread-bound loop does; a thread launched again
+ * inside its own launch (the same env thread) is that one index. */
+static int exec_attr(Interp *in, const TirStmt *s) {
+  const TirVar *v = s->attr.node;
+  bool launch = v && v->thread_tag &&
+                (!strcmp(s->attr.key, "thread_extent") || !strcmp(s->attr.key, "virtual_thread"));
+  if (!launch || interp_lookup(in, v)) return interp_exec(in, s->attr.body);
+  int64_t ext;
+  if (interp_eval_int(in, s->attr.value, &ext)) return -1;
+  IMark m = interp_mark(in);
+  interp_bind_int(in, v, 0);
+  int slot = in->nvars - 1;
+  int rc = 0;
+  for (int64_t i = 0; i < ext && rc == 0; i++) {
+    in->vars[slot].s = interp_normalize_int(in->vars[slot].t, (uint64_t)i);
+    rc = interp_exec(in, s->attr.body);
+  }
+  interp_pop(in, m);
+  return rc;
+}
+
 static int exec_block_realize(Interp *in, const TirStmt *s) {
   const TirBlock *blk = tir_realize_block(s);
   if (s->realize.n != blk->niters)
@@ -338,7 +360,7 @@ int interp_exec(Interp *in, const TirStmt *s) {
       rc = exec_decl_buffer(in, s);
       break;
     case TIR_S_ATTR:
-      rc = interp_exec(in, s->attr.body);
+      rc = exec_attr(in, s);
       break;
     default:
       rc = interp_error(in, s->span, "cannot run a %s statement", tir_stmt_kind_name(s->kind));

@@ -32,6 +32,7 @@ typedef struct Printer {
   bool int64_plain;        /* Relax shape context: int64 literals print plain */
   const char *module_name; /* class name used by `cls = Module` */
   PrUndecl *undecl;        /* the current prim_func's undeclared buffers, or NULL */
+  bool seq_more;           /* the statement about to print has siblings after it */
 } Printer;
 
 /* Colour classes for PrintOptions.color. */

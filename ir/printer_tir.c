@@ -316,7 +316,8 @@ static void expr_let(Printer *p, const TirExpr *e) {
   p->out = &value;
   expr(p, e->let.value, PREC_LOWEST);
   p->out = saved;
-  const char *name = pr_define(p, e->let.var, e->let.var->name);
+  const char *name = pr_lookup(p, e->let.var); /* declared by `x = T.int32()` above */
+  if (!name) name = pr_define(p, e->let.var, e->let.var->name);
   expr(p, e->let.body, PREC_LOWEST);
   pr_printf(p, ", where={%s: %s})", name, value.data);
   sb_free(&value);
@@ -967,7 +968,21 @@ static bool stmt_has_block(const TirStmt *s) {
 }
 
 /* `x: T.int32 = value` then the body, x visible in the body only. */
-static void let_stmt(Printer *p, const TirStmt *s) {
+/* `T.handle("int32")` / `T.handle("int32", "shared")`: a typed pointer's element type. */
+static void ptr_type_args(Printer *p, const TirVar *v) {
+  if (!dt_is_handle(v->dtype) || dt_is_void(v->ptr_elem)) return;
+  pr_puts(p, "(");
+  dtype_lit(p, v->ptr_elem);
+  if (v->ptr_scope && strcmp(v->ptr_scope, "global")) {
+    pr_puts(p, ", ");
+    pr_string_lit(p, v->ptr_scope);
+  }
+  pr_puts(p, ")");
+}
+
+/* `x: T.int32 = value` over the rest of its frame, or `with T.LetStmt(value) as x:`
+ * when statements follow it (TVM's concise scoping). */
+static void let_stmt(Printer *p, const TirStmt *s, bool more) {
   line_start(p);
   StrBuf val;
   sb_init(&val);
@@ -976,8 +991,21 @@ static void let_stmt(Printer *p, const TirStmt *s) {
   expr(p, s->let.value, PREC_LOWEST);
   p->out = saved;
   int mark = pr_mark(p);
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+    builtin(p, "T.LetStmt");
+    pr_printf(p, "(%s) ", val.data);
+    keyword(p, "as");
+    pr_printf(p, " %s:\n", pr_define(p, s->let.var, s->let.var->name));
+    sb_free(&val);
+    nested_body(p, s->let.body);
+    pr_pop(p, mark);
+    return;
+  }
   pr_printf(p, "%s: ", pr_define(p, s->let.var, s->let.var->name));
   dtype_builtin(p, s->let.var->dtype);
+  ptr_type_args(p, s->let.var);
   pr_printf(p, " = %s\n", val.data);
   sb_free(&val);
   stmt(p, s->let.body);
@@ -1054,21 +1082,68 @@ static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
   pr_pop(p, mark);
 }
 
-/* `with T.attr(node, key, value):` around the body. */
-static void attr_stmt(Printer *p, const TirStmt *s) {
+/* A thread attr: `T.launch_thread(tx, 32)` for a thread declared already
+ * (T.env_thread), else `tx = T.launch_thread("threadIdx.x", 32)`, as TVM prints. */
+static void launch_thread_stmt(Printer *p, const TirStmt *s, bool more) {
+  const TirVar *v = s->attr.node;
+  const char *name = pr_lookup(p, v);
+  int mark = pr_mark(p);
   line_start(p);
-  keyword(p, "with");
-  pr_puts(p, " ");
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+  }
+  if (!name && !more) pr_printf(p, "%s = ", pr_define(p, v, v->name));
+  builtin(p, "T.launch_thread");
+  pr_puts(p, "(");
+  if (name) pr_puts(p, name);
+  else pr_string_lit(p, v->thread_tag);
+  pr_puts(p, ", ");
+  expr(p, s->attr.value, PREC_LOWEST);
+  pr_puts(p, ")");
+  if (!name && more) pr_printf(p, " as %s", pr_define(p, v, v->name));
+  if (more) {
+    pr_puts(p, ":\n");
+    nested_body(p, s->attr.body);
+  } else {
+    pr_puts(p, "\n");
+    stmt(p, s->attr.body);
+  }
+  pr_pop(p, mark);
+}
+
+static bool is_thread_attr(const TirStmt *s) {
+  return s->attr.node && s->attr.node->thread_tag &&
+         (!strcmp(s->attr.key, "thread_extent") || !strcmp(s->attr.key, "virtual_thread"));
+}
+
+/* `T.attr(node, key, value)` over the rest of its frame, or `with T.attr(...):`
+ * when statements follow it (TVM's concise scoping); node 0 when it has none. */
+static void attr_stmt(Printer *p, const TirStmt *s, bool more) {
+  if (is_thread_attr(s)) {
+    launch_thread_stmt(p, s, more);
+    return;
+  }
+  line_start(p);
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+  }
   builtin(p, "T.attr");
   pr_puts(p, "(");
   if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
-  else keyword(p, "None");
+  else pr_puts(p, "0");
   pr_puts(p, ", ");
   pr_string_lit(p, s->attr.key);
   pr_puts(p, ", ");
   expr(p, s->attr.value, PREC_LOWEST);
-  pr_puts(p, "):\n");
-  nested_body(p, s->attr.body);
+  if (more) {
+    pr_puts(p, "):\n");
+    nested_body(p, s->attr.body);
+  } else {
+    pr_puts(p, ")\n");
+    stmt(p, s->attr.body);
+  }
 }
 
 /* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared. */
@@ -1097,12 +1172,23 @@ static void undecl_vars(Printer *p, const TirStmt *s) {
     if (pr_lookup(p, v)) continue;
     line_start(p);
     pr_printf(p, "%s = ", pr_define(p, v, v->name));
+    if (v->thread_tag) { /* used outside one launch: TVM's T.env_thread line */
+      builtin(p, "T.env_thread");
+      pr_puts(p, "(");
+      pr_string_lit(p, v->thread_tag);
+      pr_puts(p, ")\n");
+      continue;
+    }
     dtype_builtin(p, v->dtype);
-    pr_puts(p, "()\n");
+    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
+    else pr_puts(p, "()");
+    pr_puts(p, "\n");
   }
 }
 
 static void stmt(Printer *p, const TirStmt *s) {
+  bool more = p->seq_more;
+  p->seq_more = false;
   if (s && s->kind != TIR_S_SEQ) {
     const TirBuffer *b;
     undecl_vars(p, s);
@@ -1125,11 +1211,14 @@ static void stmt(Printer *p, const TirStmt *s) {
       pr_puts(p, "\n");
       return;
     case TIR_S_SEQ:
-      for (int i = 0; i < s->seq.n; i++) stmt(p, s->seq.stmts[i]);
+      for (int i = 0; i < s->seq.n; i++) {
+        p->seq_more = more || i + 1 < s->seq.n;
+        stmt(p, s->seq.stmts[i]);
+      }
       return;
     case TIR_S_FOR: for_stmt(p, s); return;
     case TIR_S_IF: if_stmt(p, s, false); return;
-    case TIR_S_LET: let_stmt(p, s); return;
+    case TIR_S_LET: let_stmt(p, s, more); return;
     case TIR_S_EVAL:
       line_start(p);
       builtin(p, "T.evaluate");
@@ -1159,7 +1248,7 @@ static void stmt(Printer *p, const TirStmt *s) {
     case TIR_S_BLOCK: block_stmt(p, &s->block, NULL); return;
     case TIR_S_ALLOCATE: allocate_stmt(p, s); return;
     case TIR_S_DECL_BUFFER: decl_buffer_stmt(p, s); return;
-    case TIR_S_ATTR: attr_stmt(p, s); return;
+    case TIR_S_ATTR: attr_stmt(p, s, more); return;
     default:
       return;
   }
@@ -1300,7 +1389,9 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     pr_indent(p);
     pr_printf(p, "%s = ", pr_define(p, v, v->name));
     dtype_builtin(p, v->dtype);
-    pr_puts(p, "()\n");
+    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
+    else pr_puts(p, "()");
+    pr_puts(p, "\n");
   }
   pv_free(&vars);
   if (vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);

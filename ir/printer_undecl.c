@@ -35,6 +35,7 @@ struct PrUndecl {
 
 typedef struct Scan {
   IrPtrMap defined;       /* buffers declared and variables bound somewhere */
+  IrPtrMap let_vars;      /* variables a T.Let expression binds: declared first, as TVM prints */
   IrPtrMap index;         /* buffer -> 1 + index into uses */
   UndeclBuf *uses;        /* every buffer used, declared or not */
   int nuses, capuses;
@@ -42,9 +43,21 @@ typedef struct Scan {
   int nstack, capstack;
 } Scan;
 
+static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var, bool header);
+
+static bool thread_attr(const TirStmt *s) {
+  return s->kind == TIR_S_ATTR && s->attr.node && s->attr.node->thread_tag;
+}
+
+/* A thread attr does not define its thread (TVM's IterVar): the printer
+ * defines it at the launch when the launch encloses every use, else by a
+ * T.env_thread line in the lowest frame holding them, like a free variable. */
 static bool scan_pre(TirVisitor *v, const TirStmt *s) {
   Scan *c = v->ctx;
   VEC_PUSH(c->stack, c->nstack, c->capstack, s);
+  if (thread_attr(s)) {
+    scan_note(c, NULL, s->attr.node, false);
+  }
   return true;
 }
 
@@ -61,11 +74,13 @@ static void scan_def(TirVisitor *v, const TirBuffer *b) {
 
 static void scan_def_var(TirVisitor *v, const TirVar *var) {
   Scan *c = v->ctx;
+  if (var->thread_tag && c->nstack && thread_attr(c->stack[c->nstack - 1])) return;
+  if (ir_ptrmap_has(&c->let_vars, var)) return;
   ir_ptrmap_put(&c->defined, var, (void *)var);
 }
 
 /* A use of buffer b or (b NULL) variable var under the current stack. */
-static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var) {
+static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var, bool header) {
   const void *key = b ? (const void *)b : (const void *)var;
   intptr_t k = (intptr_t)ir_ptrmap_get(&c->index, key);
   UndeclBuf *u;
@@ -87,6 +102,7 @@ static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var) {
     u->nprefix = n;
   }
   for (int i = 0; i < c->nstack; i++) ir_ptrmap_put(&u->holders, c->stack[i], (void *)1);
+  if (!header) return;
   if (c->nstack) ir_ptrmap_put(&u->headers, c->stack[c->nstack - 1], (void *)1);
   /* A block's header (match_buffer, alloc_buffer shapes) prints with its
    * realize, a DeclBuffer with the Allocate it declares (one T.decl_buffer
@@ -98,10 +114,15 @@ static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var) {
   }
 }
 
-static void scan_use(TirVisitor *v, const TirBuffer *b) { scan_note(v->ctx, b, NULL); }
+static void scan_use(TirVisitor *v, const TirBuffer *b) { scan_note(v->ctx, b, NULL, true); }
 
 static bool scan_expr(TirVisitor *v, const TirExpr *e) {
-  if (e->kind == TIR_VAR) scan_note(v->ctx, NULL, e->var);
+  Scan *c = v->ctx;
+  if (e->kind == TIR_VAR) scan_note(c, NULL, e->var, true);
+  if (e->kind == TIR_LET) { /* `x = T.int32()` ... T.Let(body, where={x: v}) */
+    ir_ptrmap_put(&c->let_vars, e->let.var, (void *)1);
+    scan_note(c, NULL, e->let.var, true);
+  }
   return true;
 }
 
@@ -133,6 +154,7 @@ PrUndecl *pr_undecl_scan(const TirFunc *f) {
   free(c.uses);
   free(c.stack);
   ir_ptrmap_free(&c.defined);
+  ir_ptrmap_free(&c.let_vars);
   ir_ptrmap_free(&c.index);
   return u;
 }

@@ -237,6 +237,9 @@ static bool eq_var_def(SEq *q, const TirVar *a, const TirVar *b) {
     return fail(q, "variable %s vs %s: dtype %s vs %s", vname(a), vname(b), dt_str(a->dtype, t1),
                 dt_str(b->dtype, t2));
   }
+  if ((a->thread_tag || b->thread_tag) && !streq0(a->thread_tag, b->thread_tag))
+    return fail(q, "variable %s vs %s: thread \"%s\" vs \"%s\"", vname(a), vname(b),
+                a->thread_tag ? a->thread_tag : "", b->thread_tag ? b->thread_tag : "");
   ir_ptrmap_put(&q->lr, a, (void *)b);
   ir_ptrmap_put(&q->rl, b, (void *)a);
   return true;

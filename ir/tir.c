@@ -353,6 +353,7 @@ DType tir_opaque_default_dtype(const char *nm, TirExpr *const *args, int nargs) 
       !strcmp(nm, "start_profile_intrinsic") || !strcmp(nm, "end_profile_intrinsic"))
     return dt_int32;
   if (!strcmp(nm, "isnullptr")) return dt_bool;
+  if (!strcmp(nm, "break_loop") || !strcmp(nm, "continue_loop")) return dt_void;
   return dt_handle;
 }
 

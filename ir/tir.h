@@ -85,6 +85,8 @@ struct TirVar {
   bool is_size_var;  /* declared by `n = T.int32()`: known non-negative */
   DType ptr_elem;    /* for handle vars that are buffer data pointers: element dtype (else void) */
   const char *ptr_scope; /* storage scope of the pointed-to memory ("global", "shared", ...) or NULL */
+  const char *thread_tag; /* an environment thread (T.env_thread / T.launch_thread): its tag
+                           * ("threadIdx.x", "vthread"), bound by a thread_extent attr; else NULL */
   Span span;         /* where declared */
 };
 

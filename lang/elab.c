@@ -223,6 +223,10 @@ const char *elab_canonical_name(ElabCtx *c, const Ast *callee) {
     sb_free(&o);
   }
   sb_free(&sb);
+  /* TVMScript's second spellings of one builtin */
+  static const char *const aliases[][2] = {{"T.buffer", "T.Buffer"}, {"T.boolean", "T.bool"}};
+  for (size_t i = 0; result && i < sizeof aliases / sizeof aliases[0]; i++)
+    if (!strcmp(result, aliases[i][0])) result = aliases[i][1];
   return result;
 }
 
@@ -247,6 +251,31 @@ bool elab_dtype_arg(ElabCtx *c, const Ast *e, DType *out) {
   }
   diag_error(c->diag, e->span, "expected a dtype such as \"float32\"");
   return false;
+}
+
+bool elab_ptr_type(ElabCtx *c, const Ast *e, DType *elem, const char **scope) {
+  const Ast *callee = e && (e->kind == AST_CALL || e->kind == AST_SUBSCRIPT) ? e->a : NULL;
+  const char *cn = callee ? elab_canonical_name(c, callee) : NULL;
+  if (!cn || (strcmp(cn, "T.handle") && strcmp(cn, "T.Ptr"))) return false;
+  const Ast *dt = e->kind == AST_SUBSCRIPT ? e->b : elab_posarg(e, 0);
+  const Ast *sc = e->kind == AST_SUBSCRIPT ? NULL : elab_posarg(e, 1);
+  if (e->kind == AST_CALL && !dt) dt = elab_kwarg(e, "dtype");
+  if (e->kind == AST_CALL && !sc) sc = elab_kwarg(e, "storage_scope");
+  if (dt && dt->kind == AST_TUPLE && dt->list.len == 2) { /* T.Ptr[T.float32, "shared"] */
+    sc = dt->list.items[1];
+    dt = dt->list.items[0];
+  }
+  *elem = dt_void;
+  *scope = NULL;
+  if (dt && !elab_dtype_arg(c, dt, elem)) return false;
+  if (sc) {
+    if (sc->kind != AST_STR) {
+      diag_error(c->diag, sc->span, "a storage scope must be a string such as \"shared\"");
+      return false;
+    }
+    *scope = ir_strdup(c->h, sc->str);
+  }
+  return true;
 }
 
 const Ast *elab_kwarg(const Ast *call, const char *name) {

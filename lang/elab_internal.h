@@ -79,6 +79,10 @@ const char *elab_canonical_name(ElabCtx *c, const Ast *callee);
  * Reports an error and returns false otherwise. */
 bool elab_dtype_arg(ElabCtx *c, const Ast *e, DType *out);
 /* Finds keyword argument `name` in a CALL's args (NULL if absent). */
+/* A pointer type, `T.handle("float32", "shared")` or `T.Ptr[T.float32]`: its
+ * element type and scope (NULL: global).  False (nothing reported) for other
+ * annotations; false after reporting a bad dtype or scope. */
+bool elab_ptr_type(ElabCtx *c, const Ast *e, DType *elem, const char **scope);
 const Ast *elab_kwarg(const Ast *call, const char *name);
 /* Positional (non-keyword) argument i of a CALL, or NULL. */
 const Ast *elab_posarg(const Ast *call, int i);
@@ -137,6 +141,8 @@ TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t);
 /* elab_tir_opaque.c: builtins TVS does not model, kept as opaque calls. */
 bool elab_tir_opaque_name(const char *nm);  /* nm without "T." */
 TirExpr *elab_tir_opaque_call(ElabCtx *c, const Ast *call, const char *nm);
+TirExpr *elab_tir_opaque_named(ElabCtx *c, Span sp, const char *nm); /* T.nm() */
+TirExpr *elab_tir_target_value(ElabCtx *c, const Ast *call); /* T.target("cuda", host=) */
 /* `buf.access_ptr(mask, offset=, extent=)` as T.tvm_access_ptr(...). */
 TirExpr *elab_tir_access_ptr(ElabCtx *c, const Ast *call, TirBuffer *buf);
 /* a - b with constant folding, b == 0 -> a, and (x + c1) - (x + c2) -> c1 - c2. */
@@ -146,5 +152,14 @@ TirExpr *elab_tir_sub_fold(IrHeap *h, TirExpr *a, TirExpr *b);
 int elab_subscript_items(ElabCtx *c, const Ast *e, const TirBuffer *buf, const Ast *const **items);
 /* Converts an attribute-dict literal (T.func_attr, annotations=) to an IrValue. */
 IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e);
+
+/* elab_tir_attr.c: T.env_thread, T.launch_thread and T.attr (AttrStmt heads). */
+typedef struct ElabAttrHead {
+  const char *key;  /* "thread_extent", "virtual_thread", "pragma_...", ... */
+  TirVar *node;     /* the thread or the attributed variable; NULL for node 0 */
+  TirExpr *value;
+} ElabAttrHead;
+bool elab_tir_env_thread(ElabCtx *c, const Ast *target, const Ast *call);
+bool elab_tir_attr_head(ElabCtx *c, const Ast *call, const char *cn, const Ast *name, ElabAttrHead *h);
 
 #endif

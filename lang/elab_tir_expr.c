@@ -700,6 +700,32 @@ static TirVal abs_builtin(ElabCtx *c, const Ast *call) {
   return bad();
 }
 
+/* `T.Let(body, where={x: value})`: x (a declared variable, `x = T.int32()`)
+ * bound to value in body. */
+static TirVal let_builtin(ElabCtx *c, const Ast *call) {
+  static const char *const kw[] = {"where", NULL};
+  if (!elab_check_kwargs(c, call, kw)) return bad();
+  const Ast *w = elab_kwarg(call, "where");
+  if (!want_args(c, call, "T.Let", 1, 1)) return bad();
+  if (!w || w->kind != AST_DICT || w->list.len != 1) {
+    diag_error(c->diag, call->span, "T.Let takes (body, where={var: value}) with one binding");
+    return bad();
+  }
+  TirVal k = elab_tir_val(c, w->list.items[0]);
+  if (!k.e) return bad();
+  if (k.e->kind != TIR_VAR) {
+    diag_error(c->diag, w->list.items[0]->span, "T.Let binds a variable, e.g. x = T.int32() before it");
+    return bad();
+  }
+  TirExpr *value = elab_tir_adopt(c, elab_tir_val(c, w->list2.items[0]), k.e->dtype);
+  TirExpr *body = realize(arg_val(c, call, 0));
+  if (!value || !body) {
+    if (body && !value) diag_error(c->diag, w->list2.items[0]->span, "T.Let: the value's type differs from the variable's");
+    return bad();
+  }
+  return typed(at(tir_let(c->h, k.e->var, value, body), call->span));
+}
+
 /* T.if_then_else(c, a, b[, dtype=]) and T.Select(c, a, b). */
 static TirVal select_builtin(ElabCtx *c, const Ast *call, const char *cn, bool lazy) {
   static const char *const kw[] = {"dtype", NULL};
@@ -814,6 +840,7 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
     diag_error(c->diag, e->a->span, "%s cannot be used in a TIR expression", cn);
     return bad();
   }
+  if (!strcmp(cn, "T.Let")) return let_builtin(c, e);
   static const char *const any_kw[] = {"dtype", "is_size_var", NULL};
   if (!elab_check_kwargs(c, e, any_kw)) return bad();
   const char *nm = cn + 2;
@@ -821,9 +848,10 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
   if (dt_parse(nm, &t) && !dt_is_handle(t) && !dt_is_void(t) && t.lanes == 1)
     return dtype_ctor(c, e, cn, t);
   if (!strcmp(nm, "Cast") || !strcmp(nm, "cast")) {
-    if (!want_args(c, e, cn, 2, 2)) return bad();
+    const Ast *dk = nm[0] == 'c' ? elab_kwarg(e, "dtype") : NULL; /* T.cast(x, dtype=...) */
+    if (!want_args(c, e, cn, dk ? 1 : 2, dk ? 1 : 2)) return bad();
     bool dtype_first = nm[0] == 'C';
-    if (!elab_dtype_arg(c, elab_posarg(e, dtype_first ? 0 : 1), &t)) return bad();
+    if (!elab_dtype_arg(c, dk ? dk : elab_posarg(e, dtype_first ? 0 : 1), &t)) return bad();
     TirVal v = arg_val(c, e, dtype_first ? 1 : 0);
     if (!v.e) return bad();
     if (dtype_first) return typed(at(tir_cast(c->h, t, realize(v)), e->span));
@@ -848,9 +876,12 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
   if (!strcmp(nm, "call_extern")) return call_extern(c, e, op_info(TIR_OP_CALL_EXTERN));
   if (!strcmp(nm, "call_pure_extern")) return call_extern(c, e, op_info(TIR_OP_CALL_PURE_EXTERN));
   if (!strcmp(nm, "reinterpret")) {
-    if (!want_args(c, e, cn, 2, 2)) return bad();
-    if (!elab_dtype_arg(c, elab_posarg(e, 0), &t)) return bad();
-    TirVal v = arg_val(c, e, 1);
+    /* T.reinterpret("float32", x) or TVM's T.reinterpret(x, dtype="float32") */
+    const Ast *dk = elab_kwarg(e, "dtype");
+    int nv = dk ? 0 : 1;
+    if (dk ? !want_args(c, e, cn, 1, 1) : !want_args(c, e, cn, 2, 2)) return bad();
+    if (!elab_dtype_arg(c, dk ? dk : elab_posarg(e, 0), &t)) return bad();
+    TirVal v = arg_val(c, e, nv);
     if (!v.e) return bad();
     TirExpr *args[1] = {realize(v)};
     return typed(at(tir_call(c->h, t, op_info(TIR_OP_REINTERPRET), args, 1), e->span));
@@ -981,10 +1012,15 @@ TirVal elab_tir_val(ElabCtx *c, const Ast *e) {
     return acc;
   }
   case AST_COMPARE: return compare(c, e);
-  case AST_IFEXP:
-    diag_error(c->diag, e->span,
-               "conditional expressions are not supported in TIR; use T.if_then_else(c, a, b)");
-    return bad();
+  case AST_IFEXP: { /* `a if c else b` is T.if_then_else(c, a, b), as TVMScript parses it */
+    TirExpr *cond = as_bool(c, elab_tir_val(c, e->a), "condition");
+    TirVal a = elab_tir_val(c, e->b), b = elab_tir_val(c, e->c);
+    if (!cond || !a.e || !b.e) return bad();
+    if (a.lit && b.lit) a.lit = false;
+    if (!match_types(c, &a, &b, "if-else", e->span)) return bad();
+    TirExpr *args[3] = {cond, a.e, b.e};
+    return typed(at(tir_call(c->h, a.e->dtype, op_info(TIR_OP_IF_THEN_ELSE), args, 3), e->span));
+  }
   case AST_NONE:
     diag_error(c->diag, e->span, "None is not a TIR value");
     return bad();
@@ -1069,6 +1105,14 @@ IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e) {
     if (cn && !strcmp(cn, "T.bool") && e->list.len == 1 && a0 &&
         (a0->kind == AST_TRUE || a0->kind == AST_FALSE))
       return irv_bool(h, a0->kind == AST_TRUE);
+    if (cn && (!strcmp(cn, "T.target") || !strcmp(cn, "tvm.target.Target"))) {
+      int nerr = c->diag->nerr;
+      TirExpr *t = elab_tir_target_value(c, e);
+      if (t) return irv_expr(h, t);
+      if (c->diag->nerr == nerr)
+        diag_error(c->diag, e->span, "a target is written T.target(\"kind\", host=\"kind\") here");
+      return NULL;
+    }
     break;
   }
   default: break;

@@ -24,7 +24,8 @@ static const char *const opaque_names[] = {
     "simdgroup_multiply_accumulate", "texture2d_load", "texture2d_store", "isnullptr",
     "anylist_getitem", "anylist_resetitem", "anylist_setitem_call_packed",
     "anylist_setitem_call_cpacked", "get_active_lane_mask", "get_vscale_expr", "undef",
-    "call_intrin", "type_annotation", NULL,
+    "call_intrin", "type_annotation", "break_loop", "continue_loop", "TVMBackendAllocWorkspace",
+    "TVMBackendFreeWorkspace", "llvm_lookup_intrinsic_id", NULL,
 };
 
 /* Name prefixes of TVM's builtin families (tvm_struct_get, ptx_mma, mma_store, ...). */
@@ -46,6 +47,32 @@ static TirExpr *opaque(ElabCtx *c, Span sp, const char *nm, DType t, TirExpr **r
   TirExpr *e = tir_call(c->h, t, tir_op_lookup(" opaque"), args, n + 1);
   e->span = sp;
   return e;
+}
+
+/* `break` / `continue` in a loop: T.evaluate(T.break_loop()) as TVM's parser
+ * writes them (kept opaque: the interpreter and backends refuse them). */
+TirExpr *elab_tir_opaque_named(ElabCtx *c, Span sp, const char *nm) {
+  return opaque(c, sp, nm, tir_opaque_default_dtype(nm, NULL, 0), NULL, 0);
+}
+
+/* A target in a function attribute, `T.target("cuda")`, `T.target("llvm",
+ * host="llvm")` (also `tvm.target.Target(...)`): kept as the opaque call
+ * T.target(kind[, host]) of strings, printed back as written.  NULL (nothing
+ * reported) for a config dict, which TVS does not model. */
+TirExpr *elab_tir_target_value(ElabCtx *c, const Ast *call) {
+  static const char *const kw[] = {"host", NULL};
+  const Ast *a[2] = {elab_posarg(call, 0), elab_posarg(call, 1)};
+  if (!a[1]) a[1] = elab_kwarg(call, "host");
+  if (!a[0] || a[0]->kind != AST_STR || elab_num_posargs(call) > 2 || (a[1] && a[1]->kind != AST_STR))
+    return NULL;
+  if (!elab_check_kwargs(c, call, kw)) return NULL;
+  TirExpr *args[2];
+  int n = a[1] ? 2 : 1;
+  for (int i = 0; i < n; i++) {
+    args[i] = tir_str(c->h, a[i]->str);
+    args[i]->span = a[i]->span;
+  }
+  return opaque(c, call->span, "target", dt_handle, args, n);
 }
 
 /* `T.type_annotation("float32")`: a call with no arguments of that dtype. */

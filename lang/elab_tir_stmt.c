@@ -338,20 +338,27 @@ static IrValue *dict_arg(ElabCtx *c, const Ast *call, const char *fname) {
   return elab_tir_attr_value(c, elab_posarg(call, 0));
 }
 
+/* `n = T.int32()` (a size var), `a = T.bool()`, `p = T.handle("float32")`: a
+ * free variable, as TVMScript declares one. */
 static bool is_sizevar_decl(ElabCtx *c, const Ast *value, DType *t) {
   const char *cn = canon_call(c, value);
-  return cn && !strncmp(cn, "T.", 2) && dt_parse(cn + 2, t) && dt_is_integer(*t) &&
-         elab_num_posargs(value) == 0;
+  if (cn && !strcmp(cn, "T.handle") && value->kind == AST_CALL && !elab_kwarg(value, "is_size_var")) {
+    *t = dt_handle;
+    return true;
+  }
+  return cn && !strncmp(cn, "T.", 2) && dt_parse(cn + 2, t) && !dt_is_void(*t) &&
+         !dt_is_handle(*t) && t->lanes == 1 && elab_num_posargs(value) == 0;
 }
 
-static void declare_size_var(ElabCtx *c, const Ast *target, DType t) {
+static void declare_size_var(ElabCtx *c, const Ast *target, const Ast *value, DType t) {
   Sym *s = elab_lookup(c, target->name);
   if (is_tir_binding(s)) {
     diag_error(c->diag, target->span, "cannot reassign variable '%s' in TIR", target->name);
     return;
   }
   TirVar *v = tir_var(c->h, target->name, t);
-  v->is_size_var = true;
+  if (dt_is_handle(t) && !elab_ptr_type(c, value, &v->ptr_elem, &v->ptr_scope)) return;
+  v->is_size_var = dt_is_integer(t);
   v->span = target->span;
   elab_define(c, target->name, SYM_TIR_VAR, v, target->span);
 }
@@ -363,7 +370,7 @@ static bool size_var_stmt(ElabCtx *c, const Ast *st) {
   DType t;
   if (tg->kind == AST_NAME) {
     if (!is_sizevar_decl(c, st->a, &t)) return false;
-    declare_size_var(c, tg, t);
+    declare_size_var(c, tg, st->a, t);
     return true;
   }
   if (tg->kind == AST_TUPLE && st->a->kind == AST_TUPLE && tg->list.len == st->a->list.len) {
@@ -372,7 +379,7 @@ static bool size_var_stmt(ElabCtx *c, const Ast *st) {
         return false;
     for (int i = 0; i < tg->list.len; i++) {
       is_sizevar_decl(c, st->a->list.items[i], &t);
-      declare_size_var(c, tg->list.items[i], t);
+      declare_size_var(c, tg->list.items[i], st->a->list.items[i], t);
     }
     return true;
   }
@@ -398,6 +405,10 @@ static TirStmt *store(ElabCtx *c, const Ast *target, TirVal v, const Ast *value_
   int nerr = c->diag->nerr;
   /* a vector index (T.Ramp) stores a vector of the buffer's element type */
   TirExpr *x = elab_tir_adopt(c, v, lv.e->dtype);
+  /* TVM's BufferStore casts a value of another type with the same lanes
+   * (float32 into a float16 buffer, an int into a float one) */
+  if (!x && c->diag->nerr == nerr && v.e->dtype.lanes == lv.e->dtype.lanes)
+    x = elab_tir_int_cast(c->h, v.e, lv.e->dtype);
   if (!x) {
     if (c->diag->nerr == nerr) {
       char b1[DT_STR_MAX], b2[DT_STR_MAX];
@@ -687,7 +698,18 @@ static TirStmt *let_stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, Blo
   TirVal v = elab_tir_val(c, st->a);
   if (!v.e) return NULL;
   TirExpr *value = v.e;
-  if (st->b) {
+  DType elem = dt_void;
+  const char *scope = NULL;
+  int nerr0 = c->diag->nerr;
+  bool is_ptr = st->b && elab_ptr_type(c, st->b, &elem, &scope);
+  if (c->diag->nerr > nerr0) return NULL;
+  if (is_ptr && !dt_is_handle(value->dtype)) {
+    char b1[DT_STR_MAX];
+    diag_error(c->diag, st->a->span, "cannot assign a value of type '%s' to pointer variable '%s'",
+               dts(value->dtype, b1), tg->name);
+    return NULL;
+  }
+  if (st->b && !is_ptr) {
     DType t;
     if (!elab_dtype_arg(c, st->b, &t)) return NULL;
     int nerr = c->diag->nerr;
@@ -704,6 +726,8 @@ static TirStmt *let_stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, Blo
   }
   TirVar *var = tir_var(c->h, tg->name, value->dtype);
   var->span = tg->span;
+  var->ptr_elem = elem;
+  var->ptr_scope = scope;
   /* the rest of the statement list is the binding's scope: defined in the
    * list's own scope (which ends with the list), not a new one per binding,
    * so that 100,000 bindings in a row do not make lookups walk 100,000 scopes */
@@ -782,6 +806,61 @@ static void buffer_view(ElabCtx *c, const Ast *tg, const Ast *call) {
   }
   b->span = tg->span;
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
+}
+
+/* `T.LetStmt(value, var=x)` (x declared before: `x = T.int32()`, `A.data`) or
+ * `with T.LetStmt(value) as x:` - a LetStmt over the rest or the with-body. */
+static TirVar *letstmt_head(ElabCtx *c, const Ast *call, const Ast *as, TirExpr **value) {
+  static const char *const kw[] = {"value", "type_annotation", "var", NULL};
+  if (!elab_check_kwargs(c, call, kw)) return NULL;
+  const Ast *va = elab_posarg(call, 0) ? elab_posarg(call, 0) : elab_kwarg(call, "value");
+  const Ast *vr = elab_kwarg(call, "var");
+  if (!va || elab_num_posargs(call) > 2 || (!vr && !as)) {
+    diag_error(c->diag, call->span, "T.LetStmt takes (value, var=x), or `with T.LetStmt(value) as x:`");
+    return NULL;
+  }
+  TirVal v = elab_tir_val(c, va);
+  if (!v.e) return NULL;
+  if (!vr) {
+    *value = v.e;
+    TirVar *x = tir_var(c->h, as->name, v.e->dtype);
+    x->span = as->span;
+    elab_define(c, as->name, SYM_TIR_VAR, x, as->span);
+    return x;
+  }
+  TirExpr *xe = elab_tir_expr(c, vr);
+  if (!xe) return NULL;
+  if (xe->kind != TIR_VAR) {
+    diag_error(c->diag, vr->span, "T.LetStmt: var= must name a variable");
+    return NULL;
+  }
+  *value = elab_tir_adopt(c, v, xe->dtype);
+  if (!*value) {
+    char b1[DT_STR_MAX], b2[DT_STR_MAX];
+    diag_error(c->diag, va->span, "cannot assign a value of type '%s' to variable '%s' of type '%s'",
+               dts(v.e->dtype, b1), xe->var->name, dts(xe->dtype, b2));
+    return NULL;
+  }
+  if (as) elab_define(c, as->name, SYM_TIR_VAR, xe->var, as->span);
+  return xe->var;
+}
+
+static TirStmt *letstmt_rest(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBuild *hdr) {
+  TirExpr *value;
+  TirVar *x = letstmt_head(c, st->a, NULL, &value);
+  if (!x) return NULL;
+  TirStmt *body = stmts(c, l, i + 1, hdr);
+  return st_at(tir_let_stmt(c->h, x, value, body ? body : eval0(c, st->span)), st->span);
+}
+
+/* `T.launch_thread(tx, 32)` / `T.attr(...)` as a statement: an AttrStmt over
+ * the statements that follow (TVMScript's concise scoping). */
+static TirStmt *attr_rest(ElabCtx *c, const Ast *st, const Ast *call, const char *cn,
+                          const Ast *name, const AstList *l, int i, BlockBuild *hdr) {
+  ElabAttrHead h;
+  if (!elab_tir_attr_head(c, call, cn, name, &h)) return NULL;
+  TirStmt *body = stmts(c, l, i + 1, hdr);
+  return st_at(tir_attr_stmt(c->h, h.key, h.node, h.value, body ? body : eval0(c, st->span)), st->span);
 }
 
 static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBuild *hdr,
@@ -867,6 +946,14 @@ static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, Block
     if (!strcmp(cn, "T.Buffer")) {
       buffer_view(c, tg, st->a);
       return NULL;
+    }
+    if (!strcmp(cn, "T.env_thread")) {
+      elab_tir_env_thread(c, tg, st->a);
+      return NULL;
+    }
+    if (!strcmp(cn, "T.launch_thread")) {
+      *rest = true;
+      return attr_rest(c, st, st->a, cn, tg, l, i, hdr);
     }
     if (size_var_stmt(c, st)) return NULL;
   }
@@ -1104,8 +1191,9 @@ static void check_bindings(ElabCtx *c, BlockBuild *b) {
     bool known = bind_checkable(t, a, b->values.v[i]) &&
                  arith_const_bounds(a, b->values.v[i], &lo, &hi);
     arith_pop(a);
+    /* TVM's parser accepts such a binding (schedules refuse it later): a warning */
     if (known && (lo < dmin || hi >= dmin + dext))
-      diag_error(c->diag, b->binding_spans.v[i],
+      diag_warning(c->diag, b->binding_spans.v[i],
                  "binding of block iter '%s' ranges over [%lld, %lld) but its domain is [%lld, "
                  "%lld)",
                  iv->var->name, (long long)lo, (long long)hi + 1, (long long)dmin,
@@ -1204,6 +1292,29 @@ static TirStmt *with_stmt(ElabCtx *c, const Ast *st, BlockBuild *hdr) {
     b->init = body_of(c, &st->body, NULL, st->span);
     return NULL;
   }
+  if (cn && (!strcmp(cn, "T.launch_thread") || !strcmp(cn, "T.attr"))) {
+    const Ast *as = st->list.items[0]->b;
+    if (as && as->kind != AST_NAME) {
+      diag_error(c->diag, as->span, "%s binds a single name", cn);
+      return NULL;
+    }
+    ElabAttrHead h;
+    if (!elab_tir_attr_head(c, ctx, cn, as, &h)) return NULL;
+    TirStmt *body = body_of(c, &st->body, NULL, st->span);
+    return st_at(tir_attr_stmt(c->h, h.key, h.node, h.value, body ? body : eval0(c, st->span)), st->span);
+  }
+  if (cn && !strcmp(cn, "T.LetStmt")) {
+    const Ast *as = st->list.items[0]->b;
+    if (as && as->kind != AST_NAME) {
+      diag_error(c->diag, as->span, "T.LetStmt binds a single name");
+      return NULL;
+    }
+    TirExpr *value;
+    TirVar *x = letstmt_head(c, ctx, as, &value);
+    if (!x) return NULL;
+    TirStmt *body = body_of(c, &st->body, NULL, st->span);
+    return st_at(tir_let_stmt(c->h, x, value, body ? body : eval0(c, st->span)), st->span);
+  }
   diag_error(c->diag, ctx->span, "unsupported with-statement; expected T.block(...) or T.init()");
   return NULL;
 }
@@ -1278,7 +1389,18 @@ static TirStmt *stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBu
                      bool *rest) {
   TirCtx *t = tctx(c);
   switch (st->kind) {
-  case AST_EXPR_STMT: return expr_stmt(c, st, hdr);
+  case AST_EXPR_STMT: {
+    const char *cn = canon_call(c, st->a);
+    if (cn && (!strcmp(cn, "T.launch_thread") || !strcmp(cn, "T.attr"))) {
+      *rest = true;
+      return attr_rest(c, st, st->a, cn, NULL, l, i, hdr);
+    }
+    if (cn && !strcmp(cn, "T.LetStmt")) {
+      *rest = true;
+      return letstmt_rest(c, st, l, i, hdr);
+    }
+    return expr_stmt(c, st, hdr);
+  }
   case AST_ASSIGN: {
     /* A failed definition poisons its names so uses do not cascade. */
     int nerr = c->diag->nerr;
@@ -1329,9 +1451,10 @@ static TirStmt *stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, BlockBu
   case AST_ERROR: return NULL;
   case AST_BREAK:
   case AST_CONTINUE:
-    diag_error(c->diag, st->span, "'%s' is not supported in TIR",
-               st->kind == AST_BREAK ? "break" : "continue");
-    return NULL;
+  {
+    const char *nm = st->kind == AST_BREAK ? "break_loop" : "continue_loop";
+    return st_at(tir_evaluate(c->h, elab_tir_opaque_named(c, st->span, nm)), st->span);
+  }
   case AST_FUNCDEF:
   case AST_CLASS:
     diag_error(c->diag, st->span, "nested definitions are not supported in a prim_func");

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "ir/access_region.h"
+#include "ir/structural_equal.h"
+#include "sched/index_map.h"
 #include "sched/sched_internal.h"
 
 /* Is store's index list distinct iter vars of b?  Fills vars (n entries). */
@@ -379,9 +381,8 @@ static int compute_consumer_load_vars(const TirBlock *b, const TirStmt *pbody,
  * consumer predicate), else they would be stored out of bounds.  Returns
  * that predicate over the producer's loops (NULL when none is needed). */
 static TirExpr *compute_inlined_predicate(IrHeap *h, const TirStmt *producer, const TirBlock *b,
-                                          const TirVar *const *uvars, int nu) {
+                                          const IrPtrMap *vmap) {
   const TirBlock *pb = tir_realize_block(producer);
-  const TirStmt *pbody = pb->body;
   TirExpr *ipred = NULL;
   ArithCtx *pc = arith_new(h);
   for (int i = 0; i < pb->niters; i++)
@@ -390,11 +391,10 @@ static TirExpr *compute_inlined_predicate(IrHeap *h, const TirStmt *producer, co
   ir_ptrmap_init(&to_loops);
   for (int i = 0; i < pb->niters && i < producer->realize.n; i++)
     ir_ptrmap_put(&to_loops, pb->iters[i].var, producer->realize.values[i]);
-  for (int k = 0; k < nu; k++) {
-    const TirIterVar *cv = NULL;
-    for (int i = 0; i < b->niters; i++)
-      if (b->iters[i].var == uvars[k]) cv = &b->iters[i];
-    TirExpr *e = pbody->store.idx[k];
+  for (int k = 0; k < b->niters; k++) {
+    const TirIterVar *cv = &b->iters[k];
+    TirExpr *e = ir_ptrmap_get(vmap, cv->var);
+    if (!e) continue;
     TirExpr *lo = tir_binary(h, TIR_GE, e, cv->dom.min);
     TirExpr *hi = tir_binary(h, TIR_LT, e, tir_binary(h, TIR_ADD, cv->dom.min, cv->dom.extent));
     TirExpr *conds[2] = {lo, hi};
@@ -412,25 +412,190 @@ static TirExpr *compute_inlined_predicate(IrHeap *h, const TirStmt *producer, co
 /* The consumer's store at the producer's points: value' = g(pval) with
  * u := the producer's store indices. */
 static TirStmt *build_inlined_store(IrHeap *h, const TirBlock *b, const TirStmt *pbody,
-                                    const TirBuffer *buf, const TirVar *const *uvars, int nu) {
+                                    const TirBuffer *buf, const IrPtrMap *vmap) {
   const TirStmt *cbody = b->body;
   TirMutator m;
   tir_mutator_init(&m, h);
   LoadSubst ls = {buf, pbody->store.value};
   m.ctx = &ls;
   m.expr[TIR_LOAD] = subst_load;
-  IrPtrMap vmap;
-  ir_ptrmap_init(&vmap);
-  for (int k = 0; k < nu; k++) ir_ptrmap_put(&vmap, uvars[k], pbody->store.idx[k]);
-  TirExpr *val = tir_substitute_expr(h, cbody->store.value, &vmap);
+  TirExpr *val = tir_substitute_expr(h, cbody->store.value, vmap);
   val = tir_mutate_expr(&m, val);
   tir_mutator_free(&m);
   TirExpr **idx = ir_alloc(h, (size_t)(cbody->store.n ? cbody->store.n : 1) * sizeof *idx);
-  for (int i = 0; i < cbody->store.n; i++) idx[i] = tir_substitute_expr(h, cbody->store.idx[i], &vmap);
-  ir_ptrmap_free(&vmap);
+  ArithCtx *ac = arith_new(h);
+  for (int i = 0; i < cbody->store.n; i++) {
+    idx[i] = tir_substitute_expr(h, cbody->store.idx[i], vmap);
+    (void)ac;
+  }
+  arith_free(ac);
   TirStmt *store = tir_store(h, cbody->store.buf, val, idx, cbody->store.n);
   store->span = pbody->span;
   return store;
+}
+
+typedef struct PointEnv {
+  const TirVar *const *vars;
+  int n;
+  int64_t val[16];
+} PointEnv;
+
+static bool point_lookup(void *ctx, const TirVar *v, int64_t *out) {
+  PointEnv *pe = ctx;
+  for (int k = 0; k < pe->n; k++)
+    if (pe->vars[k] == v) return *out = pe->val[k], true;
+  return false;
+}
+
+/* x // c % e in TVM's inverse form: no division by 1, no modulo at the top. */
+static TirExpr *radix_digit(IrHeap *h, TirExpr *f, int64_t c, int64_t e, bool top) {
+  DType t = f->dtype;
+  if (c != 1) f = tir_binary(h, TIR_FLOORDIV, f, tir_int(h, t, c));
+  return top ? f : tir_binary(h, TIR_FLOORMOD, f, tir_int(h, t, e));
+}
+
+/* lin (over vars, extents ext) is exactly sum(coeff[k] * x_k) with the
+ * coefficients the mixed radix of the extents covering [0, total) (checked on
+ * every point, or a stride of them for big boxes); then x_k is the digit
+ * F // coeff % ext of F (the producer's index there), as TVM's
+ * InverseAffineIterMap writes it.  Fills vmap; false otherwise. */
+static bool radix_inverse(IrHeap *h, const TirVar *const *vars, const int64_t *ext, int n,
+                          const TirExpr *lin, TirExpr *F, int64_t total, IrPtrMap *vmap) {
+  PointEnv pe = {vars, n, {0}};
+  int64_t coeff[16], base;
+  if (!arith_eval_int(lin, point_lookup, &pe, &base) || base != 0) return false;
+  for (int k = 0; k < n; k++) {
+    pe.val[k] = 1;
+    if (!arith_eval_int(lin, point_lookup, &pe, &coeff[k])) return false;
+    pe.val[k] = 0;
+  }
+  int64_t npts = 1;
+  for (int k = 0; k < n; k++) npts *= ext[k];
+  int64_t step = npts > 65536 ? npts / 65536 + 1 : 1;
+  for (int64_t q = 0; q < npts; q += step) {
+    int64_t r = q, want = 0, got;
+    for (int k = n - 1; k >= 0; k--) pe.val[k] = r % ext[k], r /= ext[k], want += coeff[k] * pe.val[k];
+    if (!arith_eval_int(lin, point_lookup, &pe, &got) || got != want) return false;
+  }
+  int64_t need = 1;
+  for (int seen = 0; seen < n; seen++) {
+    int k = 0;
+    while (k < n && coeff[k] != need) k++;
+    if (k == n) return false;
+    need *= ext[k];
+  }
+  if (need != total) return false;
+  for (int k = 0; k < n; k++)
+    ir_ptrmap_put(vmap, vars[k], radix_digit(h, F, coeff[k], ext[k], coeff[k] * ext[k] == total));
+  return true;
+}
+
+/* Each load index a fusion of its own iters (B[i * 16 + j, k]): each inverted
+ * alone; iters shared between indices (B[f // 128, f % 128]): the row-major
+ * linear index inverted as one, f = P1 + P0 * 128.  Unit iters the loads do
+ * not use take their minimum (TVM's default). */
+static bool digits_inverse(IrHeap *h, const TirBlock *b, const TirExpr *ld, const TirStmt *pbody,
+                           IrPtrMap *vmap) {
+  int n = b->niters, nd = ld->load.n;
+  if (n > 16 || nd > 16 || nd != pbody->store.n) return false;
+  int64_t st[16], shp[16], total = 1, ext[16];
+  int owner[16];
+  bool shared = false;
+  for (int j = nd - 1; j >= 0; j--) {
+    if (!tir_is_const_int(ld->load.buf->shape[j], &shp[j]) || shp[j] <= 0) return false;
+    st[j] = total;
+    total *= shp[j];
+  }
+  for (int k = 0; k < n; k++) {
+    int64_t lo;
+    if (!tir_is_const_int(b->iters[k].dom.min, &lo) || lo != 0 ||
+        !tir_is_const_int(b->iters[k].dom.extent, &ext[k]))
+      return false;
+    owner[k] = -1;
+    for (int j = 0; j < nd; j++) {
+      if (!tir_expr_uses_var(ld->load.idx[j], b->iters[k].var)) continue;
+      if (owner[k] >= 0) shared = true;
+      owner[k] = j;
+    }
+    if (owner[k] < 0) {
+      if (ext[k] != 1) return false;
+      ir_ptrmap_put(vmap, b->iters[k].var, b->iters[k].dom.min);
+    }
+  }
+  const TirVar *vars[16];
+  int64_t ve[16];
+  if (shared) {
+    TirExpr *lin = NULL, *F = pbody->store.idx[nd - 1];
+    for (int j = 0; j < nd; j++) {
+      TirExpr *t = ld->load.idx[j];
+      if (st[j] != 1) t = tir_binary(h, TIR_MUL, t, tir_int(h, t->dtype, st[j]));
+      lin = lin ? tir_binary(h, TIR_ADD, lin, t) : t;
+    }
+    for (int j = nd - 2; j >= 0; j--)
+      F = tir_binary(h, TIR_ADD, F, tir_binary(h, TIR_MUL, pbody->store.idx[j], tir_int(h, F->dtype, st[j])));
+    int m = 0;
+    for (int k = 0; k < n; k++)
+      if (owner[k] >= 0) vars[m] = b->iters[k].var, ve[m++] = ext[k];
+    return radix_inverse(h, vars, ve, m, lin, F, total, vmap);
+  }
+  for (int j = 0; j < nd; j++) {
+    int m = 0;
+    for (int k = 0; k < n; k++)
+      if (owner[k] == j) vars[m] = b->iters[k].var, ve[m++] = ext[k];
+    if (!radix_inverse(h, vars, ve, m, ld->load.idx[j], pbody->store.idx[j], shp[j], vmap)) return false;
+  }
+  return true;
+}
+
+/* TVM's affine reverse inlining: the consumer loads buf at one list of
+ * indices that is a bijective quasi-affine map of its iters (B[f // 128,
+ * f % 128] with f fusing them); its inverse, applied to the producer's store
+ * indices, gives each consumer iter at the producer's points.  Fills vmap
+ * (consumer iter -> expression over the producer's iters); false otherwise. */
+static bool affine_consumer_map(IrHeap *h, const TirBlock *b, const TirBlock *pb,
+                                const TirBuffer *buf, IrPtrMap *vmap) {
+  const TirStmt *pbody = pb->body;
+  PtrVec loads = {0};
+  const TirStmt *cbody = b->body;
+  bool ok = cbody->kind == TIR_S_STORE && pbody->kind == TIR_S_STORE && pbody->store.buf == buf &&
+            cbody->store.buf != buf && collect_buffer_loads(cbody->store.value, buf, &loads) &&
+            loads.len > 0;
+  const TirExpr *first = ok ? loads.items[0] : NULL;
+  for (int i = 1; ok && i < loads.len; i++) {
+    const TirExpr *ld = loads.items[i];
+    for (int k = 0; k < ld->load.n; k++) ok &= seq_tir_expr(ld->load.idx[k], first->load.idx[k]);
+  }
+  pv_free(&loads);
+  const TirVar *pv[64];
+  if (!ok || b->niters == 0 || b->niters > 64 || pbody->store.n > 64 ||
+      !plain_iter_indices(pb, pbody->store.idx, pbody->store.n, pv))
+    return false;
+  if (digits_inverse(h, b, first, pbody, vmap)) return true;
+  ir_ptrmap_clear(vmap);
+  SchIndexMap m = {0};
+  m.nsrc = b->niters;
+  m.src = ir_alloc(h, (size_t)m.nsrc * sizeof *m.src);
+  TirExpr **ext = ir_alloc(h, (size_t)m.nsrc * sizeof *ext);
+  int64_t lo;
+  for (int k = 0; k < b->niters; k++) {
+    if (!tir_is_const_int(b->iters[k].dom.min, &lo) || lo != 0) return false;
+    m.src[k] = b->iters[k].var;
+    ext[k] = b->iters[k].dom.extent;
+  }
+  m.ndst = first->load.n;
+  m.dst = first->load.idx;
+  SchIndexMap inv;
+  const char *why = NULL;
+  if (!sch_index_map_inverse(h, &m, ext, NULL, &inv, NULL, &why) || inv.ndst != b->niters ||
+      inv.nsrc != pbody->store.n)
+    return false;
+  IrPtrMap to_prod;
+  ir_ptrmap_init(&to_prod);
+  for (int j = 0; j < inv.nsrc; j++) ir_ptrmap_put(&to_prod, inv.src[j], pbody->store.idx[j]);
+  for (int k = 0; k < b->niters; k++)
+    ir_ptrmap_put(vmap, b->iters[k].var, tir_substitute_expr(h, inv.dst[k], &to_prod));
+  ir_ptrmap_free(&to_prod);
+  return true;
 }
 
 /* The producer, its body now the consumer's computation, replaces the
@@ -499,23 +664,37 @@ int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
   const TirStmt *pbody = tir_realize_block(producer)->body;
   const TirVar *uvars[64];
   int nu = compute_consumer_load_vars(b, pbody, buf, uvars);
+  IrModule *nm = NULL;
+  IrPtrMap vmap;
+  ir_ptrmap_init(&vmap);
+  if (nu >= 0) {
+    for (int k = 0; k < nu; k++) ir_ptrmap_put(&vmap, uvars[k], pbody->store.idx[k]);
+  } else {
+    nm = sch_begin(s);
+    if (affine_consumer_map(nm->heap, b, tir_realize_block(producer), buf, &vmap)) nu = 0;
+  }
   if (nu < 0) {
+    ir_ptrmap_free(&vmap);
+    if (nm) ir_module_free(nm);
     sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
-             "%s: the body of block '%s' is not a single store whose loads of '%s' are indexed by "
-             "distinct block iters, so it cannot be reverse-inlined",
+             "%s: the body of block '%s' is not a single store whose loads of '%s' are one "
+             "bijective affine map of its iters, so it cannot be reverse-inlined",
              prim, b->name, buf->name);
     goto done;
   }
   if (!sch_is_trivial_pred(realize->realize.pred)) {
+    ir_ptrmap_free(&vmap);
+    if (nm) ir_module_free(nm);
     sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: the consumer block '%s' has a non-trivial predicate",
              prim, b->name);
     goto done;
   }
   {
-    IrModule *nm = sch_begin(s);
+    if (!nm) nm = sch_begin(s);
     IrHeap *h = nm->heap;
-    TirExpr *ipred = compute_inlined_predicate(h, producer, b, uvars, nu);
-    TirStmt *store = build_inlined_store(h, b, pbody, buf, uvars, nu);
+    TirExpr *ipred = compute_inlined_predicate(h, producer, b, &vmap);
+    TirStmt *store = build_inlined_store(h, b, pbody, buf, &vmap);
+    ir_ptrmap_free(&vmap);
     TirFunc *fn = sch_cur_func(s, s->rvs[rv].func);
     TirStmt *root =
         replace_producer_and_consumer(h, fn->body, producer, realize, store, ipred, buf, &pp, &cp);

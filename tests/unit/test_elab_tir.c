@@ -516,17 +516,13 @@ static void test_errors(void) {
                "use of undefined name 'jj'");
   expect_error(PROG("    for i in range(8):\n        C[i] = A[i, 0, 1]\n"), 4, 16,
                "buffer 'A' has 2 dimensions but is indexed with 3 indices");
-  expect_error(PROG("    for i in range(8):\n        C[i] = i\n"), 4, 16,
-               "cannot store a value of type 'int32' into buffer 'C' of type 'float32'");
+  expect_error(PROG("    for i in range(8):\n        C[i] = T.Ramp(i, 1, 4)\n"), 4, 16,
+               "cannot store a value of type 'int32x4' into buffer 'C' of type 'float32'");
   expect_error(PROG("    for i in range(8):\n        C[i] = (i < 2) + A[i, i]\n"), 4, 17,
                "dtype mismatch in '+': 'bool' vs 'float32'");
   expect_error(PROG("    for i in range(8):\n        C[i] = A\n"), 4, 16,
                "buffer 'A' used as a value");
-  expect_error(PROG("    for i in range(16):\n"
-                    "        with T.block(\"C\"):\n"
-                    "            vi = T.axis.spatial(8, i)\n"
-                    "            C[vi] = 0.0\n"),
-               5, 36, "binding of block iter 'vi' ranges over [0, 16) but its domain is [0, 8)");
+  /* a binding outside its domain is a warning, as TVM's parser accepts it (lit diag/) */
   expect_error(PROG("    for i, j in T.grid(8, 8):\n"
                     "        with T.block(\"C\"):\n"
                     "            vi, vj = T.axis.remap(\"SSR\", [i, j])\n"

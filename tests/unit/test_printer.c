@@ -482,8 +482,11 @@ static void test_statements(void) {
              "D = T.decl_buffer((16,), data=buf)\n"
              "D[0] = T.float32(0.0)\n");
   TirVar *tx = IV("tx");
+  /* the last statement of its frame: TVM's concise form, no with-block */
   CHECK_STMT(tir_attr_stmt(H, "pragma_x", tx, I(1), st),
-             "with T.attr(tx, \"pragma_x\", 1):\n    A[i] = T.float32(1.0)\n");
+             "T.attr(tx, \"pragma_x\", 1)\nA[i] = T.float32(1.0)\n");
+  CHECK_STMT(tir_seq(H, (TirStmt *[]){tir_attr_stmt(H, "pragma_x", tx, I(1), st), st}, 2),
+             "with T.attr(tx, \"pragma_x\", 1):\n    A[i] = T.float32(1.0)\nA[i] = T.float32(1.0)\n");
   /* loop kinds */
   TirVar *j = IV("j");
   CHECK_STMT(tir_for(H, j, I(0), I(4), TIR_FOR_VECTORIZED, NULL, NULL, st),
