@@ -66,6 +66,9 @@ TirFunc *tir_unify_thread_binding(TirPassCtx *ctx, TirFunc *f);
 /* T.tvm_thread_allreduce becomes warp shuffles (CUDA, whole warps) or a
  * shared-memory tree with its barriers (TVM's LowerThreadAllreduce). */
 TirFunc *tir_lower_thread_allreduce(TirPassCtx *ctx, TirFunc *f);
+/* Buffers of scope "warp": a local buffer per lane read through warp
+ * shuffles (CUDA), shared memory per warp elsewhere (TVM's LowerWarpMemory). */
+TirFunc *tir_lower_warp_memory(TirPassCtx *ctx, TirFunc *f);
 /* A reduction over a threadIdx loop becomes each thread's partial, a
  * T.tvm_thread_allreduce over the threads and thread 0's write: see the file. */
 TirFunc *tir_lower_cross_thread_reduction(TirPassCtx *ctx, TirFunc *f);

@@ -91,6 +91,8 @@ static const TirPass gpu_pipeline[] = {
     {"simplify-2", tir_simplify, "simplify again, after vectorize/unroll"},
     {"remove-no-op", tir_remove_no_op,
      "delete statements without effect: empty loops, evaluate(0), empty ifs"},
+    {"lower-warp-memory", tir_lower_warp_memory,
+     "(GPU) a \"warp\" buffer: one part per lane read through warp shuffles (CUDA), shared memory per warp (OpenCL)"},
     {"verify-gpu-code", tir_verify_gpu_code,
      "(GPU) shared memory per block and threads per block within the device limits"},
     {"thread-storage-sync", tir_thread_storage_sync,
