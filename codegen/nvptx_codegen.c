@@ -112,14 +112,15 @@ static void annotate(CgModule *m, LLVMValueRef fn, const char *key, int v) {
                               LLVMMetadataAsValue(m->ctx, LLVMMDNodeInContext2(m->ctx, ops, 3)));
 }
 
-/* maxntid{x,y,z}: the threadIdx extents of the launch (constant by
- * verify-thread-binding). */
-static bool bound_pre(TirVisitor *v, const TirStmt *s) {
-  int64_t *ext = v->ctx, e;
-  if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING && !strncmp(s->loop.thread_tag, "threadIdx.", 10) &&
-      tir_is_const_int(s->loop.extent, &e))
-    ext[s->loop.thread_tag[10] - 'x'] = e;
-  return true;
+/* maxntid{x,y,z}: the threadIdx extents of the launch, read from the
+ * kernel's leading loops (one per thread axis after unify-thread-binding;
+ * constant by verify-thread-binding). */
+static void launch_bounds(const TirStmt *s, int64_t ext[3]) {
+  for (; s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING; s = s->loop.body) {
+    int64_t e;
+    if (!strncmp(s->loop.thread_tag, "threadIdx.", 10) && tir_is_const_int(s->loop.extent, &e))
+      ext[s->loop.thread_tag[10] - 'x'] = e;
+  }
 }
 
 static void build_kernel(CgModule *m, const char *name, const TirFunc *f) {
@@ -143,8 +144,7 @@ static void build_kernel(CgModule *m, const char *name, const TirFunc *f) {
   ir_heap_release(h);
   annotate(m, fn, "kernel", 1);
   int64_t ext[3] = {0, 0, 0};
-  TirVisitor v = {.pre_stmt = bound_pre, .ctx = ext};
-  tir_visit_stmt(&v, f->body);
+  launch_bounds(f->body, ext);
   static const char *const keys[3] = {"maxntidx", "maxntidy", "maxntidz"};
   if (ext[0] || ext[1] || ext[2])
     for (int i = 0; i < 3; i++) annotate(m, fn, keys[i], ext[i] ? (int)ext[i] : 1);
