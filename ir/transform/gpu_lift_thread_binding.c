@@ -109,7 +109,7 @@ static TirStmt *lift_for(TirMutator *m, TirStmt *s) {
     body = tir_for(l->h, ax->var, f->loop.min, f->loop.extent, TIR_FOR_THREAD_BINDING, f->loop.thread_tag,
                    f->loop.annotations, body);
   }
-  if (lifted_tag(s)) return body;
+  if (lifted_tag(s) && ir_ptrmap_has(&l->subst, s->loop.var)) return body; /* merged into its axis' loop */
   TirExpr *min = tir_mutate_expr(m, s->loop.min), *ext = tir_mutate_expr(m, s->loop.extent);
   if (body == s->loop.body && min == s->loop.min && ext == s->loop.extent) return s;
   TirStmt *c = ir_memdup(l->h, s, sizeof *s);

@@ -54,7 +54,8 @@ static TirExpr *unify_var(TirMutator *m, TirExpr *e) {
 }
 
 static TirStmt *drop_launch(TirMutator *m, TirStmt *s) {
-  if (launch_loop(s)) return tir_mutate_stmt(m, s->loop.body);
+  Unify *u = m->ctx;
+  if (launch_loop(s) && ir_ptrmap_has(&u->subst, s->loop.var)) return tir_mutate_stmt(m, s->loop.body);
   return tir_mutate_stmt_children(m, s);
 }
 
