@@ -549,6 +549,23 @@ static unsigned elem_align(DType t) {
   return n ? (unsigned)n : 1;
 }
 
+/* The alignment of a contiguous vector access buf[base : base + lanes] on a
+ * device backend: the vector's size (ld.global.v4 / ld.shared.v4 on NVPTX)
+ * when the base is provably a multiple of lanes and the buffer is global
+ * (device allocations are 256-byte aligned) or shared (16-byte aligned);
+ * else the element's.  On the CPU the element's: NumPy arrays need not be
+ * aligned to a vector. */
+static unsigned vector_align(CgFn *f, const TirBuffer *buf, const TirExpr *base, int lanes, unsigned elem) {
+  unsigned bytes = elem * (unsigned)lanes;
+  const char *sc = buf->data && buf->data->ptr_scope ? buf->data->ptr_scope : buf->scope;
+  bool global_or_shared = tir_scope_is_global(sc) || !strcmp(sc, "shared");
+  if (!f->m->device_stmt || !global_or_shared || bytes > 16 || (bytes & (bytes - 1)) || buf->elem_offset)
+    return elem;
+  IrHeap *h = arith_heap(f->arith);
+  TirExpr *rem = tir_binary(h, TIR_FLOORMOD, (TirExpr *)base, tir_int(h, base->dtype, lanes));
+  return arith_prove(f->arith, tir_binary(h, TIR_EQ, rem, tir_int(h, base->dtype, 0))) ? bytes : elem;
+}
+
 /* Whether idx is Ramp(base, 1, lanes): a contiguous vector access. */
 static bool contiguous(const TirExpr *idx) {
   int64_t s;
@@ -586,7 +603,7 @@ static LLVMValueRef load(CgFn *f, const TirExpr *e) {
     LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)lanes);
     LLVMValueRef p = LLVMBuildBitCast(b, elem_ptr(f, base, mt, i), LLVMPointerType(vt, 0), "");
     LLVMValueRef v = LLVMBuildLoad2(b, vt, p, "");
-    LLVMSetAlignment(v, al);
+    LLVMSetAlignment(v, vector_align(f, buf, idx->ramp.base, lanes, al));
     return from_mem(f, v, et);
   }
   if (idx->kind == TIR_BROADCAST) {
@@ -640,7 +657,7 @@ void cg_store(CgFn *f, const TirStmt *s) {
     LLVMTypeRef vt = LLVMVectorType(mt, (unsigned)lanes);
     LLVMValueRef p = LLVMBuildBitCast(b, elem_ptr(f, base, mt, i), LLVMPointerType(vt, 0), "");
     LLVMValueRef st = LLVMBuildStore(b, mv, p);
-    LLVMSetAlignment(st, al);
+    LLVMSetAlignment(st, vector_align(f, buf, idx->ramp.base, lanes, al));
     return;
   }
   LLVMValueRef vi = widen_to(f, expr_in(f, idx, true), lanes);

@@ -112,14 +112,15 @@ static void annotate(CgModule *m, LLVMValueRef fn, const char *key, int v) {
                               LLVMMetadataAsValue(m->ctx, LLVMMDNodeInContext2(m->ctx, ops, 3)));
 }
 
-/* maxntid{x,y,z}: the threadIdx extents of the launch (constant by
- * verify-thread-binding). */
-static bool bound_pre(TirVisitor *v, const TirStmt *s) {
-  int64_t *ext = v->ctx, e;
-  if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING && !strncmp(s->loop.thread_tag, "threadIdx.", 10) &&
-      tir_is_const_int(s->loop.extent, &e))
-    ext[s->loop.thread_tag[10] - 'x'] = e;
-  return true;
+/* maxntid{x,y,z}: the threadIdx extents of the launch, read from the
+ * kernel's leading loops (one per thread axis after unify-thread-binding;
+ * constant by verify-thread-binding). */
+static void launch_bounds(const TirStmt *s, int64_t ext[3]) {
+  for (; s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING; s = s->loop.body) {
+    int64_t e;
+    if (!strncmp(s->loop.thread_tag, "threadIdx.", 10) && tir_is_const_int(s->loop.extent, &e))
+      ext[s->loop.thread_tag[10] - 'x'] = e;
+  }
 }
 
 static void build_kernel(CgModule *m, const char *name, const TirFunc *f) {
@@ -143,8 +144,7 @@ static void build_kernel(CgModule *m, const char *name, const TirFunc *f) {
   ir_heap_release(h);
   annotate(m, fn, "kernel", 1);
   int64_t ext[3] = {0, 0, 0};
-  TirVisitor v = {.pre_stmt = bound_pre, .ctx = ext};
-  tir_visit_stmt(&v, f->body);
+  launch_bounds(f->body, ext);
   static const char *const keys[3] = {"maxntidx", "maxntidy", "maxntidz"};
   if (ext[0] || ext[1] || ext[2])
     for (int i = 0; i < 3; i++) annotate(m, fn, keys[i], ext[i] ? (int)ext[i] : 1);
@@ -181,18 +181,20 @@ static const char *libdevice_path(void) {
 
 /* ------------------------------------------------------------ warp shuffles */
 
-/* T.tvm_warp_shuffle_down(mask, value, delta, width, warp_size), which
- * lower-cross-thread-reduction writes as a call_extern: defined here as a
- * call of llvm.nvvm.shfl.sync.down.{f32,i32}, whose last operand packs the
- * segment ((32 - width) << 8) with the clamp lane 31. */
-static void define_warp_shuffle(CgModule *m) {
-  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, "tvm_warp_shuffle_down");
+/* T.tvm_warp_shuffle_down(mask, value, delta, width, warp_size) and
+ * T.tvm_warp_shuffle(mask, value, lane, width, warp_size), which
+ * lower-thread-allreduce and lower-warp-memory write as call_externs:
+ * defined here as calls of llvm.nvvm.shfl.sync.{down,idx}.{f32,i32}, whose
+ * last operand packs the segment ((32 - width) << 8) with the clamp lane 31. */
+static void define_warp_shuffle(CgModule *m, const char *name, const char *mode) {
+  LLVMValueRef fn = LLVMGetNamedFunction(m->mod, name);
   if (!fn || LLVMCountBasicBlocks(fn) || LLVMCountParams(fn) != 5) return;
   LLVMTypeRef vt = LLVMTypeOf(LLVMGetParam(fn, 1));
   bool f32 = LLVMGetTypeKind(vt) == LLVMFloatTypeKind;
   LLVMTypeRef ps[4] = {m->i32, vt, m->i32, m->i32};
-  LLVMValueRef shfl = cg_runtime_fn(m, f32 ? "llvm.nvvm.shfl.sync.down.f32" : "llvm.nvvm.shfl.sync.down.i32",
-                                    LLVMFunctionType(vt, ps, 4, 0));
+  char intrin[64];
+  snprintf(intrin, sizeof intrin, "llvm.nvvm.shfl.sync.%s.%s", mode, f32 ? "f32" : "i32");
+  LLVMValueRef shfl = cg_runtime_fn(m, intrin, LLVMFunctionType(vt, ps, 4, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(m->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(m->ctx, fn, "entry"));
@@ -359,7 +361,8 @@ char *cg_nvptx_source(const IrModule *low, const char *sm, int opt_level, bool l
     diag_error(diag, span_none, "cuda: internal error: invalid LLVM IR: %s", msg ? msg : "?");
   }
   LLVMDisposeMessage(msg);
-  define_warp_shuffle(&m);
+  define_warp_shuffle(&m, "tvm_warp_shuffle_down", "down");
+  define_warp_shuffle(&m, "tvm_warp_shuffle", "idx");
   if (diag->nerr == nerr0 && link_libdevice(&m, diag) == 0) out = emit(m.mod, tm, opt_level, llvm_ir, diag);
   LLVMDisposeModule(m.mod);
   LLVMContextDispose(m.ctx);

@@ -49,8 +49,20 @@ const char *cg_gpu_c_type(DType t, bool in_memory) {
   }
 }
 
+/* OpenCL C's vector types (float4, int2, ...) for 2, 3, 4, 8 or 16 lanes. */
+static const char *vector_type(DType t) {
+  static char names[64][16];
+  static int next;
+  const char *base = cg_gpu_c_type(dt_element(t), false);
+  if (!base || dt_is_bool(t) || (t.lanes != 2 && t.lanes != 3 && t.lanes != 4 && t.lanes != 8 && t.lanes != 16))
+    return NULL;
+  char *n = names[next++ % 64];
+  snprintf(n, sizeof names[0], "%s%d", base, t.lanes);
+  return n;
+}
+
 static const char *ctype(Ocl *o, DType t, bool mem, Span sp) {
-  const char *c = cg_gpu_c_type(t, mem);
+  const char *c = t.lanes == 1 ? cg_gpu_c_type(t, mem) : vector_type(t);
   if (!c) {
     char b[32];
     fail(o, sp, "dtype %s is not supported", dt_str(t, b));
@@ -188,9 +200,38 @@ static void call(Ocl *o, const TirExpr *e) {
   fail(o, e->span, "T.%s is not supported", op->name);
 }
 
+/* Whether idx is Ramp(base, 1, lanes) of a lane count OpenCL C has. */
+static bool contiguous(const TirExpr *idx) {
+  int64_t st;
+  return idx->kind == TIR_RAMP && tir_is_const_int(idx->ramp.stride, &st) && st == 1 && vector_type(idx->dtype);
+}
+
+/* vloadN(0, buf + base): a contiguous vector load (the vectorized
+ * cooperative fetch); a broadcast as a vector literal. */
+static bool vector_expr(Ocl *o, const TirExpr *e) {
+  if (e->kind == TIR_LOAD && e->load.n == 1 && contiguous(e->load.idx[0]) && vector_type(e->dtype)) {
+    sb_printf(o->out, "vload%d(0, %s + ", e->dtype.lanes, name_of(o, e->load.buf->data));
+    expr(o, e->load.idx[0]->ramp.base);
+    sb_putc(o->out, ')');
+    return true;
+  }
+  if (e->kind == TIR_BROADCAST && vector_type(e->dtype)) {
+    sb_printf(o->out, "((%s)(", vector_type(e->dtype));
+    expr(o, e->bcast.value);
+    sb_puts(o->out, "))");
+    return true;
+  }
+  return false;
+}
+
+static bool vector_arith(TirExprKind k) {
+  return k == TIR_ADD || k == TIR_SUB || k == TIR_MUL || k == TIR_DIV || k == TIR_MIN || k == TIR_MAX;
+}
+
 static void expr(Ocl *o, const TirExpr *e) {
   if (o->failed) return;
-  if (e->dtype.lanes != 1) {
+  if (e->dtype.lanes != 1 && (vector_expr(o, e) || o->failed)) return;
+  if (e->dtype.lanes != 1 && (!vector_type(e->dtype) || !vector_arith(e->kind))) {
     fail(o, e->span, "vector expressions are not supported (%s)", tir_expr_kind_name(e->kind));
     return;
   }
@@ -346,6 +387,15 @@ static void stmt(Ocl *o, const TirStmt *s) {
       return;
     case TIR_S_FOR: loop(o, s); return;
     case TIR_S_STORE:
+      if (s->store.n == 1 && s->store.value->dtype.lanes != 1 && contiguous(s->store.idx[0])) {
+        line(o); /* vstoreN(value, 0, buf + base) */
+        sb_printf(o->out, "vstore%d(", s->store.value->dtype.lanes);
+        expr(o, s->store.value);
+        sb_printf(o->out, ", 0, %s + ", name_of(o, s->store.buf->data));
+        expr(o, s->store.idx[0]->ramp.base);
+        sb_puts(o->out, ");\n");
+        return;
+      }
       if (s->store.n != 1 || s->store.value->dtype.lanes != 1)
         return fail(o, s->span, "store to '%s' is not flat and scalar", s->store.buf->name);
       line(o);

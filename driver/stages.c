@@ -73,3 +73,13 @@ void drv_print_stages(FILE *out, unsigned mask) {
     if (s.kind & mask) fprintf(out, "%-28s %s\n", s.name, s.what);
   }
 }
+
+void drv_print_gpu_stages(FILE *out) {
+  int n;
+  const TirPass *p = tir_gpu_pipeline(&n);
+  fprintf(out, "\nwith --target cuda|opencl (docs/gpu.md), the lowering passes are, in TVM's order:\n");
+  for (int i = 0; i < n; i++) fprintf(out, "  %-28s %s\n", p[i].name, p[i].what);
+  fprintf(out, "  %-28s %s\n", "opencl", "(GPU) the OpenCL C of the kernels (--target opencl)");
+  fprintf(out, "  %-28s %s\n", "ptx", "(GPU) the PTX of the kernels, from LLVM's NVPTX backend (--target cuda)");
+  fprintf(out, "  %-28s %s\n", "nvvm", "(GPU) the LLVM IR given to the NVPTX backend (--target cuda)");
+}

@@ -39,5 +39,8 @@ DrvStage drv_stage_at(int i);
 bool drv_find_stage(const char *name, unsigned mask, DrvStage *out);
 /* One line per stage of mask, "NAME  description", in pipeline order. */
 void drv_print_stages(FILE *out, unsigned mask);
+/* The GPU pipeline's passes and the device-code stages, indented under a
+ * heading (tvs show --list-stages, after the stages above). */
+void drv_print_gpu_stages(FILE *out);
 
 #endif

@@ -198,6 +198,14 @@ static void opaque_call(Printer *p, const TirExpr *e) {
     pr_puts(p, ")");
     return;
   }
+  if (!strcmp(nm, "comm_reducer") && n == 3 && args[1]->kind == TIR_STR) { /* lower-cross-thread-reduction's */
+    const char *op = args[1]->str;
+    pr_printf(p, "lambda x, y: %s, [", !strcmp(op, "add") ? "x + y" : !strcmp(op, "mul") ? "x * y"
+                                       : !strcmp(op, "max") ? "T.max(x, y)" : "T.min(x, y)");
+    expr(p, args[2], PREC_LOWEST);
+    pr_puts(p, "])");
+    return;
+  }
   call_args(p, args + 1, n - 1, false);
   if (!dt_eq(e->dtype, tir_opaque_default_dtype(nm, args + 1, n - 1))) {
     if (n > 1) pr_puts(p, ", ");
@@ -1131,6 +1139,16 @@ static void attr_stmt(Printer *p, const TirStmt *s, bool more) {
   }
   builtin(p, "T.attr");
   pr_puts(p, "(");
+  if (!s->attr.node && !strcmp(s->attr.key, "reduce_scope")) { /* TVM's node: the comm_reducer */
+    expr(p, s->attr.value, PREC_LOWEST);
+    pr_puts(p, ", \"reduce_scope\", ");
+    builtin(p, "T.reinterpret");
+    pr_puts(p, "(");
+    builtin(p, "T.uint64");
+    pr_puts(p, "(0), dtype=\"handle\")):\n");
+    nested_body(p, s->attr.body);
+    return;
+  }
   if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
   else pr_puts(p, "0");
   pr_puts(p, ", ");

@@ -66,8 +66,20 @@ TirFunc *tir_make_packed_api(TirPassCtx *ctx, TirFunc *f);
  * twice on a path, a reduce iter bound to threadIdx outside a reduction the
  * GPU lowering handles, more threads than a block may hold.  Errors only. */
 TirFunc *tir_verify_thread_binding(TirPassCtx *ctx, TirFunc *f);
-/* A reduction over a threadIdx loop becomes a shared-memory all-reduce
- * (per-thread partials, a tree, thread 0 writes): see the file. */
+/* One loop per thread axis and kernel, at the LCA of the axis' loops
+ * (TVM's LiftThreadBinding): see the file. */
+TirFunc *tir_lift_thread_binding(TirPassCtx *ctx, TirFunc *f);
+/* Each kernel begins with one launch loop per thread axis; the other loops
+ * bound to it are dropped (TVM's UnifyThreadBinding): see the file. */
+TirFunc *tir_unify_thread_binding(TirPassCtx *ctx, TirFunc *f);
+/* T.tvm_thread_allreduce becomes warp shuffles (CUDA, whole warps) or a
+ * shared-memory tree with its barriers (TVM's LowerThreadAllreduce). */
+TirFunc *tir_lower_thread_allreduce(TirPassCtx *ctx, TirFunc *f);
+/* Buffers of scope "warp": a local buffer per lane read through warp
+ * shuffles (CUDA), shared memory per warp elsewhere (TVM's LowerWarpMemory). */
+TirFunc *tir_lower_warp_memory(TirPassCtx *ctx, TirFunc *f);
+/* A reduction over a threadIdx loop becomes each thread's partial, a
+ * T.tvm_thread_allreduce over the threads and thread 0's write: see the file. */
 TirFunc *tir_lower_cross_thread_reduction(TirPassCtx *ctx, TirFunc *f);
 /* Shared/local allocation limits of the lowered kernel (VerifyGPUCode). */
 TirFunc *tir_verify_gpu_code(TirPassCtx *ctx, TirFunc *f);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # run_gpu_bench.sh - on a machine with an NVIDIA GPU: every kernel of
 # tests/gpu/ on --target cuda against the interpreter, then sgemm 4096^3
-# (bench/gpu/sgemm.tvs and sgemm_vthread.tvs, kernels only, median) against
-# cuBLAS's sgemm.
+# (bench/gpu/sgemm.tvs, sgemm_vthread.tvs and sgemm_vec.tvs, kernels only,
+# median) against cuBLAS's sgemm.
 # usage: run_gpu_bench.sh TVS OUTDIR [PYTHON]   (from the repository root)
 set -u
 TVS=$1 W=$2 PY=${3:-python3}
@@ -36,4 +36,9 @@ cp "$W/A.npy" "$W/B.npy" "$W/sgemm/" 2>/dev/null
   --time --repeat 20 2>&1 | head -1
 cp "$W/A.npy" "$W/B.npy" "$W/sgemm_vt/" 2>/dev/null
 "$PY" bench/gpu/cublas_sgemm.py 4096 20 "$W/sgemm_vt" | grep "vs float64"
+# the same with float4 loads and stores (bench/gpu/sgemm_vec.tvs)
+"$TVS" run bench/gpu/sgemm_vec.tvs --target cuda --input A="$W/A.npy" --input B="$W/B.npy" -o "$W/sgemm_vec" \
+  --time --repeat 20 2>&1 | head -1
+cp "$W/A.npy" "$W/B.npy" "$W/sgemm_vec/" 2>/dev/null
+"$PY" bench/gpu/cublas_sgemm.py 4096 20 "$W/sgemm_vec" | grep "vs float64"
 [ $fail -eq 0 ]

@@ -1,31 +1,26 @@
-/* gpu_lower_cross_thread_reduction.c - LowerCrossThreadReduction together
- * with LowerThreadAllreduce's shared-memory tree (GPU pipeline).
+/* gpu_lower_cross_thread_reduction.c - LowerCrossThreadReduction (GPU
+ * pipeline, first of the GPU passes).
  *
  * A reduction block whose reduce iter is bound through a threadIdx loop L
  * (with only serial loops between L and the block, and no threadIdx loop
- * around L) is an all-reduce over L's threads:
+ * around L) is an all-reduce over L's threads.  It becomes, in an opaque
+ * block "<name>_cross_thread" that allocates the two local temporaries:
  *
- *     for t in T.thread_binding(T, thread="threadIdx.x"):   # each thread
- *         red[t] = identity                                 # its partial
- *         for r in range(R): red[t] = red[t] OP update(t, r)
- *     for t2 in T.thread_binding(T, ...):                   # the tree, one
- *         if t2 < s: red[t2] = red[t2] OP red[t2 + s]       # loop per step
- *     for t3 in T.thread_binding(T, ...):
- *         if t3 == 0: B[idx] = init OP red[0]
+ *     for t in T.thread_binding(T, thread="threadIdx.x"):
+ *         in_thread_B[0] = identity                 # the thread's partial,
+ *         for r in range(R):                        # over its share of the
+ *             in_thread_B[0] = in_thread_B[0] OP update(t, r)   # serial loops
+ *         with T.attr(T.comm_reducer(lambda x, y: x OP y, [identity]), "reduce_scope", ...):
+ *             T.tvm_thread_allreduce(T.uint32(1), in_thread_B[0], T.bool(True), cross_thread_B[0], t)
+ *         if t == 0:
+ *             B[idx] = init OP cross_thread_B[0]
  *
- * in an opaque block that allocates red (T elements, "shared").  Each phase
- * is a loop of its own, so that the interpreter (threads one after another)
- * computes what the device does; thread-storage-sync puts the barriers
- * between them.  OP is +, *, max or min (the block's update must read the
- * written element once).  Other shapes are left to verify-thread-binding,
- * which reports them.
- *
- * On CUDA, a float32 reduction over threadIdx.x whose extent is a multiple
- * of 32 (whole warps) uses warp shuffles instead, as TVM's
- * LowerThreadAllreduce does: each thread's partial in a register, folded
- * across its warp by T.tvm_warp_shuffle_down (five steps); with more than
- * one warp, lane 0 of each puts the warp's sum in shared memory and the
- * first lanes fold those the same way. */
+ * (without serial loops the update itself is the intrinsic's value and the
+ * block's predicate its condition), as TVM writes it.  lower-thread-allreduce
+ * lowers the intrinsic (warp shuffles or a shared-memory tree) after
+ * thread-storage-sync.  OP is +, *, max or min (the block's update must
+ * read the written element once).  Other shapes are left to
+ * verify-thread-binding, which reports them. */
 #include "ir/transform/xform_internal.h"
 
 #include <float.h>
@@ -39,7 +34,6 @@
 typedef struct Xr {
   IrHeap *h;
   int thread_depth;   /* threadIdx loops around the statement */
-  bool cuda;          /* warp shuffles where the threads are whole warps */
 } Xr;
 
 /* The combiner of `buf[idx] = buf[idx] OP upd`: OP's kind, and upd. */
@@ -122,32 +116,14 @@ static bool match(Xr *x, const TirStmt *l, Nest *n) {
 
 static TirExpr *combine(IrHeap *h, TirExprKind op, TirExpr *a, TirExpr *b) { return tir_binary(h, op, a, b); }
 
-static TirExpr *red_at(IrHeap *h, TirBuffer *red, TirExpr *i) { return tir_load(h, red, &i, 1); }
-
-static TirStmt *red_store(IrHeap *h, TirBuffer *red, TirExpr *i, TirExpr *v) { return tir_store(h, red, v, &i, 1); }
-
-static TirStmt *thread_loop(IrHeap *h, const TirStmt *l, const char *name, TirStmt *(*body)(IrHeap *, TirVar *, void *),
-                            void *ctx) {
-  TirVar *t = tir_var(h, name, l->loop.var->dtype);
-  return tir_for(h, t, xf_int(h, l->loop.var->dtype, 0), l->loop.extent, TIR_FOR_THREAD_BINDING, l->loop.thread_tag,
-                 NULL, body(h, t, ctx));
+static TirExpr *at0(IrHeap *h, TirBuffer *b) {
+  TirExpr *z = xf_int(h, dt_int32, 0);
+  return tir_load(h, b, &z, 1);
 }
 
-typedef struct Step {
-  TirBuffer *red;
-  TirExprKind op;
-  int64_t s, extent;
-  const Nest *n;
-} Step;
-
-static TirStmt *tree_body(IrHeap *h, TirVar *t, void *ctx) {
-  Step *st = ctx;
-  TirExpr *tv = tir_var_ref(h, t), *s = xf_int(h, t->dtype, st->s);
-  TirExpr *cond = tir_binary(h, TIR_LT, tv, s);
-  if (2 * st->s > st->extent)
-    cond = tir_binary(h, TIR_AND, cond, tir_binary(h, TIR_LT, xf_add(h, tv, s), xf_int(h, t->dtype, st->extent)));
-  TirExpr *v = combine(h, st->op, red_at(h, st->red, tv), red_at(h, st->red, xf_add(h, tir_var_ref(h, t), s)));
-  return tir_if(h, cond, red_store(h, st->red, tir_var_ref(h, t), v), NULL);
+static TirStmt *set0(IrHeap *h, TirBuffer *b, TirExpr *v) {
+  TirExpr *z = xf_int(h, dt_int32, 0);
+  return tir_store(h, b, v, &z, 1);
 }
 
 /* if t == 0: out[idx] = init OP total (the block's write, iters substituted). */
@@ -161,10 +137,10 @@ static TirStmt *result_store(IrHeap *h, const Nest *n, TirVar *t, TirExpr *total
   return tir_if(h, tir_binary(h, TIR_EQ, tir_var_ref(h, t), xf_int(h, t->dtype, 0)), store, NULL);
 }
 
-/* red[at] = red[at] OP update over the thread's share of the serial loops
+/* red[0] = red[0] OP update over the thread's share of the serial loops
  * (under the block's predicate): the thread's partial. */
-static TirStmt *partial_nest(IrHeap *h, const Nest *n, TirBuffer *red, TirExpr *at) {
-  TirStmt *acc = red_store(h, red, at, combine(h, n->op, red_at(h, red, at), n->upd));
+static TirStmt *partial_nest(IrHeap *h, const Nest *n, TirBuffer *red) {
+  TirStmt *acc = set0(h, red, combine(h, n->op, at0(h, red), n->upd));
   if (!xf_is_const_true(n->realize->realize.pred))
     acc = tir_if(h, tir_substitute_expr(h, n->realize->realize.pred, &n->sigma), acc, NULL);
   for (int i = n->nserial - 1; i >= 0; i--) {
@@ -192,102 +168,55 @@ static TirStmt *cross_thread_block(IrHeap *h, const Nest *n, TirBuffer **allocs,
   return tir_block_realize(h, NULL, 0, tir_bool(h, true), blk);
 }
 
-static TirStmt *final_body(IrHeap *h, TirVar *t, void *ctx) {
-  Step *st = ctx;
-  return result_store(h, st->n, t, red_at(h, st->red, xf_int(h, t->dtype, 0)));
+static const char *reducer_name(TirExprKind op) {
+  switch (op) {
+    case TIR_ADD: return "add";
+    case TIR_MUL: return "mul";
+    case TIR_MAX: return "max";
+    default: return "min";
+  }
+}
+
+/* with T.attr(T.comm_reducer(OP, [identity]), "reduce_scope", 0):
+ *     T.tvm_thread_allreduce(T.uint32(1), value, cond, result[0], t) */
+static TirStmt *allreduce(IrHeap *h, TirExprKind op, DType dt, TirExpr *value, TirExpr *cond, TirBuffer *result,
+                          TirVar *t) {
+  TirExpr *red[3] = {tir_str(h, "comm_reducer"), tir_str(h, reducer_name(op)), identity(h, op, dt)};
+  TirExpr *reducer = tir_call(h, dt_handle, tir_op_lookup(" opaque"), red, 3);
+  TirExpr *args[6] = {tir_str(h, "tvm_thread_allreduce"), tir_int(h, dt_uint32, 1), value, cond, at0(h, result),
+                      tir_var_ref(h, t)};
+  TirStmt *call = tir_evaluate(h, tir_call(h, dt_handle, tir_op_lookup(" opaque"), args, 6));
+  return tir_attr_stmt(h, "reduce_scope", NULL, reducer, call);
 }
 
 static TirStmt *rewrite(Xr *x, Nest *n) {
   IrHeap *h = x->h;
   const TirBlock *b = tir_realize_block(n->realize);
   DType dt = b->body->store.buf->dtype;
-  int64_t ext;
-  tir_is_const_int(n->loop->loop.extent, &ext);
-  TirExpr *shape = xf_int(h, dt_int32, ext);
+  TirExpr *one = xf_int(h, dt_int32, 1);
   char name[128];
-  snprintf(name, sizeof name, "%s_red", b->name);
-  TirBuffer *red = tir_buffer(h, name, dt, &shape, 1, "shared");
-  /* phase 1: each thread's partial, over its share of the serial loops */
+  snprintf(name, sizeof name, "cross_thread_%s", b->body->store.buf->name);
+  TirBuffer *allocs[2];
+  int nallocs = 0;
+  TirBuffer *result = allocs[nallocs++] = tir_buffer(h, name, dt, &one, 1, "local");
   TirVar *t = n->loop->loop.var;
-  TirStmt *acc = partial_nest(h, n, red, tir_var_ref(h, t));
-  TirStmt *first[2] = {red_store(h, red, tir_var_ref(h, t), identity(h, n->op, dt)), acc};
-  PtrVec phases = {0};
-  pv_push(&phases, tir_for(h, t, n->loop->loop.min, n->loop->loop.extent, TIR_FOR_THREAD_BINDING,
-                           n->loop->loop.thread_tag, n->loop->loop.annotations, tir_seq(h, first, 2)));
-  /* phase 2: the tree; phase 3: thread 0 writes the result */
-  int64_t p = 1;
-  while (p < ext) p *= 2;
-  Step st = {red, n->op, 0, ext, n};
-  for (st.s = p / 2; st.s >= 1; st.s /= 2) {
-    snprintf(name, sizeof name, "%s_s%lld", t->name, (long long)st.s);
-    pv_push(&phases, thread_loop(h, n->loop, name, tree_body, &st));
-  }
-  snprintf(name, sizeof name, "%s_out", t->name);
-  pv_push(&phases, thread_loop(h, n->loop, name, final_body, &st));
-  TirStmt *body = tir_seq(h, (TirStmt **)phases.items, phases.len);
-  pv_free(&phases);
-  return cross_thread_block(h, n, &red, 1, body);
-}
-
-/* ---------------------------------------------------------- warp shuffles */
-
-static TirExpr *at0(IrHeap *h, TirBuffer *b) { return red_at(h, b, xf_int(h, dt_int32, 0)); }
-
-static TirStmt *set0(IrHeap *h, TirBuffer *b, TirExpr *v) { return red_store(h, b, xf_int(h, dt_int32, 0), v); }
-
-/* red[0] = red[0] OP shuffle_down(red[0], s) for s = 16, 8, 4, 2, 1: lane 0
- * ends with the fold of its warp. */
-static void warp_fold(IrHeap *h, PtrVec *out, TirBuffer *red, TirExprKind op, DType dt) {
-  for (int s = 16; s >= 1; s /= 2) {
-    TirExpr *args[6] = {tir_str(h, "tvm_warp_shuffle_down"), xf_int(h, dt_int32, -1), at0(h, red),
-                        xf_int(h, dt_int32, s), xf_int(h, dt_int32, 32), xf_int(h, dt_int32, 32)};
-    TirExpr *shfl = tir_call(h, dt, &tir_op_table[TIR_OP_CALL_EXTERN], args, 6);
-    pv_push(out, set0(h, red, combine(h, op, at0(h, red), shfl)));
-  }
-}
-
-static TirStmt *rewrite_warp(Xr *x, Nest *n, int64_t ext) {
-  IrHeap *h = x->h;
-  const TirBlock *b = tir_realize_block(n->realize);
-  DType dt = b->body->store.buf->dtype;
-  char name[128];
-  snprintf(name, sizeof name, "%s_red_local", b->name);
-  TirExpr *one = xf_int(h, dt_int32, 1), *nw = xf_int(h, dt_int32, ext / 32);
-  TirBuffer *red = tir_buffer(h, name, dt, &one, 1, "local");
-  snprintf(name, sizeof name, "%s_red_warps", b->name);
-  TirBuffer *warps = tir_buffer(h, name, dt, &nw, 1, "shared");
-  TirVar *t = n->loop->loop.var;
-  TirExpr *tv = tir_var_ref(h, t);
   PtrVec body = {0};
-  pv_push(&body, set0(h, red, identity(h, n->op, dt)));
-  pv_push(&body, partial_nest(h, n, red, xf_int(h, dt_int32, 0)));
-  warp_fold(h, &body, red, n->op, dt);
-  if (ext > 32) { /* the warps' folds through shared memory, folded by the first warp */
-    TirExpr *lane0 = tir_binary(h, TIR_EQ, tir_binary(h, TIR_FLOORMOD, tv, xf_int(h, t->dtype, 32)), xf_int(h, t->dtype, 0));
-    TirExpr *w = tir_binary(h, TIR_FLOORDIV, tir_var_ref(h, t), xf_int(h, t->dtype, 32));
-    pv_push(&body, tir_if(h, lane0, red_store(h, warps, w, at0(h, red)), NULL));
-    pv_push(&body, set0(h, red, identity(h, n->op, dt)));
-    TirExpr *first = tir_binary(h, TIR_LT, tir_var_ref(h, t), xf_int(h, t->dtype, ext / 32));
-    pv_push(&body, tir_if(h, first, set0(h, red, red_at(h, warps, tir_var_ref(h, t))), NULL));
-    warp_fold(h, &body, red, n->op, dt);
+  TirExpr *value = n->upd, *cond = tir_bool(h, true);
+  if (n->nserial) { /* the thread's partial over the serial loops first */
+    snprintf(name, sizeof name, "in_thread_%s", b->body->store.buf->name);
+    TirBuffer *part = allocs[nallocs++] = tir_buffer(h, name, dt, &one, 1, "local");
+    pv_push(&body, set0(h, part, identity(h, n->op, dt)));
+    pv_push(&body, partial_nest(h, n, part));
+    value = at0(h, part);
+  } else if (!xf_is_const_true(n->realize->realize.pred)) {
+    cond = tir_substitute_expr(h, n->realize->realize.pred, &n->sigma);
   }
-  pv_push(&body, result_store(h, n, t, at0(h, red)));
+  pv_push(&body, allreduce(h, n->op, dt, value, cond, result, t));
+  pv_push(&body, result_store(h, n, t, at0(h, result)));
   TirStmt *loop = tir_for(h, t, n->loop->loop.min, n->loop->loop.extent, TIR_FOR_THREAD_BINDING,
                           n->loop->loop.thread_tag, n->loop->loop.annotations, tir_seq(h, (TirStmt **)body.items, body.len));
   pv_free(&body);
-  TirBuffer *allocs[2] = {red, warps};
-  return cross_thread_block(h, n, allocs, ext > 32 ? 2 : 1, loop);
-}
-
-/* Whether the reduction runs over whole warps of a float32 value on CUDA. */
-static bool warp_reducible(const Xr *x, const Nest *n) {
-  int64_t ext;
-  const TirBlock *b = tir_realize_block(n->realize);
-  DType dt = b->body->store.buf->dtype;
-  int64_t min;
-  return x->cuda && !strcmp(n->loop->loop.thread_tag, "threadIdx.x") && tir_is_const_int(n->loop->loop.extent, &ext) &&
-         ext % 32 == 0 && ext <= 1024 && tir_is_const_int(n->loop->loop.min, &min) && min == 0 && dt.code == DT_FLOAT &&
-         dt.bits == 32 && dt.lanes == 1;
+  return cross_thread_block(h, n, allocs, nallocs, loop);
 }
 
 static TirStmt *visit_for(TirMutator *m, TirStmt *s) {
@@ -295,9 +224,7 @@ static TirStmt *visit_for(TirMutator *m, TirStmt *s) {
   bool thread = s->loop.kind == TIR_FOR_THREAD_BINDING && !strncmp(s->loop.thread_tag, "threadIdx.", 10);
   Nest n;
   if (thread && x->thread_depth == 0 && match(x, s, &n)) {
-    int64_t ext = 0;
-    tir_is_const_int(s->loop.extent, &ext);
-    TirStmt *r = warp_reducible(x, &n) ? rewrite_warp(x, &n, ext) : rewrite(x, &n);
+    TirStmt *r = rewrite(x, &n);
     ir_ptrmap_free(&n.sigma);
     return r;
   }
@@ -308,10 +235,10 @@ static TirStmt *visit_for(TirMutator *m, TirStmt *s) {
 }
 
 /* requires: the scheduled IR (blocks), GPU pipeline; ensures: the matched
- * reductions over threads are explicit shared-memory all-reduces; others
+ * reductions over threads are T.tvm_thread_allreduce calls; others
  * unchanged. */
 TirFunc *tir_lower_cross_thread_reduction(TirPassCtx *ctx, TirFunc *f) {
-  Xr x = {ctx->heap, 0, ctx->target && !strcmp(ctx->target, "cuda")};
+  Xr x = {ctx->heap, 0};
   TirMutator m;
   tir_mutator_init(&m, ctx->heap);
   m.stmt[TIR_S_FOR] = visit_for;

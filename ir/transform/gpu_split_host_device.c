@@ -5,7 +5,9 @@
  * params are the data pointers and scalars the nest uses; the host function
  * keeps what surrounds the nests (allocations, serial loops) and calls each
  * kernel as T.call_extern("int32", "FUNC_kernel", args..., extents...), the
- * launch extents in the order of the kernel's "tir.kernel_launch_params".
+ * launch extents in the order of the kernel's "tir.kernel_launch_params"
+ * (the kernel's leading loops, which unify-thread-binding made one per
+ * thread axis).
  * A statement outside every thread-bound loop is an error (TVM's "Did you
  * forget to bind?"): a GPU target runs nothing on the host but launches. */
 #include "ir/transform/xform_internal.h"
@@ -56,37 +58,22 @@ static void uses_buffer(TirVisitor *v, const TirBuffer *b) { use_var(v->ctx, b->
 
 /* ------------------------------------------------------------ the kernel */
 
-/* The thread tags of a nest in first-appearance order with their extents;
- * a second extent for one tag must be the same expression. */
+/* The launch threads of a kernel: the leading nest of thread loops that
+ * unify-thread-binding made (one loop per axis, outermost first). */
 typedef struct Launch {
   const char *tags[8];
   TirExpr *extents[8];
   int n;
-  Split *sp;
 } Launch;
 
-static bool launch_pre(TirVisitor *v, const TirStmt *s) {
-  Launch *l = v->ctx;
-  if (s->kind != TIR_S_FOR || s->loop.kind != TIR_FOR_THREAD_BINDING) return true;
-  const char *tag = s->loop.thread_tag;
-  for (int i = 0; i < l->n; i++) {
-    if (strcmp(l->tags[i], tag)) continue;
-    int64_t a, b;
-    bool same = l->extents[i] == s->loop.extent ||
-                (tir_is_const_int(l->extents[i], &a) && tir_is_const_int(s->loop.extent, &b) && a == b);
-    if (!same && !l->sp->failed) {
-      diag_error(l->sp->diag, s->span,
-                 "thread axis '%s' has two extents in one kernel of '%s' (unify-thread-binding needs one extent "
-                 "per axis)", tag, l->sp->fname);
-      l->sp->failed = true;
-    }
-    return true;
+static Launch launch_threads(const TirStmt *nest) {
+  Launch l = {{0}, {0}, 0};
+  for (const TirStmt *s = nest; s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING && l.n < 8;
+       s = s->loop.body) {
+    l.tags[l.n] = s->loop.thread_tag;
+    l.extents[l.n++] = s->loop.extent;
   }
-  if (l->n < 8) {
-    l->tags[l->n] = tag;
-    l->extents[l->n++] = s->loop.extent;
-  }
-  return true;
+  return l;
 }
 
 static DType param_dtype(const TirVar *v) { return v->dtype; }
@@ -98,9 +85,7 @@ static TirStmt *outline(Split *sp, TirStmt *nest) {
   TirVisitor v = {.pre_expr = uses_pre_expr, .def_var = uses_def_var, .use_buffer = uses_buffer,
                   .def_buffer = uses_buffer, .ctx = &u};
   tir_visit_stmt(&v, nest);
-  Launch l = {{0}, {0}, 0, sp};
-  TirVisitor lv = {.pre_stmt = launch_pre, .ctx = &l};
-  tir_visit_stmt(&lv, nest);
+  Launch l = launch_threads(nest);
   /* handles first (TVM orders kernel params: buffers, then scalars) */
   int n = u.vars.len;
   TirVar **params = ir_alloc(h, (size_t)(n ? n : 1) * sizeof *params);

@@ -1,10 +1,14 @@
 /* gpu_verify_thread_binding.c - the thread-binding rules of a GPU schedule,
  * checked on the scheduled IR before anything is lowered (GPU pipeline only).
  *
- *  - a thread axis bound again inside a loop bound to it must have the same
- *    extent (cooperative fetching rebinds threadIdx.x under threadIdx.x: the
- *    inner loop is the same hardware thread);
- *  - threads per block (the product of the threadIdx extents on a path) at
+ *  - all loops bound to one thread axis in one kernel (the nest under an
+ *    outermost thread-bound loop) have one extent: cooperative fetching
+ *    rebinds threadIdx.x under threadIdx.x, a cross-thread reduction binds
+ *    it again beside the loop that computed the partials, and
+ *    lift-thread-binding / unify-thread-binding make those loops one launch
+ *    thread (TVM checks this in UnifyThreadBinding; here it is checked on the
+ *    scheduled IR, where the spans are the user's loops);
+ *  - threads per block (the product of the kernel's threadIdx extents) at
  *    most 1024, each threadIdx extent a constant;
  *  - a reduce iter bound through a threadIdx loop must be one that
  *    lower-cross-thread-reduction (run before) has rewritten. */
@@ -13,6 +17,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "ir/printer.h"
+#include "ir/structural_equal.h"
 
 #define GPU_MAX_THREADS 1024
 
@@ -24,6 +31,7 @@ typedef struct Bound {
 typedef struct Check {
   TirPassCtx *ctx;
   Bound path;
+  Bound kernel;   /* the first loop of each thread axis in the current kernel */
   bool failed;
 } Check;
 
@@ -39,15 +47,20 @@ static void fail(Check *c, Span sp, const char *fmt, ...) {
   diag_error(c->ctx->diag, sp, "%s", msg);
 }
 
-static const TirStmt *bound_to(const Check *c, const char *tag) {
-  for (int i = 0; i < c->path.n; i++)
-    if (!strcmp(c->path.loop[i]->loop.thread_tag, tag)) return c->path.loop[i];
+static const TirStmt *bound_to(const Bound *b, const char *tag) {
+  for (int i = 0; i < b->n; i++)
+    if (!strcmp(b->loop[i]->loop.thread_tag, tag)) return b->loop[i];
   return NULL;
+}
+
+static bool same_extent(const TirExpr *a, const TirExpr *b) {
+  int64_t x, y;
+  return a == b || tir_expr_identical(a, b) || (tir_is_const_int(a, &x) && tir_is_const_int(b, &y) && x == y);
 }
 
 static void check_loop(Check *c, const TirStmt *s) {
   const char *tag = s->loop.thread_tag;
-  int64_t ext = 0, outer_ext = 0;
+  int64_t ext = 0;
   if (!strncmp(tag, "vthread", 7)) return; /* inject-virtual-thread checks its extent */
   bool is_thread = !strncmp(tag, "threadIdx.", 10);
   if (is_thread && !tir_is_const_int(s->loop.extent, &ext)) {
@@ -55,23 +68,29 @@ static void check_loop(Check *c, const TirStmt *s) {
          s->loop.var->name, tag);
     return;
   }
-  const TirStmt *outer = bound_to(c, tag);
-  if (outer) {
-    bool same = outer->loop.extent == s->loop.extent ||
-                (tir_is_const_int(outer->loop.extent, &outer_ext) && tir_is_const_int(s->loop.extent, &ext) &&
-                 outer_ext == ext);
-    if (!same)
-      fail(c, s->span,
-           "loop '%s' binds %s again inside loop '%s' with another extent: one thread axis has one extent "
-           "per kernel",
-           s->loop.var->name, tag, outer->loop.var->name);
-    if (!same) return;
+  if (c->path.n == 0) c->kernel.n = 0; /* a new kernel */
+  const TirStmt *first = bound_to(&c->kernel, tag);
+  if (first && !same_extent(first->loop.extent, s->loop.extent)) {
+    StrBuf a, b;
+    sb_init(&a);
+    sb_init(&b);
+    print_tir_expr(&a, first->loop.extent);
+    print_tir_expr(&b, s->loop.extent);
+    fail(c, s->span,
+         "loop '%s' binds %s with extent %s, but loop '%s' of the same kernel binds it with extent %s: all loops "
+         "bound to one thread axis in a kernel must have the same extent",
+         s->loop.var->name, tag, b.data, first->loop.var->name, a.data);
+    sb_free(&a);
+    sb_free(&b);
+    return;
   }
-  if (!is_thread || outer) return;
-  long long threads = ext;
-  for (int i = 0; i < c->path.n; i++) {
+  if (first || c->kernel.n >= 16) return;
+  c->kernel.loop[c->kernel.n++] = s;
+  if (!is_thread) return;
+  long long threads = 1; /* the block: every threadIdx axis of the kernel */
+  for (int i = 0; i < c->kernel.n; i++) {
     int64_t e;
-    if (!strncmp(c->path.loop[i]->loop.thread_tag, "threadIdx.", 10) && tir_is_const_int(c->path.loop[i]->loop.extent, &e))
+    if (!strncmp(c->kernel.loop[i]->loop.thread_tag, "threadIdx.", 10) && tir_is_const_int(c->kernel.loop[i]->loop.extent, &e))
       threads *= e;
   }
   if (threads > GPU_MAX_THREADS)
@@ -119,7 +138,7 @@ static void walk(Check *c, const TirStmt *s) {
 
 /* requires: the scheduled IR; ensures: nothing changes (errors only). */
 TirFunc *tir_verify_thread_binding(TirPassCtx *ctx, TirFunc *f) {
-  Check c = {ctx, {{0}, 0}, false};
+  Check c = {ctx, {{0}, 0}, {{0}, 0}, false};
   walk(&c, f->body);
   return f;
 }

@@ -37,4 +37,7 @@ TirFunc *xf_with_body(IrHeap *h, TirFunc *f, TirStmt *body);
 /* Whether expression e contains a call with side effects (call_extern...). */
 bool xf_has_side_effect(const TirExpr *e);
 
+/* A fresh var for the launch thread of a thread-bound loop, named after its
+ * axis as TVM names it (threadIdx.x -> threadIdx_x), of the loop var's dtype. */
+TirVar *xf_thread_var(IrHeap *h, const TirStmt *loop);
 #endif

@@ -86,9 +86,8 @@ typedef struct SideFx {
 } SideFx;
 
 static bool side_pre(TirVisitor *v, const TirExpr *e) {
-  /* a builtin kept opaque may have any effect (TVM's kOpaque): never dropped */
   if (e->kind == TIR_CALL && (e->call.op->id == TIR_OP_CALL_EXTERN || e->call.op->id == TIR_OP_RET ||
-                              e->call.op->id == TIR_OP_OPAQUE)) {
+                              e->call.op->id == TIR_OP_OPAQUE)) { /* opaque builtins: effects unknown */
     ((SideFx *)v->ctx)->found = true;
     v->stop = true;
     return false;

@@ -3,7 +3,8 @@
 # tests/gpu/ runs on OpenCL (PoCL on the CPU) and matches the interpreter;
 # its OpenCL C has the expected shape; --target cuda without a driver says
 # so in one line and exits non-zero; the race detector finds no race once
-# thread-storage-sync has put its barriers in; every kernel's PTX passes ptxas.
+# thread-storage-sync and lower-thread-allreduce have put their barriers in;
+# every kernel's PTX passes ptxas.
 # usage: test_gpu.sh TVS WORKDIR   (env: TVS_SOURCE_DIR, PYTHON3)
 set -u
 TVS=$1
@@ -33,7 +34,7 @@ for f in "$SRC"/tests/gpu/*.tvs; do
     "$PTXAS" -arch=sm_80 "$W/$n.ptx" -o "$W/$n.cubin" >"$W/out" 2>&1 && ok || { bad "$n: ptxas rejects the PTX"; head "$W/out"; }
   fi
   # the race detector: no read of another thread's shared write without a barrier
-  "$TVS" run "$f" --target interp --check-races thread-storage-sync >"$W/out" 2>&1 && grep -q "no data race" "$W/out" && ok ||
+  "$TVS" run "$f" --target interp --check-races lower-thread-allreduce >"$W/out" 2>&1 && grep -q "no data race" "$W/out" && ok ||
     { bad "$n: race check"; cat "$W/out"; }
   [ $opencl = 1 ] || continue
   if ! "$TVS" run "$f" --target opencl -o "$W/$n.ocl" >"$W/out" 2>&1; then bad "$n: opencl run"; cat "$W/out"; continue; fi

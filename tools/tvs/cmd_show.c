@@ -475,6 +475,7 @@ int cmd_show(int argc, char **argv) {
     if (r) return r == 1 ? 0 : r;
     if (sa.list_stages) {
       drv_print_stages(stdout, DRV_STAGES_SHOW);
+      drv_print_gpu_stages(stdout);
       return 0;
     }
   }

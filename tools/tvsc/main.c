@@ -148,7 +148,7 @@ static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
     switch (o->id) {
       case OPT_HELP: return print_usage(), 0;
       case OPT_VERSION: return puts("tvsc 0.1.0 (TVS tensor compiler, LLVM CPU backend)"), 0;
-      case OPT_LIST_STAGES: return drv_print_stages(stdout, DRV_STAGES_EMIT), 0;
+      case OPT_LIST_STAGES: return drv_print_stages(stdout, DRV_STAGES_EMIT), drv_print_gpu_stages(stdout), 0;
       case OPT_VERBOSE: return ta->o.verbose = 1, -1;
       case OPT_FAST_MATH: return ta->o.cg.fast_math = true, -1;
       case OPT_FP_CONTRACT:
