@@ -325,6 +325,30 @@ static char *emit(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, boo
   return r;
 }
 
+/* Lists the shared-memory globals in llvm.compiler.used.  LLVM's GlobalsAA
+ * takes an internal global whose address never escapes to be out of reach
+ * of every intrinsic, llvm.nvvm.barrier0 included, and GVN then moved a
+ * load of shared memory written by another thread above the barrier (a
+ * cross-thread reduction read a stale red_result on an H200).  A use in
+ * llvm.compiler.used counts as an escape; the PTX is otherwise unchanged. */
+static void keep_shared_globals_visible(CgModule *m) {
+  int n = 0, cap = 8;
+  LLVMValueRef *used = xmalloc((size_t)cap * sizeof *used);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m->mod); g; g = LLVMGetNextGlobal(g)) {
+    if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != 3 || LLVMIsDeclaration(g)) continue;
+    if (n == cap) used = xrealloc(used, (size_t)(cap *= 2) * sizeof *used);
+    used[n++] = LLVMConstAddrSpaceCast(g, m->i8p);
+  }
+  if (n) {
+    LLVMValueRef init = LLVMConstArray(m->i8p, used, (unsigned)n);
+    LLVMValueRef u = LLVMAddGlobal(m->mod, LLVMTypeOf(init), "llvm.compiler.used");
+    LLVMSetInitializer(u, init);
+    LLVMSetLinkage(u, LLVMAppendingLinkage);
+    LLVMSetSection(u, "llvm.metadata");
+  }
+  free(used);
+}
+
 char *cg_nvptx_source(const IrModule *low, const char *sm, int opt_level, bool llvm_ir, DiagCtx *diag) {
   if (!sm) sm = "sm_80";
   LLVMTargetMachineRef tm = nvptx_machine(sm, opt_level, diag);
@@ -361,6 +385,7 @@ char *cg_nvptx_source(const IrModule *low, const char *sm, int opt_level, bool l
     diag_error(diag, span_none, "cuda: internal error: invalid LLVM IR: %s", msg ? msg : "?");
   }
   LLVMDisposeMessage(msg);
+  keep_shared_globals_visible(&m);
   define_warp_shuffle(&m, "tvm_warp_shuffle_down", "down");
   define_warp_shuffle(&m, "tvm_warp_shuffle", "idx");
   if (diag->nerr == nerr0 && link_libdevice(&m, diag) == 0) out = emit(m.mod, tm, opt_level, llvm_ir, diag);
