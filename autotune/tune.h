@@ -61,6 +61,11 @@ void tune_candidate_free(TuneCandidate *c);
  * 0, or -1 with errors in diag. */
 int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions *dec, int64_t seed,
                         TuneCandidate *out, DiagCtx *diag);
+/* The design space generated for a GPU target (gpu_space.c): schedule-script
+ * text for prim_func func of m when its one block is a matmul-like reduction
+ * (free it), else NULL with the reason in why. */
+char *tune_gpu_space(const IrModule *m, const char *func, char *why, size_t whylen);
+
 /* A candidate of a user's space: script (schedule-script text whose
  * sampling calls are the knobs) run on a schedule seeded by seed, or, with
  * dec, its trace replayed with dec's decisions.  0, or -1 with errors. */

@@ -76,14 +76,17 @@ expect '[ $? -eq 1 ] && grep -q "design-space script, line 1: schedule has no me
 
 # A GPU target: the design space of bench/gpu/ (thread bindings, shared tiles,
 # virtual threads), candidates run on OpenCL (PoCL) and checked against the
-# untuned function on the CPU; without --space it is a usage error.
-"$TVS" tune mm.tvs --target cuda --trials 2 > /dev/null 2> nospace.txt
-expect '[ $? -eq 2 ] && grep -q "needs --space FILE" nospace.txt'
+# untuned function on the CPU.  Without --space a matmul-like function gets the
+# generated GPU space; another function is refused, saying why.
+"$TVS" tune "$TVS_SOURCE_DIR/examples/mm_relu.tvs" --target cuda --trials 2 > /dev/null 2> nospace.txt
+expect '[ $? -eq 1 ] && grep -q "no GPU design space is generated (.mm_relu. has more than one block); give --space FILE" nospace.txt'
 if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target opencl > /dev/null 2>&1; then
   "$TVS" tune mm.tvs --target opencl --space "$TVS_SOURCE_DIR/bench/gpu/matmul_gpu_space.sch.tvs" --trials 3 \
     --batch 3 --seed 3 --db gpu.jsonl > gpu.txt 2> gpu_err.txt
   expect '[ $? -eq 0 ] && grep -q "^# mm: best .* GFLOP/s .* after 3 trials" gpu.txt && grep -q "thread_axis=\"vthread.y\"" gpu.txt'
   expect 'grep -q "\"status\": \"ok\"" gpu.jsonl && grep -q "\"target\": \"opencl\"" gpu.jsonl'
+  "$TVS" tune mm.tvs --target opencl --trials 3 --batch 3 --seed 3 --db gpu_gen.jsonl > gpu_gen.txt 2> gpu_gen_err.txt
+  expect '[ $? -eq 0 ] && grep -q "^# mm: best .* after 3 trials (0 failed)" gpu_gen.txt && grep -q "thread_axis=\"threadIdx.x\"" gpu_gen.txt'
 else
   echo "[SKIP] OpenCL: GPU tuning"
 fi

@@ -49,7 +49,8 @@ static const ToolOption tune_options[] = {
      "(default: the space generated from the function)"},
     {TN_OUTPUT, "--output", "-o", "FILE", 0, "write the best schedule script to FILE"},
     {TN_TARGET, "--target", NULL, "cpu|cuda|opencl", 0, "measure candidates natively (cpu, the default) or on a GPU\n"
-     "(kernels timed; needs --space: a GPU design space with thread bindings)"},
+     "(kernels timed; without --space, a matmul-like function gets the generated\n"
+     "GPU space: thread-bound tiles, shared-memory staging, register tiles)"},
     {TN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -301,6 +302,12 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
     fprintf(stderr, "tvs tune: error: cannot read '%s': %s\n", ta->space, why);
     func = NULL;
   }
+  char *generated = NULL, reason[256];
+  if (func && ta->target && !ta->space && !(generated = tune_gpu_space(m, func, reason, sizeof reason))) {
+    fprintf(stderr, "tvs tune: error: --target %s: no GPU design space is generated (%s); give --space FILE, "
+            "a design space whose schedules bind the loops to GPU threads\n", ta->target, reason);
+    func = NULL;
+  }
   TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target, ta->fp_contract};
   TuneMeasurer *t = func ? tune_measurer_new(m, func, &mo, &d) : NULL;
   diag_flush(&d);
@@ -308,12 +315,13 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
     tune_mpi_worker(m, t);
     rc = 0;
   } else if (t) {
-    rc = search_and_report(m, func, t, ta, size, space ? space->text : NULL, &d);
+    rc = search_and_report(m, func, t, ta, size, space ? space->text : generated, &d);
   }
   if (rank == 0 && size > 1) tune_mpi_stop_workers();
   tune_measurer_free(t);
   if (m) ir_module_free(m);
   if (space) src_free(space);
+  free(generated);
   src_free(src);
   diag_free(&d);
   return rc;
@@ -336,9 +344,6 @@ int cmd_tune(int argc, char **argv) {
   }
   if (!ta.file) return tool_usage_error("tune", "no input file");
   if (ta.resume && !ta.db) return tool_usage_error("tune", "--resume needs --db FILE");
-  if (ta.target && !ta.space)
-    return tool_usage_error("tune", "--target %s needs --space FILE: a design space whose schedules bind the loops "
-                            "to GPU threads (spaces generated for GPUs are not implemented)", ta.target);
   int rank = 0, size = 1;
   if (tune_mpi_active()) tune_mpi_init(&argc, &argv, &rank, &size);
   rc = tune_file(&ta, &common, rank, size);
