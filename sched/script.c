@@ -542,12 +542,27 @@ static bool parse_call_args(Eval *ev, const SchMethod *m, const Ast *call, CallA
   return true;
 }
 
+/* Whether every handle in v (a list's too) is one of s's: a script with two
+ * schedules can pass one's LoopRV to the other. */
+static bool handles_of(const Schedule *s, const SchVal *v) {
+  if (v->kind == SV_RV) return v->i >= 0 && v->i < s->nrvs;
+  if (v->kind == SV_LIST)
+    for (int i = 0; i < v->n; i++)
+      if (!handles_of(s, &v->items[i])) return false;
+  return true;
+}
+
 static SchVal call_method(Eval *ev, Schedule *s, const SchMethod *m, const Ast *call) {
   CallArgs ca;
   SchVal result = sch_val_none();
   bool ok = parse_call_args(ev, m, call, &ca);
   /* Spans first: converting a buffer name or a block name can report too. */
   sch_set_call_spans(s, call->span, ca.spans, ca.nspans);
+  for (int k = 0; k < m->nparams && ok; k++)
+    if (ca.set[k] && !handles_of(s, &ca.args[k])) {
+      err(ev, ca.nodes[k]->span, "%s: argument '%s' holds a handle of another schedule", m->name, m->params[k].name);
+      ok = false;
+    }
   for (int k = 0; k < m->nparams && ok; k++)
     if (!convert(ev, s, &m->params[k], ca.nodes[k], &ca.args[k], m->name, ca.args, k)) ok = false;
   if (ok) {

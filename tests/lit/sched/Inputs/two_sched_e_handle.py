@@ -1,0 +1,5 @@
+s1 = tvm.tir.Schedule(Module, seed=1)
+s2 = tvm.tir.Schedule(Module, seed=1)
+l1 = s1.get_loops(s1.get_block("C"))
+b = s1.get_block("C")
+s2.split(l1[0], factors=[None, 4])
