@@ -67,6 +67,8 @@ PYTHON_DIFFERS = {
     "tensorize_e_register_missing.py": (NameError, "'dot4_impll'"),
     # The registry is process-wide: this process registered more intrinsics before.
     "tensorize_e_unknown.py": (tvs.tir.ScheduleError, "no tensor intrinsic named 'axpy_8_f32' is registered"),
+    # Python's handles know their schedule: the foreign one is refused before the call.
+    "two_sched_e_handle.py": (tvs.tir.ScheduleError, "belongs to another schedule"),
 }
 
 
