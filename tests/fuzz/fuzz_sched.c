@@ -83,13 +83,25 @@ static void check_well_formed(const IrModule *m, const Ast *st) {
  * one step, so a refusal must leave the module as it was.  A call of a script
  * function (`apply_trace(sch)`) runs several, and the steps before the failing
  * one stay applied, as in TVM. */
+/* Method calls (callee an attribute) in the expression tree under e. */
+static int method_calls(const Ast *e) {
+  if (!e) return 0;
+  int n = e->kind == AST_CALL && e->a && e->a->kind == AST_ATTR;
+  n += method_calls(e->a) + method_calls(e->b) + method_calls(e->c);
+  for (int i = 0; i < e->list.len; i++) n += method_calls(e->list.items[i]);
+  for (int i = 0; i < e->list2.len; i++) n += method_calls(e->list2.items[i]);
+  return n;
+}
+
 static bool single_step(const Ast *st) {
   const Ast *e = st->kind == AST_EXPR_STMT || st->kind == AST_ASSIGN ? st->a : NULL;
   /* Unpacking (`a, b = sch.split(...)`) into the wrong number of names fails
    * after the primitive applied, as in Python: not checked here (not done). */
   for (int i = 0; st->kind == AST_ASSIGN && i < st->list.len; i++)
     if (st->list.items[i]->kind == AST_TUPLE || st->list.items[i]->kind == AST_LIST) return false;
-  return e && e->kind == AST_CALL && e->a && e->a->kind == AST_ATTR;
+  /* one method call: `sch.a(...).b(...)` or `sch.a(sch.b(...))` applies a
+   * first and fails in b, as Python does */
+  return e && e->kind == AST_CALL && e->a && e->a->kind == AST_ATTR && method_calls(e) == 1;
 }
 
 /* Runs one statement; a refused single step must leave the module as it was. */
