@@ -682,11 +682,11 @@ static void for_stmt(Printer *p, const TirStmt *s) {
   int mark = pr_mark(p);
   int loops_mark = p->nloops;
   /* A perfect nest of plain serial loops prints as one T.grid. */
-  const TirStmt *nest[64];
+  const TirStmt *nest[TIR_GRID_MAX];
   int n = 0;
   if (is_grid_loop(s)) {
     const TirStmt *cur = s;
-    while (n < 64 && is_grid_loop(cur)) {
+    while (n < TIR_GRID_MAX && is_grid_loop(cur)) {
       bool depends = false;
       for (int i = 0; i < n && !depends; i++)
         depends = expr_uses(cur->loop.extent, nest[i]->loop.var) ||

@@ -27,6 +27,10 @@
 #include "ir/heap.h"
 #include "base/source.h"
 
+/* Most loops one T.grid(...) holds: the printer folds at most this many
+ * perfectly nested loops into one grid, and the front end accepts as many. */
+#define TIR_GRID_MAX 64
+
 typedef struct TirExpr TirExpr;
 typedef struct TirStmt TirStmt;
 typedef struct TirVar TirVar;

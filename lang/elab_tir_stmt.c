@@ -992,7 +992,7 @@ typedef struct LoopSpec {
   const char *thread;
   IrValue *annotations;
   int n;               /* number of nested loops (T.grid: one per extent) */
-  TirExpr *min[16], *extent[16];
+  TirExpr *min[TIR_GRID_MAX], *extent[TIR_GRID_MAX];
 } LoopSpec;
 
 /* (start, stop) or (extent) -> min, extent with one integer dtype. */
@@ -1032,8 +1032,8 @@ static bool loop_spec(ElabCtx *c, const Ast *iter, LoopSpec *ls) {
   int np = elab_num_posargs(iter);
   if (!strcmp(cn, "T.grid")) {
     if (!elab_check_kwargs(c, iter, NULL)) return false;
-    if (np < 1 || np > 16) {
-      diag_error(c->diag, iter->span, "T.grid takes 1 to 16 extents");
+    if (np < 1 || np > TIR_GRID_MAX) {
+      diag_error(c->diag, iter->span, "T.grid takes 1 to %d extents", TIR_GRID_MAX);
       return false;
     }
     ls->n = np;
@@ -1114,7 +1114,7 @@ static TirStmt *for_stmt(ElabCtx *c, const Ast *st) {
                ls.n == 1 ? "" : "s", nt, nt == 1 ? "" : "s");
     return NULL;
   }
-  TirVar *vars[16];
+  TirVar *vars[TIR_GRID_MAX];
   for (int i = 0; i < nt; i++) {
     if (names[i]->kind != AST_NAME) {
       diag_error(c->diag, names[i]->span, "a loop variable must be a name");

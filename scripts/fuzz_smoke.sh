@@ -14,31 +14,22 @@ if [ -z "$cc" ]; then
   echo "fuzz_smoke: no clang: the libFuzzer targets are not built"
   exit 0
 fi
-targets=(fuzz_frontend fuzz_npy fuzz_sched fuzz_interp fuzz_lsp fuzz_onnx)
+source scripts/fuzz_targets.sh
+targets=("${fuzz_targets[@]}")
 # No optimisation: clang compiles the instrumented sources ~7x faster than at -O2,
 # and a thousand runs need no speed (campaigns: configure with CFLAGS=-O1).
 CC=$cc cmake -S . -B "$dir" -G Ninja -DTVS_FUZZ=ON -DCMAKE_BUILD_TYPE= >/dev/null
 cmake --build "$dir" -j "$(nproc)" --target "${targets[@]}"
-# target -> its seed directories
-declare -A seeds=(
-  [fuzz_frontend]="tests/fuzz/seeds tests/corpus tests/lit/sched/Inputs"
-  [fuzz_npy]="tests/fuzz/seeds_npy"
-  [fuzz_sched]="tests/fuzz/seeds_sched tests/lit/sched/Inputs"
-  [fuzz_interp]="tests/fuzz/seeds_interp tests/corpus"
-  [fuzz_lsp]="tests/lsp/fuzz_seeds"
-  [fuzz_onnx]="tests/fuzz/seeds_onnx"
-)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 status=0
 for t in "${targets[@]}"; do
-  bin=$(find "$dir" -name "$t" -type f -perm -u+x | head -1)
+  bin=$(find "$dir/" -name "$t" -type f -perm -u+x | head -1)
   mkdir -p "$scratch/$t"
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-     "$bin" -runs="$runs" -seed=1 -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-       -artifact_prefix="$scratch/$t-" "$scratch/$t" ${seeds[$t]} >"$scratch/$t.log" 2>&1; then
+  if env "${fuzz_env[@]}" "$bin" -runs="$runs" -seed=1 "${fuzz_flags[@]}" \
+       -artifact_prefix="$scratch/$t-" "$scratch/$t" ${fuzz_seeds[$t]} >"$scratch/$t.log" 2>&1; then
     printf 'fuzz_smoke: %-14s ok   %s  (%.1f s)\n' "$t" "$(grep -o 'DONE.*' "$scratch/$t.log" | tail -1)" \
       "$(echo "$(date +%s.%N) - $start" | bc)"
   else

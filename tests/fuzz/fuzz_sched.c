@@ -117,7 +117,8 @@ static void run_stmt(SchScript *sc, const Ast *st, DiagCtx *d) {
   if (rc != 0 && sch_script_schedule(sc) == s && single_step(st)) {
     char *after = print_text(sch_mod(s));
     if (strcmp(before, after) != 0) {
-      fprintf(stderr, "statement at line %u was refused but changed the module:\n%s\n---\n%s\n", st->span.line,
+      diag_flush(d);
+    fprintf(stderr, "statement at line %u was refused but changed the module:\n%s\n---\n%s\n", st->span.line,
               before, after);
       abort();
     }
@@ -134,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   IrModule *m = load_fixed();
   SourceFile *src = src_from_string("fuzz_sched.py", (const char *)data, size);
   DiagCtx d;
-  diag_init(&d, NULL);
+  diag_init(&d, getenv("FUZZ_VERBOSE") ? stderr : NULL);
   AstFile *f = parse_file(src, &d);
   if (f && d.nerr == 0) {
     SchScript *sc = sch_script_new(m, &d);
