@@ -29,8 +29,24 @@
 
 #define TVS_VERSION "tvs 0.1.0"
 
+/* The key ignores "op_pattern": a graph pass's note for fusion, which the
+ * graph passes add again when they run over an already fused module (`tvs
+ * tune -o` output), not part of the kernel. */
 char *tune_workload_key(const TirFunc *f) {
-  return xasprintf("%016llx", (unsigned long long)shash_tir_func(f, true));
+  const IrValue *a = f->attrs;
+  if (!a || a->kind != IRV_DICT || !irv_dict_get(a, "op_pattern"))
+    return xasprintf("%016llx", (unsigned long long)shash_tir_func(f, true));
+  IrHeap *h = ir_heap_new();
+  const char **keys = ir_alloc(h, (size_t)a->n * sizeof *keys);
+  IrValue **vals = ir_alloc(h, (size_t)a->n * sizeof *vals);
+  int n = 0;
+  for (int i = 0; i < a->n; i++)
+    if (strcmp(a->keys[i], "op_pattern")) keys[n] = a->keys[i], vals[n++] = a->items[i];
+  TirFunc g = *f;
+  g.attrs = irv_dict(h, keys, vals, n);
+  char *key = xasprintf("%016llx", (unsigned long long)shash_tir_func(&g, true));
+  ir_heap_release(h);
+  return key;
 }
 
 char *tune_target_string(void) {
@@ -204,6 +220,16 @@ const TuneRecord *tune_db_best(const TuneDb *db, const char *workload, int threa
   return best;
 }
 
+const TuneRecord *tune_db_baseline(const TuneDb *db, const char *workload) {
+  const TuneRecord *best = NULL;
+  for (int i = 0; i < db->n; i++) {
+    const TuneRecord *r = &db->r[i];
+    if (strcmp(r->status, "baseline") || strcmp(r->workload, workload)) continue;
+    if (!best || r->median_ms < best->median_ms) best = r;
+  }
+  return best;
+}
+
 int tune_db_top(const TuneDb *db, int k, int *idx) {
   int n = 0;
   for (int i = 0; i < db->n; i++) {
@@ -226,13 +252,27 @@ int tune_db_apply(IrModule **m, const char *path, DiagCtx *diag) {
     diag_error(diag, span_none, "cannot read tuning database '%s': %s", path, strerror(errno));
     return -1;
   }
+  /* A graph's tasks are its fused kernels: the records apply to the module
+   * after fuse-tir (as `tvs tune -o` writes it; the graph passes leave such
+   * a module unchanged), not to the functions the source names. */
+  bool graph = false;
+  for (int i = 0; i < (*m)->nfuncs; i++) graph |= (*m)->funcs[i].kind == IR_FUNC_RELAX;
+  if (graph) {
+    IrModule *fused = tune_graph_tasks_module(*m, diag);
+    if (!fused) {
+      tune_db_free(&db);
+      return -1;
+    }
+    ir_module_free(*m);
+    *m = fused;
+  }
   int applied = 0;
   for (int i = 0; i < (*m)->nfuncs && applied >= 0; i++) {
     if ((*m)->funcs[i].kind != IR_FUNC_TIR) continue;
     char *key = tune_workload_key((*m)->funcs[i].tir);
-    const TuneRecord *best = tune_db_best(&db, key, -1);
+    const TuneRecord *best = tune_db_best(&db, key, -1), *base = tune_db_baseline(&db, key);
     free(key);
-    if (!best) continue;
+    if (!best || (base && base->median_ms <= best->median_ms)) continue;
     IrModule *nm = sch_trace_replay(*m, best->trace, diag);
     if (!nm) {
       diag_error(diag, span_none, "tuning database '%s': the best record of '%s' does not replay", path,

@@ -40,6 +40,7 @@ typedef struct Search {
   double t0;
   char *workload, *target;
   bool db_failed;            /* an append to o->db failed: reported once, fails the run */
+  bool resuming;             /* replaying --resume records: no progress lines */
 } Search;
 
 static uint64_t rnd(Search *s) {
@@ -184,6 +185,9 @@ static void progress(Search *s, int trial, const TuneResult *r) {
   if (s->o->tty)
     fprintf(f, "\r[%s] %s: %d/%d trials, best %.2f GFLOP/s, %d failed, %.0f s elapsed, ~%.0f s left\033[K", lab,
             s->o->func, trial, s->o->trials, o->best_gflops, o->nfailed, el, left);
+  else if (r->status == TUNE_OK && r->gflops <= 0) /* no arithmetic (a copy): times only */
+    fprintf(f, "[%s] %s: trial %d/%d: %.3f ms, best %.3f ms, %.1f s\n", lab, s->o->func, trial, s->o->trials,
+            r->median_ms, o->best_ms, el);
   else if (r->status == TUNE_OK)
     fprintf(f, "[%s] %s: trial %d/%d: %.2f GFLOP/s (%.3f ms), best %.2f GFLOP/s, %.1f s\n", lab, s->o->func,
             trial, s->o->trials, r->gflops, r->median_ms, o->best_gflops, el);
@@ -225,16 +229,18 @@ static void record(Search *s, Entry *e, const TuneResult *r) {
       diag_error(s->diag, span_none, "tune: cannot append to '%s': %s", s->o->db, strerror(errno));
     }
   }
-  progress(s, o->ntrials, r);
+  if (!s->resuming) progress(s, o->ntrials, r);
 }
 
 /* --resume: the database's ok records of this workload count as measured. */
 static void resume(Search *s) {
   TuneDb db;
   if (tune_db_load(s->o->db, &db)) return;
+  s->resuming = true;
   for (int i = 0; i < db.n && s->out->ntrials < s->o->trials; i++) {
     const TuneRecord *r = &db.r[i];
-    if (strcmp(r->workload, s->workload) || strcmp(r->func, s->o->func)) continue;
+    /* a baseline (the default schedule) is no point of the space */
+    if (strcmp(r->workload, s->workload) || strcmp(r->func, s->o->func) || !strcmp(r->status, "baseline")) continue;
     Entry e;
     if (!make_entry(s, &r->dec, &e)) continue;
     TuneResult res = {strcmp(r->status, "ok") ? TUNE_ERR_RUN : TUNE_OK, r->median_ms, r->median_ms, 1, r->gflops, ""};
@@ -244,6 +250,7 @@ static void resume(Search *s) {
     ((TuneOptions *)s->o)->db = db_path;
     entry_free(&e);
   }
+  s->resuming = false;
   tune_db_free(&db);
 }
 

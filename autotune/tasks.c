@@ -1,12 +1,16 @@
 /* tasks.c - whole-model tuning: the tasks of a graph function are the
  * prim_funcs of its module after the graph passes (legalize, fuse-ops,
  * fuse-tir), deduplicated by structural hash (workload key) and weighted by
- * FLOPs times the number of functions sharing the key.  Trials go out a
- * batch at a time, as Ansor's task scheduler does: one round per task
- * first, then each round to the task whose best time times its weight
- * (its share of the end-to-end time) is largest.  A task's rounds continue
- * one search through the database (--resume), so its model and history
- * carry over between rounds. */
+ * the number of functions sharing the key.  Each task's default schedule
+ * (what the untuned pipeline would run) is measured first and recorded as
+ * its baseline, so that applying the database never slows a kernel down and
+ * the scheduler knows every task's share of the end-to-end time before any
+ * trial.  Trials then go out a batch at a time, as Ansor's task scheduler
+ * does: each round to the task whose current time (its best, or its
+ * baseline) times its count is largest, divided by one plus the rounds in
+ * a row that did not improve it, so a task the space cannot speed up yields
+ * to the next.  A task's rounds continue one search through the database
+ * (--resume), so its model and history carry over between rounds. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +21,7 @@
 #include "driver/run.h"
 #include "ir/flops.h"
 #include "ir/transform.h"
+#include "sched/default_schedule.h"
 
 typedef struct Task {
   const char *func;      /* the first prim_func of the workload */
@@ -26,6 +31,8 @@ typedef struct Task {
   int trials;            /* given so far */
   double best_ms;        /* 0: none yet */
   double best_gflops;
+  double base_ms;        /* the default schedule's time; 0: not measured */
+  int stale;             /* rounds in a row without a better time */
   TuneMeasurer *t;
   bool dead;             /* no candidate works, or no measurer: no more rounds */
 } Task;
@@ -44,7 +51,7 @@ static int extract(const IrModule *fused, Task **out, DiagCtx *diag) {
       free(key);
       continue;
     }
-    Task t = {g->name, key, 1, tir_count_flops(g->tir, NULL, 0), 0, 0, 0, NULL, false};
+    Task t = {g->name, key, 1, tir_count_flops(g->tir, NULL, 0), 0, 0, 0, 0, 0, NULL, false};
     VEC_PUSH(v, n, cap, t);
   }
   if (!n) diag_error(diag, span_none, "tune: the graph has no kernels to tune");
@@ -52,16 +59,42 @@ static int extract(const IrModule *fused, Task **out, DiagCtx *diag) {
   return (int)n;
 }
 
-/* The task whose next round buys the most: any task without a round yet,
- * else the largest best_ms x count. */
+/* The time a task costs the model now: its best or its baseline. */
+static double current_ms(const Task *t) {
+  return t->best_ms > 0 && (t->base_ms <= 0 || t->best_ms < t->base_ms) ? t->best_ms : t->base_ms;
+}
+
+/* How much the task's next round is worth: its share of the end-to-end
+ * time, discounted by the rounds that did not improve it.  A task without
+ * a baseline and without a round yet comes first (its share is unknown). */
+static double priority(const Task *t) {
+  double ms = current_ms(t);
+  if (ms <= 0) return t->trials == 0 ? 1e300 : 0;
+  return ms * t->count / (1 + t->stale);
+}
+
 static int pick(const Task *t, int n) {
   int best = -1;
-  for (int i = 0; i < n; i++) {
-    if (t[i].dead) continue;
-    if (t[i].trials == 0) return i;
-    if (best < 0 || t[i].best_ms * t[i].count > t[best].best_ms * t[best].count) best = i;
-  }
+  for (int i = 0; i < n; i++)
+    if (!t[i].dead && (best < 0 || priority(&t[i]) > priority(&t[best]))) best = i;
   return best;
+}
+
+/* Measures the task's default schedule and records it as the baseline. */
+static void baseline_of(const IrModule *fused, Task *t, const TuneOptions *o, FILE *report) {
+  IrModule *m = t->t ? sch_default_schedule_one(fused, t->func) : NULL;
+  if (!m) return;
+  TuneResult r;
+  tune_measure(t->t, m, -1, &r);
+  ir_module_free(m);
+  if (r.status != TUNE_OK) return; /* a default that fails: the tuned record decides */
+  t->base_ms = r.median_ms;
+  char *target = o->target ? xstrdup(o->target) : tune_target_string();
+  TuneRecord rec = {t->workload, (char *)t->func, target, (char *)"", (char *)"baseline", (char *)"",
+                    r.median_ms, r.gflops, o->threads, {0}};
+  if (o->db) tune_db_append(o->db, &rec); /* a failed append shows in the first round's */
+  free(target);
+  if (report) fprintf(report, "[%s] default schedule: %.2f GFLOP/s (%.4f ms)\n", t->func, r.gflops, r.median_ms);
 }
 
 static void round_of(const IrModule *fused, Task *t, const TuneOptions *base, int batch, DiagCtx *diag) {
@@ -73,8 +106,10 @@ static void round_of(const IrModule *fused, Task *t, const TuneOptions *base, in
   o.label = t->func;
   TuneRun run;
   if (tune_search(fused, &o, &run, diag) == 0) {
+    double before = current_ms(t);
     t->best_ms = run.best_ms;
     t->best_gflops = run.best_gflops;
+    t->stale = before > 0 && current_ms(t) >= before * 0.98 ? t->stale + 1 : 0;
   } else if (!t->best_ms) {
     t->dead = true;
   }
@@ -111,6 +146,7 @@ int tune_graph(const IrModule *fused, const TuneOptions *base, const TuneMeasure
     if (!tasks[i].t && report)
       fprintf(report, "tune: task %s is skipped: %s\n", tasks[i].func, d.len ? d.items[0].msg : "?");
     diag_free(&d);
+    baseline_of(fused, &tasks[i], &o, base->progress);
   }
   int used = 0, k;
   while (used < base->trials && (k = pick(tasks, n)) >= 0) {
@@ -120,9 +156,14 @@ int tune_graph(const IrModule *fused, const TuneOptions *base, const TuneMeasure
   }
   int ntuned = 0;
   for (int i = 0; i < n; i++) {
-    if (report)
-      fprintf(report, "# task %s (x%d, %.3g FLOP): %d trials, best %.2f GFLOP/s (%.4f ms)\n", tasks[i].func,
+    if (report) {
+      fprintf(report, "# task %s (x%d, %.3g FLOP): %d trials, best %.2f GFLOP/s (%.4f ms)", tasks[i].func,
               tasks[i].count, tasks[i].flops, tasks[i].trials, tasks[i].best_gflops, tasks[i].best_ms);
+      if (tasks[i].base_ms > 0)
+        fprintf(report, ", default schedule %.4f ms: %s", tasks[i].base_ms,
+                tasks[i].best_ms > 0 && tasks[i].best_ms < tasks[i].base_ms ? "tuned" : "kept");
+      fputc('\n', report);
+    }
     ntuned += tasks[i].best_ms > 0;
     tune_measurer_free(tasks[i].t);
     free(tasks[i].workload);

@@ -188,10 +188,20 @@ void tune_db_free(TuneDb *db);
 /* The fastest "ok" record of workload (on threads, or any when threads<=0),
  * or NULL. */
 const TuneRecord *tune_db_best(const TuneDb *db, const char *workload, int threads);
+/* The fastest "baseline" record of workload: whole-model tuning measures
+ * each task's default schedule (sched/default_schedule.c) once and records
+ * its time with status "baseline" and an empty trace.  NULL when none. */
+const TuneRecord *tune_db_baseline(const TuneDb *db, const char *workload);
 /* Sorted indices of the k fastest ok records; returns the count. */
 int tune_db_top(const TuneDb *db, int k, int *idx);
 /* Replaces each prim_func of *m that has an ok record with its best
- * schedule (the trace replayed).  Returns the number applied, -1 on error. */
+ * schedule; a module with a graph function is first taken through the graph
+ * passes up to fuse-tir (tune_graph_tasks_module), whose kernels are what
+ * whole-model tuning recorded.  Each gets its best schedule (the trace
+ * replayed), unless its workload's baseline (the
+ * default schedule) was measured faster: such a function is left for the
+ * default-schedule stage, so tuning never slows a kernel down.  Returns the
+ * number applied, -1 on error. */
 int tune_db_apply(IrModule **m, const char *path, DiagCtx *diag);
 
 /* -------------------------------------------------------------------- search */

@@ -426,4 +426,19 @@ IrModule *sch_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed) 
   return res;
 }
 
+IrModule *sch_default_schedule_one(const IrModule *m, const char *func) {
+  int fi = -1;
+  for (int i = 0; i < m->nfuncs && fi < 0; i++)
+    if (m->funcs[i].kind == IR_FUNC_TIR && !strcmp(m->funcs[i].name, func)) fi = i;
+  if (fi < 0 || sch_ds_is_scheduled(m->funcs[fi].tir)) return NULL;
+  IrModule *out = ir_module_derive(m);
+  TirFunc *nf = schedule_func(m, fi, false, out);
+  for (int i = 0; i < m->nfuncs; i++) {
+    const IrGlobal *g = &m->funcs[i];
+    if (g->kind == IR_FUNC_RELAX) ir_module_add_relax(out, g->name, g->rx);
+    else ir_module_add_tir(out, g->name, i == fi ? nf : g->tir);
+  }
+  return out;
+}
+
 void sch_default_schedule_install(void) { rx_set_default_scheduler(sch_default_schedule); }

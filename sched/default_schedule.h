@@ -44,6 +44,12 @@ const char *sch_default_script(const char *name);
  * *changed (may be NULL) tells whether any function was. */
 IrModule *sch_default_schedule(const IrModule *m, DiagCtx *diag, bool *changed);
 
+/* A copy of m in which prim_func func alone has its default schedule, its
+ * parameters as they were (no weight prepacking, which would change them):
+ * what the tuner measures as a task's baseline.  NULL when func is not an
+ * unscheduled prim_func of m. */
+IrModule *sch_default_schedule_one(const IrModule *m, const char *func);
+
 /* The rule that would schedule prim_func f ("conv2d_nchw_avx512.sched.tvs",
  * "matmul_nn.sched.tvs", "generic"), for notes and tests. */
 const char *sch_default_rule(const TirFunc *f);

@@ -125,6 +125,24 @@ expect 'grep -q "sample_perfect_tile\|T.parallel\|T.vectorized" mlp_tuned.tvs'
 "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" > mlp_plain.txt && "$TVS" run mlp_tuned.tvs > mlp_run.txt
 expect 'cmp -s mlp_plain.txt mlp_run.txt'
 
+# Each task's default schedule is measured first and kept as a "baseline"
+# record; a function whose baseline beats its best record keeps the default
+# schedule when the database is applied (tuning never slows a kernel down).
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --trials 4 --batch 2 --db mlp.jsonl \
+  > mlp2.txt 2> /dev/null
+expect '[ "$(grep -c "\"status\": \"baseline\"" mlp.jsonl)" -eq 2 ]'
+expect '[ "$(grep -c "default schedule [0-9.]* ms: \(tuned\|kept\)$" mlp2.txt)" -eq 2 ]'
+# (the database applies to the fused module, which the graph passes then see
+# again: its kernels carry the fusion pass's "op_pattern" note, ignored here)
+"$TVS" show "$TVS_SOURCE_DIR/examples/mlp.tvs" --stage default-schedule > mlp_default.txt
+sed 's/"status": "baseline", "median_ms": [0-9.e+-]*/"status": "baseline", "median_ms": 1e-09/' mlp.jsonl > mlp_fastbase.jsonl
+"$TVS" show "$TVS_SOURCE_DIR/examples/mlp.tvs" --tuning-db mlp_fastbase.jsonl --stage default-schedule \
+  | sed 's/"op_pattern": [0-9]*, //' > mlp_kept.txt
+expect 'cmp -s mlp_default.txt mlp_kept.txt'
+grep -v '"baseline"' mlp.jsonl > mlp_nobase.jsonl
+"$TVS" show "$TVS_SOURCE_DIR/examples/mlp.tvs" --tuning-db mlp_nobase.jsonl --stage default-schedule > mlp_tuned2.txt
+expect '! cmp -s mlp_default.txt mlp_tuned2.txt'
+
 # The REPL: :tune applies the best schedule as a step (:diff shows it, :undo takes it back).
 printf ':tune --trials 3 --seed 2\n:diff\n:undo\n:tune nope\n' | TVS_TUNE_FAKE_TIME=1 "$TVS" repl mm.tvs --keep-going \
   > repl.txt 2>&1
