@@ -6,11 +6,14 @@ time `tvsc NET.onnx -o NET.so` takes.  Not a test: it never fails on a figure.
 TVS runs the tvsc-compiled .so (`tvs run NET.so --time`, weights embedded) with
 TVS_NUM_THREADS=N; ONNX Runtime with intra_op_num_threads=N (inter_op 1,
 all graph optimizations); PyTorch eager with torch.set_num_threads(N), no_grad.
-TVS is untuned here (the graph pipeline's default schedules, whatever they are
-at the time of the run; see docs/onnx.md).
+TVS untuned is the graph pipeline's default schedules (whatever they are at the
+time of the run; see docs/onnx.md).  With --tune N, each network is also tuned
+(`tvs tune NET.onnx --trials N --db NET.jsonl`, 1 thread: the tasks are its fused
+kernels, each one's default schedule measured as its baseline) and compiled
+with `tvsc --tuning-db`; the "tuned" column times that .so.
 
 usage: .venv/bin/python bench/onnx/bench_onnx.py --tvs build/tvs --tvsc build/tvsc
-           [--work DIR] [--repeat N] [--threads 1,2] [NET ...]"""
+           [--work DIR] [--repeat N] [--threads 1,2] [--tune TRIALS] [NET ...]"""
 import argparse
 import os
 import re
@@ -71,6 +74,8 @@ def main():
     ap.add_argument("--work", default="/tmp/tvs-bench-onnx")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--tune", type=int, default=0, metavar="TRIALS",
+                    help="also tune each network with this many trials and time the tuned build")
     ap.add_argument("nets", nargs="*", default=export_models.NAMES)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -78,24 +83,57 @@ def main():
     if missing:
         subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "tests", "onnx", "export_models.py"), a.work]
                        + missing, check=True)
-    print("%-14s %3s %10s %10s %10s %8s %8s" % ("network", "thr", "TVS ms", "ORT ms", "torch ms", "TVS/ORT",
-                                                "TVS/torch"))
     compile_s = {}
+    tuned = {}
     for n in a.nets:
-        model, xp = os.path.join(a.work, n + ".onnx"), os.path.join(a.work, n + "_x.npy")
+        model = os.path.join(a.work, n + ".onnx")
         so = os.path.join(a.work, n + ".so")
         t = time.perf_counter()
         subprocess.run([a.tvsc, model, "-o", so], check=True)
         compile_s[n] = time.perf_counter() - t
+        if a.tune:
+            tuned[n] = tune(a, n, model)
+    print("%-14s %3s %10s %10s %10s %10s %8s %8s %8s" % ("network", "thr", "TVS ms", "tuned ms", "ORT ms",
+                                                       "torch ms", "TVS/ORT", "tun/ORT", "TVS/torch"))
+    for n in a.nets:
+        model, xp = os.path.join(a.work, n + ".onnx"), os.path.join(a.work, n + "_x.npy")
+        so = os.path.join(a.work, n + ".so")
         x = np.load(xp)
         for th in [int(s) for s in a.threads.split(",")]:
             tv = time_tvs(a.tvs, so, xp, th, a.repeat)
+            tu = time_tvs(a.tvs, tuned[n], xp, th, a.repeat) if n in tuned else float("nan")
             to = time_ort(model, x, th, a.repeat)
             tt = time_torch(n, x, th, a.repeat)
-            print("%-14s %3d %10.2f %10.2f %10.2f %8.2f %8.2f" % (n, th, tv, to, tt, tv / to, tv / tt), flush=True)
+            print("%-14s %3d %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8.2f" % (n, th, tv, tu, to, tt, tv / to,
+                                                                              tu / to, tv / tt), flush=True)
     for n, s in compile_s.items():
         print("tvsc %s.onnx -o %s.so: %.2f s" % (n, n, s))
+    for n, (s, kept, total) in tune_s.items():
+        print("tvs tune %s.onnx --trials %d: %.0f s; %d of %d tasks kept their default schedule" %
+              (n, a.tune, s, kept, total))
     return 0
+
+
+tune_s = {}
+
+
+def tune(a, n, model):
+    """Tunes model and builds it with the records; the .so's path."""
+    db = os.path.join(a.work, n + ".jsonl")
+    so = os.path.join(a.work, n + "_tuned.so")
+    cmd = [a.tvs, "tune", model, "--trials", str(a.tune), "--db", db, "--seed", "1"]
+    if os.path.exists(db):
+        os.remove(db)  # a fresh search each run: its figures are this run's
+    t = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("tvs tune %s failed:\n%s" % (model, r.stderr[-2000:]))
+    secs = time.perf_counter() - t
+    tasks = [ln for ln in r.stdout.splitlines() if ln.startswith("# task ")]
+    tune_s[n] = (secs, sum(ln.endswith(": kept") for ln in tasks), len(tasks))
+    sys.stdout.write("".join(ln + "\n" for ln in tasks if ln.endswith(": tuned")))
+    subprocess.run([a.tvsc, model, "--tuning-db", db, "-o", so], check=True)
+    return so
 
 
 if __name__ == "__main__":
