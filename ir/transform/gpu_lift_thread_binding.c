@@ -138,19 +138,9 @@ static TirStmt *kernel(IrHeap *h, TirStmt *root) {
   return r;
 }
 
-static TirStmt *outer_for(TirMutator *m, TirStmt *s) {
-  if (lifted_tag(s)) return kernel(m->heap, s);
-  return tir_mutate_stmt_children(m, s);
-}
-
 /* requires: opaque blocks (GPU pipeline), one extent per axis and kernel
  * (verify-thread-binding); ensures: one loop per thread axis and kernel, at
  * the LCA of the axis' loops; vthread loops unchanged. */
 TirFunc *tir_lift_thread_binding(TirPassCtx *ctx, TirFunc *f) {
-  TirMutator m;
-  tir_mutator_init(&m, ctx->heap);
-  m.stmt[TIR_S_FOR] = outer_for;
-  TirStmt *body = tir_mutate_stmt(&m, f->body);
-  tir_mutator_free(&m);
-  return xf_with_body(ctx->heap, f, body);
+  return xf_map_kernels(ctx, f, lifted_tag, kernel);
 }

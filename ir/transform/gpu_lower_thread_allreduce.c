@@ -95,8 +95,7 @@ static void tree(IrHeap *h, const Red *rd, PtrVec *seq, PtrVec *allocs) {
 /* ----------------------------------------------------------- warp shuffles */
 
 static TirExpr *shuffle(IrHeap *h, DType dt, const char *fn, TirExpr *v, int64_t lane_or_delta) {
-  TirExpr *args[6] = {tir_str(h, fn), i32(h, -1), v, i32(h, lane_or_delta), i32(h, 32), i32(h, 32)};
-  return tir_call(h, dt, &tir_op_table[TIR_OP_CALL_EXTERN], args, 6);
+  return xf_warp_shuffle(h, dt, fn, v, i32(h, lane_or_delta), 32, 32);
 }
 
 /* red[0] = red[0] OP shuffle_down(red[0], s) for s = from/2 ... 1: lane 0

@@ -91,9 +91,7 @@ static TirExpr *rw_load(TirMutator *mu, TirExpr *e) {
   TirExpr *v = tir_load(h, r->nb, &local, 1);
   TirExpr *own = tir_var_ref(h, (TirVar *)r->lane);
   if (arith_can_prove_equal(r->w->a, lane, xf_cast_to(h, lane->dtype, own))) return v;
-  TirExpr *args[6] = {tir_str(h, "tvm_warp_shuffle"), xf_int(h, dt_int32, -1), v, xf_cast_to(h, dt_int32, lane),
-                      xf_int(h, dt_int32, r->width), xf_int(h, dt_int32, WARP_SIZE)};
-  return tir_call(h, ne->dtype, &tir_op_table[TIR_OP_CALL_EXTERN], args, 6);
+  return xf_warp_shuffle(h, ne->dtype, "tvm_warp_shuffle", v, lane, r->width, WARP_SIZE);
 }
 
 static TirStmt *rw_store(TirMutator *mu, TirStmt *s) {

@@ -82,19 +82,9 @@ static TirStmt *kernel(IrHeap *h, TirStmt *root) {
   return body;
 }
 
-static TirStmt *outer_for(TirMutator *m, TirStmt *s) {
-  if (launch_loop(s)) return kernel(m->heap, s);
-  return tir_mutate_stmt_children(m, s);
-}
-
 /* requires: opaque blocks, one extent per axis and kernel
  * (verify-thread-binding); ensures: each kernel is a nest of one loop per
  * thread axis around the rest, no other non-vthread thread loop inside. */
 TirFunc *tir_unify_thread_binding(TirPassCtx *ctx, TirFunc *f) {
-  TirMutator m;
-  tir_mutator_init(&m, ctx->heap);
-  m.stmt[TIR_S_FOR] = outer_for;
-  TirStmt *body = tir_mutate_stmt(&m, f->body);
-  tir_mutator_free(&m);
-  return xf_with_body(ctx->heap, f, body);
+  return xf_map_kernels(ctx, f, launch_loop, kernel);
 }

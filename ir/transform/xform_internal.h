@@ -34,6 +34,16 @@ bool xf_is_nop(const TirStmt *s);
 TirStmt *xf_repeat(IrHeap *h, const TirStmt *body, const TirVar *var, TirExpr *min, int64_t n);
 /* A copy of f with a new body (f itself when body == f->body). */
 TirFunc *xf_with_body(IrHeap *h, TirFunc *f, TirStmt *body);
+/* TVM's warp shuffle intrinsic fn ("tvm_warp_shuffle", "..._down", "..._up")
+ * of v, as T.call_extern(dt, fn, mask=-1, v, lane_or_delta, width, warp_size):
+ * the one form the GPU codegens lower to shfl.sync. */
+TirExpr *xf_warp_shuffle(IrHeap *h, DType dt, const char *fn, TirExpr *v, TirExpr *lane_or_delta, int64_t width,
+                         int64_t warp_size);
+/* f with each kernel rewritten: every outermost loop for which is_launch
+ * holds is replaced by rewrite(heap, loop) (its kernel: loops inside it are
+ * not visited again); the GPU passes that work kernel by kernel. */
+TirFunc *xf_map_kernels(TirPassCtx *ctx, TirFunc *f, bool (*is_launch)(const TirStmt *loop),
+                        TirStmt *(*rewrite)(IrHeap *h, TirStmt *loop));
 /* Whether expression e contains a call with side effects (call_extern...). */
 bool xf_has_side_effect(const TirExpr *e);
 

@@ -104,3 +104,33 @@ bool xf_has_side_effect(const TirExpr *e) {
   tir_visit_expr(&v, e);
   return s.found;
 }
+
+TirExpr *xf_warp_shuffle(IrHeap *h, DType dt, const char *fn, TirExpr *v, TirExpr *lane_or_delta, int64_t width,
+                         int64_t warp_size) {
+  TirExpr *args[6] = {tir_str(h, fn), xf_int(h, dt_int32, -1), v, xf_cast_to(h, dt_int32, lane_or_delta),
+                      xf_int(h, dt_int32, width), xf_int(h, dt_int32, warp_size)};
+  return tir_call(h, dt, &tir_op_table[TIR_OP_CALL_EXTERN], args, 6);
+}
+
+typedef struct KernelMap {
+  bool (*is_launch)(const TirStmt *loop);
+  TirStmt *(*rewrite)(IrHeap *h, TirStmt *loop);
+} KernelMap;
+
+static TirStmt *map_kernel_for(TirMutator *m, TirStmt *s) {
+  const KernelMap *k = m->ctx;
+  if (k->is_launch(s)) return k->rewrite(m->heap, s);
+  return tir_mutate_stmt_children(m, s);
+}
+
+TirFunc *xf_map_kernels(TirPassCtx *ctx, TirFunc *f, bool (*is_launch)(const TirStmt *loop),
+                        TirStmt *(*rewrite)(IrHeap *h, TirStmt *loop)) {
+  KernelMap k = {is_launch, rewrite};
+  TirMutator m;
+  tir_mutator_init(&m, ctx->heap);
+  m.ctx = &k;
+  m.stmt[TIR_S_FOR] = map_kernel_for;
+  TirStmt *body = tir_mutate_stmt(&m, f->body);
+  tir_mutator_free(&m);
+  return xf_with_body(ctx->heap, f, body);
+}
