@@ -18,6 +18,8 @@
 /* Work below this many iterations stays serial: a parallel region costs the
  * thread pool's wake-up (microseconds), more than a small loop takes. */
 #define PARALLEL_MIN_WORK 32768
+/* Most outputs a reduction is rfactor'ed for (its partials: outputs x lanes). */
+#define RFACTOR_MAX_OUTPUTS 4096
 
 const char *sch_default_script(const char *name) {
   for (int i = 0; i < tvs_default_schedule_count; i++) {
@@ -185,11 +187,60 @@ static void inline_epilogue(IrModule **m, const TirFunc *orig, const char *main_
 
 /* ------------------------------------------------------ the generic rule */
 
+/* Undoes the last k primitives of q's schedule. */
+static void undo_steps(SchDsQuiet *q, int k) {
+  while (k-- > 0) sch_undo(q->s);
+}
+
+/* A reduction whose innermost loop is a long reduce loop (a sum or max along
+ * the contiguous axis: mean, norms, softmax's sums, a reduction to a scalar)
+ * runs one scalar accumulator per output, which LLVM may not vectorize (that
+ * would reassociate).  As MetaSchedule's AddRFactor, the loop is split by the
+ * vector width and rfactor'ed on the inner part: `lanes` partial results
+ * accumulate in a vector, and a short write-back block folds them.  Only
+ * while the partials stay small (few outputs); the schedule is left as it
+ * was when a step is refused.  The leading spatial loops (shared with the
+ * write-back) are made parallel when the work pays for threads. */
+static bool rfactor_nest(SchDsQuiet *q, const SchDsNest *n, int lanes, int lead) {
+  int last = n->nloops - 1;
+  int64_t ext, spatial = 1, work = 1;
+  if (lead == n->nloops || sch_ds_loop_is_spatial(n, last)) return false;
+  if (!tir_is_const_int(n->loops[last]->loop.extent, &ext) || ext % lanes || ext < 4 * lanes) return false;
+  for (int i = 0; i < n->nloops; i++) {
+    int64_t e;
+    if (!tir_is_const_int(n->loops[i]->loop.extent, &e) || e <= 0) return false;
+    if (i < lead) spatial *= e;
+    work *= e;
+  }
+  if (spatial > RFACTOR_MAX_OUTPUTS) return false;
+  SchRV *loops = NULL, *rfl = NULL;
+  int done = 0; /* primitives applied (a refused one changes nothing) */
+  int nl = sch_get_loops(q->s, sch_get_block(q->s, n->block->name, NULL), &loops);
+  int64_t factors[2] = {0, lanes};
+  SchRV parts[2], rf = -1;
+  bool ok = sch_ds_try_ok(q, nl) && nl == n->nloops &&
+            sch_ds_try_ok(q, sch_split(q->s, loops[last], factors, 2, true, false, parts)) && ++done &&
+            sch_ds_try_ok(q, rf = sch_rfactor(q->s, parts[1], -1)) && ++done;
+  int nrf = ok ? sch_get_loops(q->s, rf, &rfl) : -1;
+  ok = ok && sch_ds_try_ok(q, nrf) && nrf == n->nloops + 1 && sch_ds_try_ok(q, sch_vectorize(q->s, rfl[nrf - 1])) &&
+       ++done && sch_ds_try_ok(q, sch_decompose_reduction(q->s, rf, rfl[lead])) && ++done;
+  if (!ok) undo_steps(q, done);
+  if (ok && lead > 0 && work >= PARALLEL_MIN_WORK) {
+    SchRV outer = lead > 1 ? sch_fuse(q->s, rfl, lead, true) : rfl[0];
+    if (sch_ds_try_ok(q, outer)) sch_ds_try_ok(q, sch_parallel(q->s, outer));
+  }
+  free(loops);
+  free(rfl);
+  return ok;
+}
+
 /* Parallel over the leading spatial loops of one nest, vectorized along its
- * innermost loop when that is spatial with a constant multiple of the lanes. */
+ * innermost loop when that is spatial with a constant multiple of the lanes;
+ * a reduction along its innermost loop rfactor'ed when that pays. */
 static void schedule_nest(SchDsQuiet *q, const SchDsNest *n, int lanes) {
   int lead = 0;
   while (lead < n->nloops && sch_ds_loop_is_spatial(n, lead)) lead++;
+  if (rfactor_nest(q, n, lanes, lead)) return;
   if (lead == 0) return;
   int64_t work = 1, ext;
   bool known = true;
