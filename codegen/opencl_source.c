@@ -206,13 +206,31 @@ static bool contiguous(const TirExpr *idx) {
   return idx->kind == TIR_RAMP && tir_is_const_int(idx->ramp.stride, &st) && st == 1 && vector_type(idx->dtype);
 }
 
+/* Whether idx is Ramp(base, stride, lanes), stride a constant other than 1. */
+static bool strided(const TirExpr *idx, int64_t *st) {
+  return idx->kind == TIR_RAMP && tir_is_const_int(idx->ramp.stride, st) && *st != 1 && vector_type(idx->dtype);
+}
+
 /* vloadN(0, buf + base): a contiguous vector load (the vectorized
- * cooperative fetch); a broadcast as a vector literal. */
+ * cooperative fetch); a load with a constant stride (a fetch down a column)
+ * as a vector literal of its lanes, which OpenCL C has no instruction for;
+ * a broadcast as a vector literal. */
 static bool vector_expr(Ocl *o, const TirExpr *e) {
+  int64_t st;
   if (e->kind == TIR_LOAD && e->load.n == 1 && contiguous(e->load.idx[0]) && vector_type(e->dtype)) {
     sb_printf(o->out, "vload%d(0, %s + ", e->dtype.lanes, name_of(o, e->load.buf->data));
     expr(o, e->load.idx[0]->ramp.base);
     sb_putc(o->out, ')');
+    return true;
+  }
+  if (e->kind == TIR_LOAD && e->load.n == 1 && strided(e->load.idx[0], &st) && vector_type(e->dtype)) {
+    sb_printf(o->out, "((%s)(", vector_type(e->dtype));
+    for (int l = 0; l < e->dtype.lanes; l++) {
+      sb_printf(o->out, "%s%s[", l ? ", " : "", name_of(o, e->load.buf->data));
+      expr(o, e->load.idx[0]->ramp.base);
+      sb_printf(o->out, " + %lld]", (long long)(st * l));
+    }
+    sb_puts(o->out, "))");
     return true;
   }
   if (e->kind == TIR_BROADCAST && vector_type(e->dtype)) {
