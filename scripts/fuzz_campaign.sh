@@ -7,6 +7,9 @@
 #                   inputs that reach code the seeds do not (libFuzzer's -merge=1)
 #   --seed N        libFuzzer's random seed (default 1), so a campaign can be repeated
 #   --jobs N        N fuzzing processes (default 1: the second core is shared)
+#   --fresh         start from the seeds alone (a new working corpus: a large one
+#                   takes minutes to load before any new input is tried)
+#   FUZZ_NICE       niceness of the run (default 19: it yields to other work)
 # A finding is kept as build-fuzz-O1/findings/TARGET-crash-* (or leak-, timeout-,
 # oom-) and the script exits 1; replay it with `build-fuzz-O1/tests/TARGET FILE`.
 # Example: scripts/fuzz_campaign.sh fuzz_sched 1800 --merge-seeds
@@ -18,11 +21,12 @@ usage() { echo "usage: scripts/fuzz_campaign.sh TARGET [SECONDS] [--merge-seeds]
 [ $# -ge 1 ] || usage
 t=$1; shift
 [ -n "${fuzz_seeds[$t]+x}" ] || { echo "fuzz_campaign: unknown target '$t'" >&2; usage; }
-secs=1800 merge=0 seed=1 jobs=1
+secs=1800 merge=0 seed=1 jobs=1 fresh=0
 if [ $# -ge 1 ] && [[ $1 =~ ^[0-9]+$ ]]; then secs=$1; shift; fi
 while [ $# -gt 0 ]; do
   case $1 in
     --merge-seeds) merge=1 ;;
+    --fresh) fresh=1 ;;
     --seed) [[ ${2:-} =~ ^[0-9]+$ ]] || usage; seed=$2; shift ;;
     --jobs) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage; jobs=$2; shift ;;
     *) echo "fuzz_campaign: unknown option '$1'" >&2; usage ;;
@@ -36,6 +40,7 @@ CC=$cc CFLAGS=-O1 cmake -S . -B "$dir" -G Ninja -DTVS_FUZZ=ON -DCMAKE_BUILD_TYPE
 cmake --build "$dir" --target "$t" | tail -1
 bin=$(find "$dir/" -name "$t" -type f -perm -u+x | head -1)
 corpus=$dir/corpus/$t findings=$dir/findings
+[ "$fresh" = 1 ] && rm -rf "$corpus"
 mkdir -p "$corpus" "$findings"
 log=$dir/$t-$(date +%Y%m%d-%H%M%S).log
 echo "fuzz_campaign: $t for $secs s (seed $seed, $jobs job(s)); log $log"
@@ -43,7 +48,7 @@ echo "fuzz_campaign: $t for $secs s (seed $seed, $jobs job(s)); log $log"
 # minute's pulse) go to the log; one line a minute is echoed here.
 status=0
 # shellcheck disable=SC2086
-env "${fuzz_env[@]}" nice -n 19 "$bin" -max_total_time="$secs" -seed="$seed" "${fuzz_flags[@]}" \
+env "${fuzz_env[@]}" nice -n "${FUZZ_NICE:-19}" "$bin" -max_total_time="$secs" -seed="$seed" "${fuzz_flags[@]}" \
   -print_final_stats=1 -artifact_prefix="$findings/$t-" \
   $( [ "$jobs" -gt 1 ] && echo "-jobs=$jobs -workers=$jobs" ) \
   "$corpus" ${fuzz_seeds[$t]} >"$log" 2>&1 &

@@ -77,9 +77,21 @@ expect '[ $? -eq 1 ] && grep -q "design-space script, line 1: schedule has no me
 # A GPU target: the design space of bench/gpu/ (thread bindings, shared tiles,
 # virtual threads), candidates run on OpenCL (PoCL) and checked against the
 # untuned function on the CPU.  Without --space a matmul-like function gets the
-# generated GPU space; another function is refused, saying why.
-"$TVS" tune "$TVS_SOURCE_DIR/examples/mm_relu.tvs" --target cuda --trials 2 > /dev/null 2> nospace.txt
-expect '[ $? -eq 1 ] && grep -q "no GPU design space is generated (.mm_relu. has more than one block); give --space FILE" nospace.txt'
+# generated GPU space, any other the GPU fallback's space with sampled threads
+# per block (AutoBind); a loop nest the fallback cannot bind is refused, saying why.
+cat > imperfect.tvs <<'TVS'
+@T.prim_func
+def two(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("X"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = A[vi]
+        with T.block("Y"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = B[vi] + T.float32(1)
+TVS
+"$TVS" tune imperfect.tvs --target cuda --trials 2 > /dev/null 2> nospace.txt
+expect '[ $? -eq 1 ] && grep -q "no GPU design space is generated (.two. has a loop nest the GPU fallback does not bind" nospace.txt'
 if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target opencl > /dev/null 2>&1; then
   "$TVS" tune mm.tvs --target opencl --space "$TVS_SOURCE_DIR/bench/gpu/matmul_gpu_space.sch.tvs" --trials 3 \
     --batch 3 --seed 3 --db gpu.jsonl > gpu.txt 2> gpu_err.txt
@@ -87,6 +99,8 @@ if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target ope
   expect 'grep -q "\"status\": \"ok\"" gpu.jsonl && grep -q "\"target\": \"opencl\"" gpu.jsonl'
   "$TVS" tune mm.tvs --target opencl --trials 3 --batch 3 --seed 3 --db gpu_gen.jsonl > gpu_gen.txt 2> gpu_gen_err.txt
   expect '[ $? -eq 0 ] && grep -q "^# mm: best .* after 3 trials (0 failed)" gpu_gen.txt && grep -q "thread_axis=\"threadIdx.x\"" gpu_gen.txt'
+  "$TVS" tune "$TVS_SOURCE_DIR/examples/mm_relu.tvs" --target opencl --trials 3 --batch 3 > bind.txt 2> /dev/null
+  expect '[ $? -eq 0 ] && grep -q "after 3 trials (0 failed)" bind.txt && grep -q "sample_categorical(candidates=\[32, 64, 128, 256, 512, 1024\]" bind.txt'
 else
   echo "[SKIP] OpenCL: GPU tuning"
 fi
