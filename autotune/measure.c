@@ -215,7 +215,12 @@ static void run_candidate_gpu(CandCtx *c, TuneResult *r) {
   DiagCtx d;
   diag_init(&d, NULL);
   char err[512] = "";
-  IrModule *low = drv_gpu_lower(c->m, t->o.target, NULL, &d);
+  /* the candidate's function alone: a graph's other kernels, unscheduled
+   * (whole-model tuning), would not lower for the GPU */
+  IrModule *one = ir_module_derive(c->m);
+  ir_module_add_tir(one, t->func, ir_module_lookup(c->m, t->func)->tir);
+  IrModule *low = drv_gpu_lower(one, t->o.target, NULL, &d);
+  ir_module_free(one);
   DrvGpu g;
   memset(&g, 0, sizeof g);
   CgOptions cg = cg_options_default();

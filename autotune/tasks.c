@@ -34,6 +34,7 @@ typedef struct Task {
   double base_ms;        /* the default schedule's time; 0: not measured */
   int stale;             /* rounds in a row without a better time */
   TuneMeasurer *t;
+  char *gpu_space;       /* a GPU target's generated space (tune_gpu_space), owned */
   bool dead;             /* no candidate works, or no measurer: no more rounds */
 } Task;
 
@@ -51,7 +52,7 @@ static int extract(const IrModule *fused, Task **out, DiagCtx *diag) {
       free(key);
       continue;
     }
-    Task t = {g->name, key, 1, tir_count_flops(g->tir, NULL, 0), 0, 0, 0, 0, 0, NULL, false};
+    Task t = {g->name, key, 1, tir_count_flops(g->tir, NULL, 0), 0, 0, 0, 0, 0, NULL, NULL, false};
     VEC_PUSH(v, n, cap, t);
   }
   if (!n) diag_error(diag, span_none, "tune: the graph has no kernels to tune");
@@ -80,9 +81,23 @@ static int pick(const Task *t, int n) {
   return best;
 }
 
-/* Measures the task's default schedule and records it as the baseline. */
+static bool gpu_target(const TuneOptions *o) {
+  return o->target && (!strcmp(o->target, "cuda") || !strcmp(o->target, "opencl"));
+}
+
+/* Measures the task's default schedule and records it as the baseline (on a
+ * GPU target the GPU default schedule of the module, which binds every
+ * kernel, the task's among them). */
 static void baseline_of(const IrModule *fused, Task *t, const TuneOptions *o, FILE *report) {
-  IrModule *m = t->t ? sch_default_schedule_one(fused, t->func) : NULL;
+  IrModule *m = NULL;
+  if (t->t && gpu_target(o)) {
+    DiagCtx quiet;
+    diag_init(&quiet, NULL);
+    m = sch_gpu_default_schedule(fused, &quiet, NULL);
+    diag_free(&quiet);
+  } else if (t->t) {
+    m = sch_default_schedule_one(fused, t->func);
+  }
   if (!m) return;
   TuneResult r;
   tune_measure(t->t, m, -1, &r);
@@ -104,6 +119,7 @@ static void round_of(const IrModule *fused, Task *t, const TuneOptions *base, in
   o.resume = t->trials > 0;
   o.measurer = t->t;
   o.label = t->func;
+  if (t->gpu_space) o.space_script = t->gpu_space;
   TuneRun run;
   if (tune_search(fused, &o, &run, diag) == 0) {
     double before = current_ms(t);
@@ -146,6 +162,12 @@ int tune_graph(const IrModule *fused, const TuneOptions *base, const TuneMeasure
     if (!tasks[i].t && report)
       fprintf(report, "tune: task %s is skipped: %s\n", tasks[i].func, d.len ? d.items[0].msg : "?");
     diag_free(&d);
+    char why[256];
+    if (!tasks[i].dead && gpu_target(base) && !base->space_script &&
+        !(tasks[i].gpu_space = tune_gpu_space(fused, tasks[i].func, why, sizeof why))) {
+      tasks[i].dead = true; /* it keeps its default schedule */
+      if (report) fprintf(report, "tune: task %s is skipped: no GPU design space (%s)\n", tasks[i].func, why);
+    }
     baseline_of(fused, &tasks[i], &o, base->progress);
   }
   int used = 0, k;
@@ -166,6 +188,7 @@ int tune_graph(const IrModule *fused, const TuneOptions *base, const TuneMeasure
     }
     ntuned += tasks[i].best_ms > 0;
     tune_measurer_free(tasks[i].t);
+    free(tasks[i].gpu_space);
     free(tasks[i].workload);
   }
   free(tasks);

@@ -101,6 +101,13 @@ if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target ope
   expect '[ $? -eq 0 ] && grep -q "^# mm: best .* after 3 trials (0 failed)" gpu_gen.txt && grep -q "thread_axis=\"threadIdx.x\"" gpu_gen.txt'
   "$TVS" tune "$TVS_SOURCE_DIR/examples/mm_relu.tvs" --target opencl --trials 3 --batch 3 > bind.txt 2> /dev/null
   expect '[ $? -eq 0 ] && grep -q "after 3 trials (0 failed)" bind.txt && grep -q "sample_categorical(candidates=\[32, 64, 128, 256, 512, 1024\]" bind.txt'
+  # Whole-model tuning on the GPU: each task in its GPU space, the GPU default
+  # schedule as the baseline; the tuned model runs the same on OpenCL.
+  "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl --trials 4 --batch 2 --db mlp_gpu.jsonl > mlp_gpu.txt 2> /dev/null
+  expect '[ $? -eq 0 ] && [ "$(grep -c "^# task fused_.*default schedule" mlp_gpu.txt)" -eq 2 ] && grep -q "\"target\": \"opencl\"" mlp_gpu.jsonl'
+  "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl > mlp_gpu_plain.txt
+  "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl --tuning-db mlp_gpu.jsonl > mlp_gpu_run.txt
+  expect 'cmp -s mlp_gpu_plain.txt mlp_gpu_run.txt'
 else
   echo "[SKIP] OpenCL: GPU tuning"
 fi
