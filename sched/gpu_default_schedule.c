@@ -4,9 +4,10 @@
  * their consumers, then every remaining root-level loop nest becomes one
  * kernel: its leading spatial loops fused and split over blockIdx.x and
  * threadIdx.x (256 threads per block), its reduction loops serial inside
- * each thread.  Correct for every operator, fast for none in particular:
- * the family schedules (shared-memory tiles for matmul and conv2d, cross-
- * thread reductions for softmax and norms) are what dlight adds on top. */
+ * each thread -- except a long reduction along the innermost loops, which
+ * gets dlight's Reduction rule (below: one block per output, its threads
+ * sharing the reduction).  Correct for every operator; shared-memory tiles
+ * for matmul and conv2d are what dlight's family rules add on top. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,68 @@
 
 #define GPU_THREADS 256
 
+/* The most threads a cross-thread reduction uses, and the least reduce
+ * extent it is chosen for (below, one thread per output does as well). */
+#define XTHREAD_MAX 256
+#define XTHREAD_MIN_EXTENT 64
+
+/* dlight's Reduction rule: a nest whose innermost loops are all reduce loops
+ * over at least XTHREAD_MIN_EXTENT elements becomes one block per output
+ * (its spatial loops fused over blockIdx.x) whose threads share the
+ * reduction: the reduce loops fused and split by the largest power of two
+ * up to XTHREAD_MAX dividing their extent, the outer part bound to
+ * threadIdx.x (lower-cross-thread-reduction makes it a T.tvm_thread_allreduce:
+ * warp shuffles on CUDA, a shared-memory tree on OpenCL).  Steps are undone
+ * when one is refused. */
+/* Whether b is `B[i] = B[i] OP x` (OP + * max min) with an init: the form
+ * lower-cross-thread-reduction takes (not a tuple reduction, as the mean
+ * and variance of layer_norm in one block). */
+static bool simple_reducer(const TirBlock *b) {
+  const TirStmt *s = b->body;
+  if (!b->init || !s || s->kind != TIR_S_STORE) return false;
+  const TirExpr *v = s->store.value;
+  if (v->kind != TIR_ADD && v->kind != TIR_MUL && v->kind != TIR_MAX && v->kind != TIR_MIN) return false;
+  const TirExpr *a = v->bin.a, *c = v->bin.b;
+  return (a->kind == TIR_LOAD && a->load.buf == s->store.buf) || (c->kind == TIR_LOAD && c->load.buf == s->store.buf);
+}
+
+static bool bind_reduction(SchDsQuiet *q, const SchDsNest *n, int lead) {
+  int64_t red = 1, e;
+  if (lead == n->nloops || !simple_reducer(n->block)) return false;
+  for (int i = lead; i < n->nloops; i++) {
+    if (sch_ds_loop_is_spatial(n, i) || !tir_is_const_int(n->loops[i]->loop.extent, &e) || e <= 0) return false;
+    red *= e;
+  }
+  int64_t threads = XTHREAD_MAX;
+  while (threads > 1 && red % threads) threads /= 2;
+  if (red < XTHREAD_MIN_EXTENT || threads < 32) return false;
+  int before = sch_num_versions(q->s);
+  SchRV *loops = NULL;
+  int nl = sch_get_loops(q->s, sch_get_block(q->s, n->block->name, NULL), &loops);
+  bool ok = sch_ds_try_ok(q, nl) && nl == n->nloops;
+  SchRV r = ok ? (nl - lead > 1 ? sch_fuse(q->s, loops + lead, nl - lead, true) : loops[lead]) : -1;
+  /* a reduction to a scalar: one block, over a unit loop above the threads */
+  SchRV outer = !ok ? -1 : lead == 0 ? (r >= 0 ? sch_add_unit_loop(q->s, r) : -1)
+                         : lead > 1 ? sch_fuse(q->s, loops, lead, true) : loops[0];
+  /* the threads outside, each reducing a contiguous share serially inside:
+   * lower-cross-thread-reduction adds the partials of the serial loops under
+   * the thread loop (a serial loop above it would have to carry them) */
+  int64_t factors[2] = {threads, 0};
+  SchRV parts[2];
+  ok = ok && sch_ds_try_ok(q, r) && sch_ds_try_ok(q, outer) &&
+       sch_ds_try_ok(q, sch_split(q->s, r, factors, 2, true, false, parts)) &&
+       sch_ds_try_ok(q, sch_bind(q->s, parts[0], "threadIdx.x")) && sch_ds_try_ok(q, sch_bind(q->s, outer, "blockIdx.x"));
+  if (!ok)
+    while (sch_num_versions(q->s) > before) sch_undo(q->s);
+  free(loops);
+  return ok;
+}
+
 /* Binds one root-level nest: true when it is now a kernel. */
 static bool bind_nest(SchDsQuiet *q, const SchDsNest *n) {
   int lead = 0;
   while (lead < n->nloops && sch_ds_loop_is_spatial(n, lead)) lead++;
+  if (bind_reduction(q, n, lead)) return true;
   SchRV block = sch_get_block(q->s, n->block->name, NULL);
   if (!sch_ds_try_ok(q, block)) return false;
   SchRV *loops = NULL;

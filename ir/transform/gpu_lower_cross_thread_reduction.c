@@ -34,6 +34,8 @@
 typedef struct Xr {
   IrHeap *h;
   int thread_depth;   /* threadIdx loops around the statement */
+  const TirVar *outer[64]; /* the loop vars around the statement */
+  int nouter;
 } Xr;
 
 /* The combiner of `buf[idx] = buf[idx] OP upd`: OP's kind, and upd. */
@@ -95,6 +97,11 @@ static bool match(Xr *x, const TirStmt *l, Nest *n) {
     bool uses = tir_expr_uses_var(s->realize.values[k], l->loop.var);
     if (uses && b->iters[k].type != TIR_ITER_REDUCE) return false; /* a spatial iter on the threads */
     reduces_over_l |= uses;
+    /* a reduce loop above L (a serial k0 over a thread-bound k1) would need
+     * the partials carried across its iterations: not this form; the
+     * result would be the last iteration's only */
+    for (int j = 0; j < x->nouter && b->iters[k].type == TIR_ITER_REDUCE; j++)
+      if (tir_expr_uses_var(s->realize.values[k], x->outer[j])) return false;
   }
   if (!reduces_over_l) return false;
   n->realize = s;
@@ -229,7 +236,10 @@ static TirStmt *visit_for(TirMutator *m, TirStmt *s) {
     return r;
   }
   x->thread_depth += thread;
+  bool push = x->nouter < 64;
+  if (push) x->outer[x->nouter++] = s->loop.var;
   TirStmt *r = tir_mutate_stmt_children(m, s);
+  if (push) x->nouter--;
   x->thread_depth -= thread;
   return r;
 }
@@ -238,7 +248,7 @@ static TirStmt *visit_for(TirMutator *m, TirStmt *s) {
  * reductions over threads are T.tvm_thread_allreduce calls; others
  * unchanged. */
 TirFunc *tir_lower_cross_thread_reduction(TirPassCtx *ctx, TirFunc *f) {
-  Xr x = {ctx->heap, 0};
+  Xr x = {ctx->heap, 0, {0}, 0};
   TirMutator m;
   tir_mutator_init(&m, ctx->heap);
   m.stmt[TIR_S_FOR] = visit_for;
