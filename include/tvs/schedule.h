@@ -114,7 +114,8 @@ TVS_API void tvs_handles_free(void *handles);
 /* What rv is: TVS_VALUE_BLOCK, TVS_VALUE_LOOP, TVS_VALUE_OTHER (an ExprRV),
  * or TVS_VALUE_NONE (not a handle of s). */
 TVS_API int tvs_sched_rv_kind(const TvsSchedule *s, TvsRV rv);
-/* The handle's name in the trace ("b0", "l3", "v5"); borrowed from s. */
+/* The handle's name in the trace ("b0", "l3", "v5"), borrowed from s; NULL
+ * when rv is not a handle of s. */
 TVS_API const char *tvs_sched_rv_name(const TvsSchedule *s, TvsRV rv);
 /* The integer an ExprRV holds (a sampled factor). */
 TVS_API int tvs_sched_expr_value(const TvsSchedule *s, TvsExprRV v, int64_t *out);

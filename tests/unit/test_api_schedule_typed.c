@@ -226,6 +226,35 @@ static void tensorize_typed(TvsSchedule *s) {
   tvs_handles_free(l);
 }
 
+static const char *more_script =
+    "c = sch.get_block(\"C\")\n"
+    "i, k = sch.get_loops(c)\n"
+    "t = sch.sample_perfect_tile(k, n=3, max_innermost_factor=4)\n"
+    "k0, k1, k2 = sch.split(k, factors=t)\n"
+    "bc = sch.cache_read(c, 0, \"local\", consumer_blocks=[c])\n"
+    "d = sch.get_block(\"D\")\n"
+    "e = sch.get_block(\"E\")\n"
+    "o = sch.blockize([d, e])\n";
+
+static void more_typed(TvsSchedule *s) {
+  TvsBlockRV c, bc, de[2], o;
+  TvsLoopRV *l = NULL, k[3];
+  TvsExprRV t[3];
+  int64_t f[3] = {0, 0, 0};
+  int n = 0;
+  OK(tvs_sched_get_block(s, "C", NULL, &c));
+  OK(tvs_sched_get_loops(s, c, &l, &n));
+  if (n != 2) return;
+  OK(tvs_sched_sample_perfect_tile(s, l[1], 3, 4, NULL, t, f));
+  EXPECT(f[0] * f[1] * f[2] == 64 && f[2] <= 4);
+  OK(tvs_sched_split_exprs(s, l[1], t, 3, 1, 0, k));
+  OK(tvs_sched_cache_read(s, c, 0, "local", &c, 1, &bc));
+  OK(tvs_sched_get_block(s, "D", NULL, &de[0]));
+  OK(tvs_sched_get_block(s, "E", NULL, &de[1]));
+  OK(tvs_sched_blockize_blocks(s, de, 2, 1, &o));
+  tvs_handles_free(l);
+}
+
 /* Mixed: typed handles bound to script names and script variables read back. */
 static void mixed_typed(TvsSchedule *s) {
   TvsBlockRV b, c;
@@ -259,6 +288,8 @@ static void compare(const char *name, const char *kernel, const char *script, vo
   if (!m) return;
   OK(tvs_sched_create(m, &ss));
   OK(tvs_sched_create(m, &st));
+  OK(tvs_sched_seed(ss, 42)); /* the same draws both ways */
+  OK(tvs_sched_seed(st, 42));
   OK(tvs_sched_exec(ss, script, NULL));
   typed(st);
   OK(tvs_sched_module(ss, &ms));
@@ -428,6 +459,7 @@ int main(void) {
   compare("cache", mm_relu, cache_script, cache_typed);
   compare("reduce", chain, reduce_script, reduce_typed);
   compare("tensorize", mm_int8, tensorize_script, tensorize_typed);
+  compare("more", chain, more_script, more_typed);
   compare("mixed", mm_relu, course_script, mixed_typed);
   test_errors();
   test_build_and_run();
