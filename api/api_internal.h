@@ -43,7 +43,16 @@ struct TvsSchedule {
   ApiSrc *src;      /* statement texts and ASTs, parent = the module's */
   DiagCtx diag;     /* cleared per call */
   int nstmts;       /* statements run so far (names "<schedule N>") */
+  uint32_t tag;     /* the high half of its handles' ids (never 0) */
 };
+
+/* Typed handles (api_schedule_handles.c): id = tag << 32 | the sched/ handle. */
+int64_t api_rv_id(const TvsSchedule *s, SchRV rv);
+/* The sched/ handle behind id, or -1 after setting the message
+ * "<prim>: argument '<param>' is not a handle of this schedule". */
+SchRV api_rv_of(const TvsSchedule *s, int64_t id, const char *prim, const char *param);
+/* The schedule typed calls act on (the one bound to `sch`). */
+Schedule *api_cur(const TvsSchedule *s);
 
 struct TvsExecutable {
   TVSModule *mod;        /* one reference */

@@ -20,6 +20,8 @@ int tvs_sched_create(const TvsIRModule *m, TvsSchedule **out) {
   s->input = ir_module_copy(m->m);
   s->src = api_src_new(m->src);
   s->sc = sch_script_new(s->input, &s->diag);
+  static uint32_t next_tag; /* the compiler side runs on one thread at a time */
+  s->tag = ++next_tag ? next_tag : ++next_tag;
   *out = s;
   return TVS_OK;
 }

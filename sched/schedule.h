@@ -82,6 +82,8 @@ int sch_num_versions(const Schedule *s);
 void sch_set_call_spans(Schedule *s, Span call, const Span *args, int nargs);
 /* The kind of a handle, and its trace name ("b0", "l3"). */
 SchRVKind sch_rv_kind(const Schedule *s, SchRV rv);
+/* How many handles exist (valid ones are 0 .. n-1; undo keeps them). */
+int sch_num_rvs(const Schedule *s);
 const char *sch_rv_name(const Schedule *s, SchRV rv);
 
 /* ----------------------------------------------------------- getters */
@@ -102,6 +104,10 @@ int sch_get_output_blocks(Schedule *s, SchRV scope_block, SchRV **out);
 /* factors[i] == 0 (None) or -1 is inferred.  out receives n handles. */
 int sch_split(Schedule *s, SchRV loop, const int64_t *factors, int n, bool preserve_unit_iters,
               bool disable_predication, SchRV *out);
+/* The same with factors given as ExprRVs (sample_perfect_tile's results;
+ * -1 = None), recorded as the script form `factors=[v0, v1]` is. */
+int sch_split_exprs(Schedule *s, SchRV loop, const SchRV *factors, int n, bool preserve_unit_iters,
+                    bool disable_predication, SchRV *out);
 SchRV sch_fuse(Schedule *s, const SchRV *loops, int n, bool preserve_unit_iters);
 int sch_reorder(Schedule *s, const SchRV *loops, int n);
 SchRV sch_add_unit_loop(Schedule *s, SchRV block_or_loop);
@@ -392,6 +398,13 @@ Schedule *sch_script_schedule(const SchScript *sc);
 /* The variables in scope (completion, :loops): name and kind of var i. */
 int sch_script_nvars(const SchScript *sc);
 const char *sch_script_var(const SchScript *sc, int i, SchScriptVarKind *kind);
+/* Binds script variable name (copied) to handle rvs[0] (as_list false) or to
+ * the list rvs[0..n) (as_list true), as an assignment would: the C API's
+ * typed calls share the script's name space this way. */
+void sch_script_bind(SchScript *sc, const char *name, const SchRV *rvs, int n, bool as_list);
+/* The handles variable name holds: 1 for a handle, n for a list of handles
+ * (at most cap written to rvs); -1 when unbound or not handles. */
+int sch_script_lookup(const SchScript *sc, const char *name, SchRV *rvs, int cap);
 /* Schedule method i (NULL past the end) and its keyword parameter names
  * (params may be NULL; at most 8). */
 const char *sch_script_method(int i, const char **params, int *nparams);

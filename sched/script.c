@@ -19,7 +19,8 @@
 enum { SV_SCHED = 100, SV_MODULE, SV_FUNC, SV_TRACE, SV_MODREF };
 
 typedef struct Var {
-  const char *name;
+  const char *name;  /* borrowed from a statement's AST, or own */
+  char *own;         /* the name's own copy (sch_script_bind), else NULL */
   SchVal val;
 } Var;
 
@@ -70,6 +71,7 @@ static void assign(Eval *ev, const char *name, SchVal v) {
   }
   VEC_RESERVE(ev->vars, ev->capvars, ev->nvars + 1);
   ev->vars[ev->nvars].name = name;
+  ev->vars[ev->nvars].own = NULL;
   ev->vars[ev->nvars++].val = v;
 }
 
@@ -1219,7 +1221,7 @@ SchScript *sch_script_new(const IrModule *m, DiagCtx *diag) {
 
 void sch_script_free(SchScript *sc) {
   if (!sc) return;
-  for (int i = 0; i < sc->ev.nvars; i++) sch_val_free(&sc->ev.vars[i].val);
+  for (int i = 0; i < sc->ev.nvars; i++) sch_val_free(&sc->ev.vars[i].val), free(sc->ev.vars[i].own);
   free(sc->ev.vars);
   for (int i = 0; i < sc->ev.nscheds; i++) sch_free(sc->ev.scheds[i]);
   free(sc->ev.scheds);
@@ -1279,6 +1281,36 @@ const char *sch_script_var(const SchScript *sc, int i, SchScriptVarKind *kind) {
   }
   if (kind) *kind = k;
   return sc->ev.vars[i].name;
+}
+
+void sch_script_bind(SchScript *sc, const char *name, const SchRV *rvs, int n, bool as_list) {
+  Eval *ev = &sc->ev;
+  SchVal v = as_list ? sch_val_rv_list(rvs, n) : sch_val_rv(rvs[0]);
+  if (lookup(ev, name)) {
+    assign(ev, name, v);
+    return;
+  }
+  char *own = xstrdup(name); /* the caller's string need not outlive the binding */
+  assign(ev, own, v);
+  ev->vars[ev->nvars - 1].own = own;
+}
+
+int sch_script_lookup(const SchScript *sc, const char *name, SchRV *rvs, int cap) {
+  const Eval *ev = &sc->ev;
+  for (int i = ev->nvars - 1; i >= 0; i--) {
+    if (strcmp(ev->vars[i].name, name)) continue;
+    const SchVal *v = &ev->vars[i].val;
+    if (v->kind == SV_RV) {
+      if (cap > 0) rvs[0] = (SchRV)v->i;
+      return 1;
+    }
+    if (v->kind != SV_LIST) return -1;
+    for (int k = 0; k < v->n; k++)
+      if (v->items[k].kind != SV_RV) return -1;
+    for (int k = 0; k < v->n && k < cap; k++) rvs[k] = (SchRV)v->items[k].i;
+    return v->n;
+  }
+  return -1;
 }
 
 const char *sch_script_method(int i, const char **params, int *nparams) {

@@ -211,6 +211,7 @@ TirFunc *sch_cur_func(Schedule *s, const char *func) {
 
 SchRVKind sch_rv_kind(const Schedule *s, SchRV rv) { return s->rvs[rv].kind; }
 const char *sch_rv_name(const Schedule *s, SchRV rv) { return s->rvs[rv].name; }
+int sch_num_rvs(const Schedule *s) { return s->nrvs; }
 
 SchRV sch_new_rv(Schedule *s, SchRVKind kind, const char *func, const void *key,
                  const char *block_name) {

@@ -84,6 +84,19 @@ static int ap_split(Schedule *s, SchVal *a, SchVal *r) {
   if (has_rv(&a[1]) && s->ntrace > ntrace) keep_arg_form(s, 1, &a[1]);
   return ret_list(o, n, r);
 }
+int sch_split_exprs(Schedule *s, SchRV loop, const SchRV *factors, int n, bool preserve_unit_iters,
+                    bool disable_predication, SchRV *out) {
+  SchVal a[4] = {sch_val_rv(loop), sch_val_rv_list(factors, n), sch_val_bool(preserve_unit_iters),
+                 sch_val_bool(disable_predication)};
+  for (int i = 0; i < n; i++)
+    if (factors[i] < 0) a[1].items[i] = sch_val_none();
+  SchVal r = sch_val_none();
+  int rc = ap_split(s, a, &r);
+  for (int i = 0; i < r.n && rc == 0; i++) out[i] = (SchRV)r.items[i].i;
+  for (int i = 0; i < 4; i++) sch_val_free(&a[i]);
+  sch_val_free(&r);
+  return rc;
+}
 static int ap_fuse(Schedule *s, SchVal *a, SchVal *r) {
   SchRV *l = rv_array(&a[0]);
   SchRV rv = sch_fuse(s, l, a[0].n, a[1].i != 0);

@@ -3,7 +3,8 @@
  * parse a matmul + ReLU kernel, schedule it with TVM's tir.Schedule methods,
  * print the IR, build it, run it on DLPack tensors and check the result; then
  * show that bad input (an illegal schedule step, a wrong-shaped tensor) comes
- * back as a status code and a message, never an exit.
+ * back as a status code and a message, never an exit.  The same schedule
+ * through the typed calls (tvs_sched_split, ...) records the same trace.
  *
  *     cc embed.c $(pkg-config --cflags --libs tvs) -o embed && ./embed */
 #include <math.h>
@@ -49,6 +50,34 @@ static void check(int rc, const char *what) {
   exit(1);
 }
 
+/* The schedule above through typed calls instead of statements: the trace
+ * comes out the same.  Returns 1 when it does. */
+static int typed_schedule(const TvsIRModule *mod, const TvsSchedule *scripted) {
+  TvsSchedule *sch = NULL;
+  TvsBlockRV b;
+  TvsLoopRV *loops = NULL, j[2];
+  int n = 0;
+  check(tvs_sched_create(mod, &sch), "schedule");
+  check(tvs_sched_get_block(sch, "Y", "mm_relu", &b), "get_block");
+  check(tvs_sched_get_loops(sch, b, &loops, &n), "get_loops");
+  const int64_t factors[2] = {-1, 8}; /* -1: None, inferred */
+  check(tvs_sched_split(sch, loops[1], factors, 2, 1, 0, j), "split");
+  const TvsLoopRV order[3] = {j[0], loops[2], j[1]};
+  check(tvs_sched_reorder(sch, order, 3), "reorder");
+  check(tvs_sched_vectorize(sch, j[1]), "vectorize");
+  check(tvs_sched_parallel(sch, loops[0]), "parallel");
+  tvs_handles_free(loops);
+  char *t1 = NULL, *t2 = NULL;
+  check(tvs_sched_trace(scripted, 0, &t1), "trace");
+  check(tvs_sched_trace(sch, 0, &t2), "trace");
+  int same = strcmp(t1, t2) == 0;
+  printf("typed calls: %s trace (%d steps)\n", same ? "the same" : "a different", tvs_sched_trace_len(sch));
+  tvs_string_free(t1);
+  tvs_string_free(t2);
+  tvs_sched_release(sch);
+  return same;
+}
+
 static DLTensor tensor(float *data, int64_t *shape) {
   DLTensor t;
   memset(&t, 0, sizeof t);
@@ -78,6 +107,7 @@ int main(void) {
   /* An illegal step: the schedule refuses it and stays as it was. */
   int rc = tvs_sched_exec(sch, "sch.split(k, factors=[3, 5])", NULL);
   printf("illegal split: %s\n%s\n", tvs_status_name(rc), tvs_last_error());
+  int typed_ok = typed_schedule(mod, sch);
 
   TvsExecutable *exe = NULL;
   TvsFunction *fn = NULL;
@@ -112,5 +142,5 @@ int main(void) {
   tvs_irmod_release(scheduled);
   tvs_sched_release(sch);
   tvs_irmod_release(mod);
-  return maxerr < 1e-3 && rc == TVS_ERR_RUN ? 0 : 1;
+  return maxerr < 1e-3 && rc == TVS_ERR_RUN && typed_ok ? 0 : 1;
 }

@@ -25,6 +25,7 @@ grep -q "T.vectorized(8)" "$W/out" || bad "no scheduled IR printed"
 grep -q "illegal split: TVS_ERR_SCHEDULE" "$W/out" || bad "the illegal split is not reported"
 grep -q "error: split: factors \[3, 5\] multiply to 15" "$W/out" || bad "no diagnostic for the split"
 grep -q "wrong shape: TVS_ERR_RUN: " "$W/out" || bad "the wrong shape is not reported"
+grep -q "typed calls: the same trace (6 steps)" "$W/out" || bad "the typed calls do not give the script's trace"
 lib=$(ldd "$W/embed" | awk '/libtvs.so/ {print $3}')
 [ "$(realpath "$lib")" = "$(realpath "$P/lib/libtvs.so.0")" ] || bad "embed does not use the installed libtvs ($lib)"
 # Only the API: every exported function is declared in include/tvs/.
