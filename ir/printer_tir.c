@@ -273,7 +273,24 @@ static void index_list(Printer *p, TirExpr *const *idx, int n) {
   }
   for (int i = 0; i < n; i++) {
     if (i) pr_puts(p, ", ");
-    expr(p, idx[i], PREC_LOWEST);
+    const TirExpr *r = idx[i];
+    int64_t st;
+    if (r->kind != TIR_RAMP || !tir_is_const_int(r->ramp.stride, &st)) {
+      expr(p, idx[i], PREC_LOWEST);
+      continue;
+    }
+    /* TVM's printer writes a constant-stride T.Ramp index as the slice
+     * base:base + lanes * stride[:stride], the stop folded as its `+` folds */
+    expr(p, r->ramp.base, PREC_LOWEST);
+    pr_puts(p, ":");
+    int64_t b, span = st * r->ramp.lanes;
+    if (tir_is_const_int(r->ramp.base, &b)) pr_printf(p, "%lld", (long long)(b + span));
+    else if (span == 0) expr(p, r->ramp.base, PREC_LOWEST);
+    else {
+      expr(p, r->ramp.base, PREC_ADD);
+      pr_printf(p, " %s %lld", span < 0 ? "-" : "+", (long long)(span < 0 ? -span : span));
+    }
+    if (st != 1) pr_printf(p, ":%lld", (long long)st);
   }
 }
 
@@ -507,7 +524,7 @@ static void buffer_kwargs(Printer *p, const TirBuffer *b, bool scope_done) {
   if (b->offset_factor) pr_printf(p, ", offset_factor=%d", b->offset_factor);
   if (b->auto_broadcast) {
     pr_puts(p, ", buffer_type=");
-    pr_string_lit(p, "auto_broadcast");
+    pr_string_lit(p, "auto");
   }
   if (b->naxis_separators > 0) {
     pr_puts(p, ", axis_separators=[");
@@ -1164,8 +1181,30 @@ static void attr_stmt(Printer *p, const TirStmt *s, bool more) {
   }
 }
 
-/* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared. */
+/* `n = T.int32()` for each variable of vars not defined yet; frees vars. */
+static void declare_vars(Printer *p, PtrVec *vars, bool in_body) {
+  for (int i = 0; i < vars->len; i++) {
+    const TirVar *v = vars->items[i];
+    if (pr_lookup(p, v)) continue;
+    if (in_body) line_start(p);
+    else pr_indent(p);
+    pr_printf(p, "%s = ", pr_define(p, v, v->name));
+    dtype_builtin(p, v->dtype);
+    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
+    else pr_puts(p, "()");
+    pr_puts(p, "\n");
+  }
+  pv_free(vars);
+}
+
+/* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared.
+ * Variables of its strides and offset no statement binds (`strides=("s0",)`
+ * in the source) are declared before it. */
 static void undecl_line(Printer *p, const TirBuffer *b) {
+  PtrVec vars = {0};
+  for (int d = 0; d < b->nstrides; d++) collect_vars(b->strides[d], &vars);
+  collect_vars(b->elem_offset, &vars);
+  declare_vars(p, &vars, true);
   StrBuf args;
   sb_init(&args);
   StrBuf *saved = p->out;
@@ -1401,17 +1440,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     collect_vars(b->elem_offset, &vars);
   }
   if (vars_first) collect_attr_vars(f->attrs, &vars);
-  for (int i = 0; i < vars.len; i++) {
-    const TirVar *v = vars.items[i];
-    if (pr_lookup(p, v)) continue;
-    pr_indent(p);
-    pr_printf(p, "%s = ", pr_define(p, v, v->name));
-    dtype_builtin(p, v->dtype);
-    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
-    else pr_puts(p, "()");
-    pr_puts(p, "\n");
-  }
-  pv_free(&vars);
+  declare_vars(p, &vars, false);
   if (vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = f->buffer_map[i];

@@ -132,18 +132,56 @@ static bool int_literal(ElabCtx *c, const Ast *e, const char *what, int64_t *out
   return false;
 }
 
+/* A buffer's strides: a string names a new variable of the index type, as
+ * TVMScript's buffer declarations read `strides=("A_s0",)`. */
+static TirExpr **strides_of(ElabCtx *c, const Ast *e, int *n, DType idx) {
+  bool list = e->kind == AST_TUPLE || e->kind == AST_LIST;
+  *n = list ? e->list.len : 1;
+  const Ast *const *items = list ? (const Ast *const *)e->list.items : &e;
+  TirExpr **out = arena_alloc(&c->scratch, (size_t)(*n + 1) * sizeof *out);
+  for (int i = 0; i < *n; i++) {
+    const Ast *d = items[i];
+    if (d->kind == AST_STR) {
+      TirVar *v = tir_var(c->h, d->str, idx);
+      v->span = d->span;
+      out[i] = tir_var_ref(c->h, v);
+      out[i]->span = d->span;
+      continue;
+    }
+    out[i] = elab_tir_int_expr(c, d, idx, "stride");
+    if (!out[i]) return NULL;
+  }
+  return out;
+}
+
+static TirBuffer *make_buffer_of(ElabCtx *c, const char *name, const Ast *slot[BA_N], Span sp,
+                                 const char *fname, const TirBufferRegion *src);
+
 /* Builds a buffer named `name` from its argument slots. */
 static TirBuffer *make_buffer(ElabCtx *c, const char *name, const Ast *slot[BA_N], Span sp,
                               const char *fname) {
+  return make_buffer_of(c, name, slot, sp, fname, NULL);
+}
+
+/* As make_buffer; a match_buffer of region src without a shape takes the
+ * region's extents and the source buffer's dtype, as TVMScript does. */
+static TirBuffer *make_buffer_of(ElabCtx *c, const char *name, const Ast *slot[BA_N], Span sp,
+                                 const char *fname, const TirBufferRegion *src) {
   IrHeap *h = c->h;
-  if (!slot[BA_SHAPE]) {
+  if (!slot[BA_SHAPE] && !src) {
     diag_error(c->diag, sp, "%s needs a shape", fname);
     return NULL;
   }
-  int ndim;
-  TirExpr **shape = elab_shape(c, slot[BA_SHAPE], &ndim, dt_int32);
-  if (!shape) return NULL;
-  DType dt = dt_float32;
+  int ndim = src ? src->n : 0;
+  TirExpr **shape = NULL;
+  if (slot[BA_SHAPE]) {
+    shape = elab_shape(c, slot[BA_SHAPE], &ndim, dt_int32);
+    if (!shape) return NULL;
+  } else {
+    shape = arena_alloc(&c->scratch, (size_t)(ndim + 1) * sizeof *shape);
+    for (int d = 0; d < ndim; d++) shape[d] = src->ranges[d].extent;
+  }
+  DType dt = src && !slot[BA_SHAPE] ? src->buffer->dtype : dt_float32;
   if (slot[BA_DTYPE] && !elab_dtype_arg(c, slot[BA_DTYPE], &dt)) return NULL;
   const char *scope = "global";
   if (slot[BA_SCOPE]) {
@@ -166,7 +204,7 @@ static TirBuffer *make_buffer(ElabCtx *c, const char *name, const Ast *slot[BA_N
   }
   if (slot[BA_STRIDES]) {
     int ns;
-    TirExpr **st = elab_shape(c, slot[BA_STRIDES], &ns, dt_int32);
+    TirExpr **st = strides_of(c, slot[BA_STRIDES], &ns, ndim ? shape[0]->dtype : dt_int32);
     if (!st) return NULL;
     if (ns != ndim && ns != 0) {
       diag_error(c->diag, slot[BA_STRIDES]->span, "buffer '%s' has %d dimensions but %d strides",
@@ -191,12 +229,13 @@ static TirBuffer *make_buffer(ElabCtx *c, const char *name, const Ast *slot[BA_N
   }
   if (slot[BA_BUFFER_TYPE]) {
     const Ast *bt = slot[BA_BUFFER_TYPE];
-    if (bt->kind != AST_STR || (strcmp(bt->str, "auto_broadcast") && strcmp(bt->str, "default") &&
-                                bt->str[0] != 0)) {
-      diag_error(c->diag, bt->span, "buffer_type must be \"default\" or \"auto_broadcast\"");
+    /* TVMScript spells it "auto"; tvm.tir.decl_buffer "auto_broadcast" */
+    bool autob = bt->kind == AST_STR && (!strcmp(bt->str, "auto") || !strcmp(bt->str, "auto_broadcast"));
+    if (bt->kind != AST_STR || (!autob && strcmp(bt->str, "default") && bt->str[0] != 0)) {
+      diag_error(c->diag, bt->span, "buffer_type must be \"default\" or \"auto\"");
       return NULL;
     }
-    b->auto_broadcast = !strcmp(bt->str, "auto_broadcast");
+    b->auto_broadcast = autob;
   }
   if (slot[BA_AXIS_SEPARATORS]) {
     const Ast *ax = slot[BA_AXIS_SEPARATORS];
@@ -426,15 +465,7 @@ static bool check_store_target(ElabCtx *c, const Ast *tg) {
     diag_error(c->diag, tg->span, "only buffers can be assigned to by index");
     return false;
   }
-  const Ast *ix = tg->b;
-  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
-  for (int i = 0; i < n; i++) {
-    const Ast *it = ix->kind == AST_TUPLE ? ix->list.items[i] : ix;
-    if (it->kind == AST_SLICE) {
-      diag_error(c->diag, it->span, "cannot store to a slice; store each element, e.g. in a loop");
-      return false;
-    }
-  }
+  /* a slice index stores a vector (T.Ramp), as TVMScript's buffer_store */
   return true;
 }
 
@@ -681,7 +712,9 @@ static void block_match_buffer(ElabCtx *c, BlockBuild *b, const Ast *target, con
     return;
   }
   if (!region(c, src, &m.source)) return;
-  m.buffer = buffer_from_call(c, call, 1, target->name, "T.match_buffer");
+  const Ast *slot[BA_N];
+  if (!buffer_slots(c, call, 1, slot)) return;
+  m.buffer = make_buffer_of(c, target->name, slot, call->span, "T.match_buffer", &m.source);
   if (!m.buffer) return;
   m.buffer->span = target->span;
   APUSH(c, b->matches, m);
