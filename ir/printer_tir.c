@@ -1016,6 +1016,17 @@ static void let_stmt(Printer *p, const TirStmt *s, bool more) {
   expr(p, s->let.value, PREC_LOWEST);
   p->out = saved;
   int mark = pr_mark(p);
+  const char *bound = pr_lookup(p, s->let.var);
+  if (bound) { /* a variable defined already (used before): TVM's var= form */
+    keyword(p, "with");
+    pr_puts(p, " ");
+    builtin(p, "T.LetStmt");
+    pr_printf(p, "(%s, var=%s):\n", val.data, bound);
+    sb_free(&val);
+    nested_body(p, s->let.body);
+    pr_pop(p, mark);
+    return;
+  }
   if (more) {
     keyword(p, "with");
     pr_puts(p, " ");

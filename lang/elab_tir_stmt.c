@@ -451,9 +451,15 @@ static TirStmt *store(ElabCtx *c, const Ast *target, TirVal v, const Ast *value_
   if (!x) {
     if (c->diag->nerr == nerr) {
       char b1[DT_STR_MAX], b2[DT_STR_MAX];
-      diag_error(c->diag, value_ast->span,
-                 "cannot store a value of type '%s' into buffer '%s' of type '%s'",
-                 dts(v.e->dtype, b1), buf->name, dts(lv.e->dtype, b2));
+      if (v.e->dtype.lanes == 1 && lv.e->dtype.lanes > 1)
+        diag_error(c->diag, value_ast->span,
+                   "cannot store a scalar of type '%s' into %d lanes of buffer '%s'; "
+                   "broadcast it, e.g. T.Broadcast(v, %d)",
+                   dts(v.e->dtype, b1), lv.e->dtype.lanes, buf->name, lv.e->dtype.lanes);
+      else
+        diag_error(c->diag, value_ast->span,
+                   "cannot store a value of type '%s' into buffer '%s' of type '%s'",
+                   dts(v.e->dtype, b1), buf->name, dts(lv.e->dtype, b2));
     }
     return NULL;
   }

@@ -562,7 +562,9 @@ static void test_errors(void) {
   expect_error(PROG("    return\n"), 3, 5, "cannot return without a value");
   expect_error(PROG("    for i in range(8):\n        C[i] = T.exp(i)\n"), 4, 22,
                "T.exp expects a float argument, got 'int32'");
-  expect_error(PROG("    C[0:2] = 1.0\n"), 3, 7, "cannot store to a slice");
+  expect_error(PROG("    C[0:2] = 1.0\n"), 3, 14,
+               "cannot store a scalar of type 'float32' into 2 lanes of buffer 'C'; "
+               "broadcast it, e.g. T.Broadcast(v, 2)");
   expect_error(PROG("    C[0] = T.floordiv(1, 0)\n"), 3, 12, "division by zero");
   expect_error(PROG("    for i in range(8):\n        if A[i, 0]:\n            C[i] = 1.0\n"), 4, 12,
                "if condition must be a boolean, got 'float32'");
