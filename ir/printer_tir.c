@@ -985,7 +985,8 @@ static bool stmt_has_block(const TirStmt *s) {
     case TIR_S_LET: return stmt_has_block(s->let.body);
     case TIR_S_ASSERT: return stmt_has_block(s->assrt.body);
     case TIR_S_WHILE: return stmt_has_block(s->loop_while.body);
-    case TIR_S_ALLOCATE: return stmt_has_block(s->alloc.body);
+    case TIR_S_ALLOCATE:
+    case TIR_S_ALLOCATE_CONST: return stmt_has_block(s->alloc.body);
     case TIR_S_DECL_BUFFER: return stmt_has_block(s->decl.body);
     case TIR_S_ATTR: return stmt_has_block(s->attr.body);
     default: return false;
@@ -1052,6 +1053,7 @@ static void let_stmt(Printer *p, const TirStmt *s, bool more) {
  * memory prints as one `B = T.decl_buffer(shape, dtype)` line. */
 static bool allocate_decl_pattern(const TirStmt *s) {
   const TirStmt *d = s->alloc.body;
+  if (s->kind != TIR_S_ALLOCATE || dict_nonempty(s->alloc.annotations)) return false;
   if (!d || d->kind != TIR_S_DECL_BUFFER) return false;
   const TirBuffer *b = d->decl.buf;
   if (b->data != s->alloc.var || !dt_eq(b->dtype, s->alloc.dtype) || b->ndim != s->alloc.n)
@@ -1063,40 +1065,93 @@ static bool allocate_decl_pattern(const TirStmt *s) {
   return true;
 }
 
-static void decl_buffer_stmt(Printer *p, const TirStmt *s);
+static void decl_buffer_stmt(Printer *p, const TirStmt *s, bool more);
 
-/* `x = T.allocate([extents], dtype, scope)` then the body. */
-static void allocate_stmt(Printer *p, const TirStmt *s) {
-  if (allocate_decl_pattern(s)) {
-    decl_buffer_stmt(p, s->alloc.body);
+/* `name = fn(args)` over the rest of the frame, or `with fn(args) as name:`
+ * when statements follow it (TVM's concise scoping). */
+static void scoped_line(Printer *p, const char *name, const char *fn, const char *args,
+                        const TirStmt *body, bool more) {
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+    builtin(p, fn);
+    pr_printf(p, "(%s) ", args);
+    keyword(p, "as");
+    pr_printf(p, " %s:\n", name);
+    nested_body(p, body);
     return;
   }
-  line_start(p);
-  StrBuf ext;
-  sb_init(&ext);
-  StrBuf *saved = p->out;
-  p->out = &ext;
+  pr_printf(p, "%s = ", name);
+  builtin(p, fn);
+  pr_printf(p, "(%s)\n", args);
+  stmt(p, body);
+}
+
+/* The data of T.allocate_const, flat, as TVM prints it. */
+static void const_data(Printer *p, const TirStmt *s) {
+  pr_puts(p, "[");
+  for (int i = 0; i < s->alloc.ndata; i++) {
+    const TirExpr *x = s->alloc.data[i];
+    if (i) pr_puts(p, ", ");
+    char num[48];
+    if (x->kind == TIR_INT) snprintf(num, sizeof num, "%lld", (long long)x->ival);
+    else {
+      snprintf(num, sizeof num, "%.17g", x->fval);
+      if (!strpbrk(num, ".eni")) strcat(num, ".0"); /* a float, as Python writes it */
+    }
+    pr_puts(p, num);
+  }
+  pr_puts(p, "], ");
+}
+
+static void extents_list(Printer *p, const TirStmt *s) {
   pr_puts(p, "[");
   for (int i = 0; i < s->alloc.n; i++) {
     if (i) pr_puts(p, ", ");
     expr(p, s->alloc.extents[i], PREC_LOWEST);
   }
-  pr_puts(p, "], ");
-  dtype_lit(p, s->alloc.dtype);
-  pr_puts(p, ", ");
-  pr_string_lit(p, s->alloc.scope ? s->alloc.scope : "global");
+  pr_puts(p, "]");
+}
+
+/* `x = T.allocate([extents], dtype, scope)` or `x = T.allocate_const(data,
+ * dtype, [extents])`, then the body. */
+static void allocate_stmt(Printer *p, const TirStmt *s, bool more) {
+  if (allocate_decl_pattern(s)) {
+    decl_buffer_stmt(p, s->alloc.body, more);
+    return;
+  }
+  bool is_const = s->kind == TIR_S_ALLOCATE_CONST;
+  line_start(p);
+  StrBuf ext;
+  sb_init(&ext);
+  StrBuf *saved = p->out;
+  p->out = &ext;
+  if (is_const) {
+    const_data(p, s);
+    dtype_lit(p, s->alloc.dtype);
+    pr_puts(p, ", ");
+    extents_list(p, s);
+  } else {
+    extents_list(p, s);
+    pr_puts(p, ", ");
+    dtype_lit(p, s->alloc.dtype);
+    pr_puts(p, ", ");
+    pr_string_lit(p, s->alloc.scope ? s->alloc.scope : "global");
+    if (dict_nonempty(s->alloc.annotations)) {
+      pr_puts(p, ", annotations=");
+      pr_irvalue(p, s->alloc.annotations, false);
+    }
+  }
   p->out = saved;
   int mark = pr_mark(p);
-  pr_printf(p, "%s = ", pr_define(p, s->alloc.var, s->alloc.var->name));
-  builtin(p, "T.allocate");
-  pr_printf(p, "(%s)\n", ext.data);
+  scoped_line(p, pr_define(p, s->alloc.var, s->alloc.var->name),
+              is_const ? "T.allocate_const" : "T.allocate", ext.data, s->alloc.body, more);
   sb_free(&ext);
-  stmt(p, s->alloc.body);
   pr_pop(p, mark);
 }
 
 /* `B = T.decl_buffer(shape, dtype, data=..., ...)` then the body. */
-static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
+static void decl_buffer_stmt(Printer *p, const TirStmt *s, bool more) {
   const TirBuffer *b = s->decl.buf;
   line_start(p);
   StrBuf args;
@@ -1110,11 +1165,8 @@ static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
   buffer_kwargs(p, b, false);
   p->out = saved;
   int mark = pr_mark(p);
-  pr_printf(p, "%s = ", define_buffer(p, b));
-  builtin(p, "T.decl_buffer");
-  pr_printf(p, "(%s)\n", args.data);
+  scoped_line(p, define_buffer(p, b), "T.decl_buffer", args.data, s->decl.body, more);
   sb_free(&args);
-  stmt(p, s->decl.body);
   pr_pop(p, mark);
 }
 
@@ -1314,8 +1366,9 @@ static void stmt(Printer *p, const TirStmt *s) {
       return;
     case TIR_S_BLOCK_REALIZE: block_stmt(p, tir_realize_block(s), s); return;
     case TIR_S_BLOCK: block_stmt(p, &s->block, NULL); return;
-    case TIR_S_ALLOCATE: allocate_stmt(p, s); return;
-    case TIR_S_DECL_BUFFER: decl_buffer_stmt(p, s); return;
+    case TIR_S_ALLOCATE:
+    case TIR_S_ALLOCATE_CONST: allocate_stmt(p, s, more); return;
+    case TIR_S_DECL_BUFFER: decl_buffer_stmt(p, s, more); return;
     case TIR_S_ATTR: attr_stmt(p, s, more); return;
     default:
       return;

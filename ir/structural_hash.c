@@ -289,6 +289,9 @@ static uint64_t h_stmt(SHash *s, const TirStmt *a) {
   }
   case TIR_S_BLOCK: return hc(h, h_block(s, &a->block));
   case TIR_S_ALLOCATE:
+  case TIR_S_ALLOCATE_CONST:
+    h = hc(h, h_dict(s, a->alloc.annotations, NULL));
+    h = hc(h, h_exprs(s, a->alloc.data, a->alloc.ndata));
     h = hc(h, hdt(a->alloc.dtype));
     h = hc(h, hstr(a->alloc.scope && *a->alloc.scope ? a->alloc.scope : "global"));
     h = hc(h, h_exprs(s, a->alloc.extents, a->alloc.n));

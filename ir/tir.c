@@ -297,6 +297,15 @@ TirStmt *tir_allocate(IrHeap *h, TirVar *v, DType t, TirExpr **extents, int n, c
   return s;
 }
 
+TirStmt *tir_allocate_const(IrHeap *h, TirVar *v, DType t, TirExpr **extents, int n,
+                            TirExpr **data, int ndata, TirStmt *body) {
+  TirStmt *s = tir_allocate(h, v, t, extents, n, "global", body);
+  s->kind = TIR_S_ALLOCATE_CONST;
+  s->alloc.data = COPY_ARRAY(h, data, ndata);
+  s->alloc.ndata = ndata;
+  return s;
+}
+
 TirStmt *tir_decl_buffer(IrHeap *h, TirBuffer *b, TirStmt *body) {
   TirStmt *s = mk_stmt(h, TIR_S_DECL_BUFFER);
   s->decl.buf = b;

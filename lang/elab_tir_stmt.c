@@ -775,6 +775,22 @@ static TirStmt *let_stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, Blo
   return st_at(tir_let_stmt(c->h, var, value, body ? body : eval0(c, st->span)), st->span);
 }
 
+static TirStmt *decl_buffer_over(ElabCtx *c, const Ast *st, const Ast *call, TirBuffer *b,
+                                 TirStmt *body);
+
+/* `with T.decl_buffer(...) as B:` */
+static TirStmt *decl_buffer_with(ElabCtx *c, const Ast *st, const Ast *call, const Ast *tg) {
+  if (!tg || tg->kind != AST_NAME) {
+    diag_error(c->diag, tg ? tg->span : call->span, "T.decl_buffer binds a single name");
+    return NULL;
+  }
+  TirBuffer *b = buffer_from_call(c, call, 0, tg->name, "T.decl_buffer");
+  if (!b) return NULL;
+  b->span = tg->span;
+  elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
+  return decl_buffer_over(c, st, call, b, body_of(c, &st->body, NULL, st->span));
+}
+
 static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const AstList *l, int i,
                             BlockBuild *hdr) {
   const Ast *tg = st->list.items[0];
@@ -782,7 +798,11 @@ static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const As
   if (!b) return NULL;
   b->span = tg->span;
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
-  TirStmt *body = stmts(c, l, i + 1, hdr);
+  return decl_buffer_over(c, st, call, b, stmts(c, l, i + 1, hdr));
+}
+
+static TirStmt *decl_buffer_over(ElabCtx *c, const Ast *st, const Ast *call, TirBuffer *b,
+                                 TirStmt *body) {
   TirStmt *decl = st_at(tir_decl_buffer(c->h, b, body ? body : eval0(c, st->span)), st->span);
   /* without data= the buffer owns new memory: Allocate + DeclBuffer, as in
    * TVMScript (and as LowerOpaqueBlock lowers an alloc_buffer) */
@@ -791,44 +811,15 @@ static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const As
   return st_at(a, st->span);
 }
 
-/* `Y = T.allocate([16384], "float32", "global")`: an Allocate binding the
- * data pointer Y over the rest of the statements (lowered IR). */
-static const char *const allocate_kw[] = {"extents", "dtype", "scope", NULL};
-
-static TirStmt *allocate(ElabCtx *c, const Ast *st, const Ast *call, const AstList *l, int i,
-                         BlockBuild *hdr) {
-  const Ast *tg = st->list.items[0];
-  if (!elab_check_kwargs(c, call, allocate_kw)) return NULL;
-  const Ast *slot[3];
-  for (int k = 0; k < 3; k++) {
-    slot[k] = elab_posarg(call, k);
-    if (!slot[k]) slot[k] = elab_kwarg(call, allocate_kw[k]);
-  }
-  if (elab_num_posargs(call) > 3 || !slot[0] || !slot[1]) {
-    diag_error(c->diag, call->span,
-               "T.allocate takes (extents, dtype, scope), e.g. T.allocate([128], \"float32\", \"global\")");
-    return NULL;
-  }
-  int n;
-  TirExpr **ext = elab_shape(c, slot[0], &n, dt_int32);
-  if (!ext) return NULL;
-  DType dt;
-  if (!elab_dtype_arg(c, slot[1], &dt)) return NULL;
-  const char *scope = "global";
-  if (slot[2]) {
-    if (slot[2]->kind != AST_STR) {
-      diag_error(c->diag, slot[2]->span, "scope must be a string such as \"global\"");
-      return NULL;
-    }
-    scope = ir_strdup(c->h, slot[2]->str);
-  }
-  TirVar *v = tir_var(c->h, tg->name, dt_handle);
-  v->ptr_elem = dt;
-  v->ptr_scope = scope;
-  v->span = tg->span;
-  elab_define(c, tg->name, SYM_TIR_VAR, v, tg->span);
+/* `Y = T.allocate([16384], "float32", "global")` (or T.allocate_const): an
+ * allocation binding the data pointer Y over the rest of the statements. */
+static TirStmt *allocate(ElabCtx *c, const Ast *st, const Ast *call, const char *cn, const AstList *l,
+                         int i, BlockBuild *hdr) {
+  TirStmt *a = elab_tir_alloc_head(c, call, cn, st->list.items[0]);
+  if (!a) return NULL;
   TirStmt *body = stmts(c, l, i + 1, hdr);
-  return st_at(tir_allocate(c->h, v, dt, ext, n, scope, body ? body : eval0(c, st->span)), st->span);
+  a->alloc.body = body ? body : eval0(c, st->span);
+  return st_at(a, st->span);
 }
 
 /* `A_1 = T.Buffer((16384,), data=A.data)` in a body: a view of existing
@@ -978,9 +969,9 @@ static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, Block
       *rest = true;
       return decl_buffer(c, st, st->a, l, i, hdr);
     }
-    if (!strcmp(cn, "T.allocate")) {
+    if (!strcmp(cn, "T.allocate") || !strcmp(cn, "T.allocate_const")) {
       *rest = true;
-      return allocate(c, st, st->a, l, i, hdr);
+      return allocate(c, st, st->a, cn, l, i, hdr);
     }
     if (!strcmp(cn, "T.Buffer")) {
       buffer_view(c, tg, st->a);
@@ -1353,6 +1344,14 @@ static TirStmt *with_stmt(ElabCtx *c, const Ast *st, BlockBuild *hdr) {
     if (!x) return NULL;
     TirStmt *body = body_of(c, &st->body, NULL, st->span);
     return st_at(tir_let_stmt(c->h, x, value, body ? body : eval0(c, st->span)), st->span);
+  }
+  if (cn && !strcmp(cn, "T.decl_buffer")) return decl_buffer_with(c, st, ctx, st->list.items[0]->b);
+  if (cn && (!strcmp(cn, "T.allocate") || !strcmp(cn, "T.allocate_const"))) {
+    TirStmt *a = elab_tir_alloc_head(c, ctx, cn, st->list.items[0]->b);
+    if (!a) return NULL;
+    TirStmt *body = body_of(c, &st->body, NULL, st->span);
+    a->alloc.body = body ? body : eval0(c, st->span);
+    return st_at(a, st->span);
   }
   diag_error(c->diag, ctx->span, "unsupported with-statement; expected T.block(...) or T.init()");
   return NULL;
