@@ -1225,16 +1225,15 @@ static void attr_stmt(Printer *p, const TirStmt *s, bool more) {
     builtin(p, "T.reinterpret");
     pr_puts(p, "(");
     builtin(p, "T.uint64");
-    pr_puts(p, "(0), dtype=\"handle\")):\n");
-    nested_body(p, s->attr.body);
-    return;
+    pr_puts(p, "(0), dtype=\"handle\")");
+  } else {
+    if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
+    else pr_puts(p, "0");
+    pr_puts(p, ", ");
+    pr_string_lit(p, s->attr.key);
+    pr_puts(p, ", ");
+    expr(p, s->attr.value, PREC_LOWEST);
   }
-  if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
-  else pr_puts(p, "0");
-  pr_puts(p, ", ");
-  pr_string_lit(p, s->attr.key);
-  pr_puts(p, ", ");
-  expr(p, s->attr.value, PREC_LOWEST);
   if (more) {
     pr_puts(p, "):\n");
     nested_body(p, s->attr.body);
@@ -1274,7 +1273,8 @@ static void undecl_line(Printer *p, const TirBuffer *b) {
   p->out = &args;
   shape_tuple(p, b->shape, b->ndim);
   opt_dtype(p, b->dtype);
-  if (b->data) pr_printf(p, ", data=%s", pr_tir_var_name(p, b->data));
+  /* a data pointer nothing declares is the view's own (B.data), as TVM inlines it */
+  if (b->data && pr_lookup(p, b->data)) pr_printf(p, ", data=%s", pr_tir_var_name(p, b->data));
   buffer_kwargs(p, b, false);
   p->out = saved;
   line_start(p);

@@ -362,6 +362,12 @@ DType tir_opaque_default_dtype(const char *nm, TirExpr *const *args, int nargs) 
       !strcmp(nm, "start_profile_intrinsic") || !strcmp(nm, "end_profile_intrinsic"))
     return dt_int32;
   if (!strcmp(nm, "isnullptr")) return dt_bool;
+  /* T.tvm_warp_shuffle(_up/_down)(mask, value, ...): the value's type */
+  if (!strncmp(nm, "tvm_warp_shuffle", 16) && nargs > 1) return args[1]->dtype;
+  /* T.call_llvm_(pure_)intrin(dtype, name, *args): the dtype comes first */
+  DType t;
+  if (!strncmp(nm, "call_llvm_", 10) && nargs > 0 && args[0]->kind == TIR_STR && dt_parse(args[0]->str, &t))
+    return t;
   if (!strcmp(nm, "break_loop") || !strcmp(nm, "continue_loop")) return dt_void;
   return dt_handle;
 }
