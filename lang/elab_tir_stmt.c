@@ -1150,12 +1150,8 @@ static TirStmt *for_stmt(ElabCtx *c, const Ast *st) {
       diag_error(c->diag, names[i]->span, "a loop variable must be a name");
       return NULL;
     }
-    Sym *s = elab_lookup(c, names[i]->name);
-    if (is_tir_binding(s)) {
-      diag_error(c->diag, names[i]->span, "loop variable '%s' shadows an existing variable",
-                 names[i]->name);
-      return NULL;
-    }
+    /* a loop variable may shadow an outer name for its body, as Python's
+     * scoping lets TVMScript's loops do */
     for (int j = 0; j < i; j++)
       if (!strcmp(names[j]->name, names[i]->name)) {
         diag_error(c->diag, names[i]->span, "loop variable '%s' is repeated", names[i]->name);

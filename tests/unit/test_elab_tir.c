@@ -539,8 +539,6 @@ static void test_errors(void) {
                     "            vi = T.axis.spatial(8, i)\n"
                     "            C[vi] = 0.0\n"),
                6, 13, "block iter 'vi' is declared twice");
-  expect_error(PROG("    for i in range(8):\n        for i in range(4):\n            C[i] = 0.0\n"),
-               4, 13, "loop variable 'i' shadows an existing variable");
   expect_error(PROG("    with T.init():\n        C[0] = 0.0\n"), 3, 10, "T.init used outside a block");
   expect_error(PROG("    for i in range(8):\n        vi = T.axis.spatial(8, i)\n"), 4, 14,
                "T.axis.spatial used outside a block");
