@@ -470,6 +470,7 @@ void pr_irvalue(Printer *p, const IrValue *v, bool relax) {
       }
       expr(p, v->expr, PREC_LOWEST);
       return;
+    case IRV_BUFFER: pr_puts(p, buffer_name(p, v->buf)); return;
     case IRV_ARRAY:
       pr_puts(p, "[");
       for (int i = 0; i < v->n; i++) {

@@ -87,6 +87,7 @@ static void dp_value(StrBuf *sb, const IrValue *v) {
   case IRV_FLOAT: sb_printf(sb, "%.17g", v->f); break;
   case IRV_STR: sb_printf(sb, "\"%s\"", v->s); break;
   case IRV_EXPR: dp_expr(sb, v->expr); break;
+  case IRV_BUFFER: sb_puts(sb, v->buf->name); break;
   case IRV_ARRAY:
     sb_putc(sb, '[');
     for (int i = 0; i < v->n; i++) {
@@ -420,6 +421,7 @@ static bool eq_value(SEq *q, const IrValue *a, const IrValue *b) {
   case IRV_FLOAT: return float_eq(a->f, b->f) || fail_values(q, a, b);
   case IRV_STR: return streq0(a->s, b->s) || fail_values(q, a, b);
   case IRV_EXPR: return eq_expr(q, a->expr, b->expr);
+  case IRV_BUFFER: return eq_buffer_use(q, a->buf, b->buf);
   case IRV_ARRAY:
     if (a->n != b->n) return fail_values(q, a, b);
     for (int i = 0; i < a->n; i++) {

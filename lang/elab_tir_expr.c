@@ -1146,6 +1146,11 @@ IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e) {
     }
     break;
   }
+  case AST_NAME: { /* a buffer named in an annotation ("layout_free_placeholders": [C]) */
+    Sym *s = elab_lookup(c, e->name);
+    if (s && s->kind == SYM_BUFFER) return irv_buffer(h, s->ptr);
+    break;
+  }
   default: break;
   }
   TirExpr *x = elab_tir_expr(c, e);
