@@ -340,6 +340,25 @@ static void allocate(CgFn *f, const TirStmt *s) {
   with_storage(f, s->alloc.var, s->alloc.dtype, s->alloc.extents[0], s->alloc.body);
 }
 
+/* T.allocate_const: storage whose body starts by storing the data. */
+static void allocate_const(CgFn *f, const TirStmt *s) {
+  if (s->alloc.n != 1) {
+    cg_fail(f, s->span, NULL, "codegen: allocation '%s' is not flattened to one extent", s->alloc.var->name);
+    return;
+  }
+  IrHeap *h = arith_heap(f->arith);
+  TirExpr *ext = tir_i32(h, s->alloc.ndata);
+  TirBuffer *flat = tir_buffer(h, s->alloc.var->name, s->alloc.dtype, &ext, 1, "global");
+  flat->data = s->alloc.var;
+  TirStmt **seq = ir_alloc(h, (size_t)(s->alloc.ndata + 1) * sizeof *seq);
+  for (int i = 0; i < s->alloc.ndata; i++) {
+    TirExpr *idx = tir_i32(h, i);
+    seq[i] = tir_store(h, flat, s->alloc.data[i], &idx, 1);
+  }
+  seq[s->alloc.ndata] = s->alloc.body;
+  with_storage(f, s->alloc.var, s->alloc.dtype, s->alloc.extents[0], tir_seq(h, seq, s->alloc.ndata + 1));
+}
+
 static void decl_buffer(CgFn *f, const TirStmt *s) {
   const TirBuffer *buf = s->decl.buf;
   if (cg_lookup(f, buf->data)) {
@@ -464,6 +483,7 @@ void cg_stmt(CgFn *f, const TirStmt *s) {
     case TIR_S_ASSERT: assert_stmt(f, s); break;
     case TIR_S_WHILE: while_stmt(f, s); break;
     case TIR_S_ALLOCATE: allocate(f, s); break;
+    case TIR_S_ALLOCATE_CONST: allocate_const(f, s); break;
     case TIR_S_DECL_BUFFER: decl_buffer(f, s); break;
     case TIR_S_ATTR: attr_stmt(f, s); break;
     case TIR_S_BLOCK: case TIR_S_BLOCK_REALIZE:

@@ -15,6 +15,7 @@ IrValue *irv_int(IrHeap *h, int64_t i) { IrValue *v = mk(h, IRV_INT); v->i = i; 
 IrValue *irv_float(IrHeap *h, double f) { IrValue *v = mk(h, IRV_FLOAT); v->f = f; return v; }
 IrValue *irv_str(IrHeap *h, const char *s) { IrValue *v = mk(h, IRV_STR); v->s = ir_strdup(h, s); return v; }
 IrValue *irv_expr(IrHeap *h, struct TirExpr *e) { IrValue *v = mk(h, IRV_EXPR); v->expr = e; return v; }
+IrValue *irv_buffer(IrHeap *h, struct TirBuffer *b) { IrValue *v = mk(h, IRV_BUFFER); v->buf = b; return v; }
 
 IrValue *irv_array(IrHeap *h, IrValue **items, int n) {
   IrValue *v = mk(h, IRV_ARRAY);

@@ -12,6 +12,7 @@
 #include "ir/heap.h"
 
 struct TirExpr;
+struct TirBuffer;
 
 typedef enum IrValueKind {
   IRV_NONE,   /* None */
@@ -21,7 +22,8 @@ typedef enum IrValueKind {
   IRV_STR,    /* string */
   IRV_EXPR,   /* any other expression (typed literal, variable, ...) */
   IRV_ARRAY,  /* [a, b, ...] */
-  IRV_DICT    /* {"k": v, ...}; keys are strings, order preserved */
+  IRV_DICT,   /* {"k": v, ...}; keys are strings, order preserved */
+  IRV_BUFFER  /* a buffer (block_attr {"layout_free_placeholders": [C]}), printed by name */
 } IrValueKind;
 
 typedef struct IrValue IrValue;
@@ -31,6 +33,7 @@ struct IrValue {
   double f;             /* IRV_FLOAT */
   const char *s;        /* IRV_STR */
   struct TirExpr *expr; /* IRV_EXPR */
+  struct TirBuffer *buf; /* IRV_BUFFER */
   IrValue **items;      /* IRV_ARRAY elements, IRV_DICT values */
   const char **keys;    /* IRV_DICT keys */
   int n;                /* number of items */
@@ -42,6 +45,7 @@ IrValue *irv_int(IrHeap *h, int64_t i);
 IrValue *irv_float(IrHeap *h, double f);
 IrValue *irv_str(IrHeap *h, const char *s);
 IrValue *irv_expr(IrHeap *h, struct TirExpr *e);
+IrValue *irv_buffer(IrHeap *h, struct TirBuffer *b);
 IrValue *irv_array(IrHeap *h, IrValue **items, int n);
 IrValue *irv_dict(IrHeap *h, const char **keys, IrValue **vals, int n);
 /* Dict lookup; NULL when d is NULL, not a dict, or lacks key. */

@@ -230,6 +230,16 @@ static int exec_allocate(Interp *in, const TirStmt *s) {
   bool owned = !p;
   if (!p) p = calloc(n ? (size_t)n : 1, 1);
   if (!p) return interp_error(in, s->span, "cannot allocate %llu bytes", (unsigned long long)n);
+  /* T.allocate_const: the memory starts with its data */
+  size_t esz = (size_t)dt_bytes(s->alloc.dtype);
+  for (int i = 0; i < s->alloc.ndata && (uint64_t)(i + 1) * esz <= n; i++) {
+    IVal v;
+    if (interp_eval(in, s->alloc.data[i], &v)) {
+      if (owned) free(p);
+      return -1;
+    }
+    interp_write_elem(s->alloc.dtype, (char *)p + (size_t)i * esz, v.v[0]);
+  }
   IMark m = interp_mark(in);
   interp_push_storage(in, s->alloc.var, p, (size_t)n, owned);
   int rc = s->alloc.body ? interp_exec(in, s->alloc.body) : 0;
@@ -354,6 +364,7 @@ int interp_exec(Interp *in, const TirStmt *s) {
       rc = interp_error(in, s->span, "block '%s' is not inside a BlockRealize", s->block.name);
       break;
     case TIR_S_ALLOCATE:
+    case TIR_S_ALLOCATE_CONST:
       rc = exec_allocate(in, s);
       break;
     case TIR_S_DECL_BUFFER:

@@ -65,6 +65,10 @@ IrValue *tir_mutate_value(TirMutator *m, IrValue *val) {
     TirExpr *ne = tir_mutate_expr(m, val->expr);
     return ne == val->expr ? val : irv_expr(m->heap, ne);
   }
+  if (val->kind == IRV_BUFFER) { /* follows the buffer when a pass replaces it */
+    TirBuffer *nb = tir_mutate_buffer(m, val->buf);
+    return nb == val->buf ? val : irv_buffer(m->heap, nb);
+  }
   if (val->kind != IRV_ARRAY && val->kind != IRV_DICT) return val;
   IrValue **items = val->items;
   for (int i = 0; i < val->n; i++) {

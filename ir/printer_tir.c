@@ -273,7 +273,24 @@ static void index_list(Printer *p, TirExpr *const *idx, int n) {
   }
   for (int i = 0; i < n; i++) {
     if (i) pr_puts(p, ", ");
-    expr(p, idx[i], PREC_LOWEST);
+    const TirExpr *r = idx[i];
+    int64_t st;
+    if (r->kind != TIR_RAMP || !tir_is_const_int(r->ramp.stride, &st)) {
+      expr(p, idx[i], PREC_LOWEST);
+      continue;
+    }
+    /* TVM's printer writes a constant-stride T.Ramp index as the slice
+     * base:base + lanes * stride[:stride], the stop folded as its `+` folds */
+    expr(p, r->ramp.base, PREC_LOWEST);
+    pr_puts(p, ":");
+    int64_t b, span = st * r->ramp.lanes;
+    if (tir_is_const_int(r->ramp.base, &b)) pr_printf(p, "%lld", (long long)(b + span));
+    else if (span == 0) expr(p, r->ramp.base, PREC_LOWEST);
+    else {
+      expr(p, r->ramp.base, PREC_ADD);
+      pr_printf(p, " %s %lld", span < 0 ? "-" : "+", (long long)(span < 0 ? -span : span));
+    }
+    if (st != 1) pr_printf(p, ":%lld", (long long)st);
   }
 }
 
@@ -453,6 +470,7 @@ void pr_irvalue(Printer *p, const IrValue *v, bool relax) {
       }
       expr(p, v->expr, PREC_LOWEST);
       return;
+    case IRV_BUFFER: pr_puts(p, buffer_name(p, v->buf)); return;
     case IRV_ARRAY:
       pr_puts(p, "[");
       for (int i = 0; i < v->n; i++) {
@@ -507,7 +525,7 @@ static void buffer_kwargs(Printer *p, const TirBuffer *b, bool scope_done) {
   if (b->offset_factor) pr_printf(p, ", offset_factor=%d", b->offset_factor);
   if (b->auto_broadcast) {
     pr_puts(p, ", buffer_type=");
-    pr_string_lit(p, "auto_broadcast");
+    pr_string_lit(p, "auto");
   }
   if (b->naxis_separators > 0) {
     pr_puts(p, ", axis_separators=[");
@@ -968,7 +986,8 @@ static bool stmt_has_block(const TirStmt *s) {
     case TIR_S_LET: return stmt_has_block(s->let.body);
     case TIR_S_ASSERT: return stmt_has_block(s->assrt.body);
     case TIR_S_WHILE: return stmt_has_block(s->loop_while.body);
-    case TIR_S_ALLOCATE: return stmt_has_block(s->alloc.body);
+    case TIR_S_ALLOCATE:
+    case TIR_S_ALLOCATE_CONST: return stmt_has_block(s->alloc.body);
     case TIR_S_DECL_BUFFER: return stmt_has_block(s->decl.body);
     case TIR_S_ATTR: return stmt_has_block(s->attr.body);
     default: return false;
@@ -999,6 +1018,17 @@ static void let_stmt(Printer *p, const TirStmt *s, bool more) {
   expr(p, s->let.value, PREC_LOWEST);
   p->out = saved;
   int mark = pr_mark(p);
+  const char *bound = pr_lookup(p, s->let.var);
+  if (bound) { /* a variable defined already (used before): TVM's var= form */
+    keyword(p, "with");
+    pr_puts(p, " ");
+    builtin(p, "T.LetStmt");
+    pr_printf(p, "(%s, var=%s):\n", val.data, bound);
+    sb_free(&val);
+    nested_body(p, s->let.body);
+    pr_pop(p, mark);
+    return;
+  }
   if (more) {
     keyword(p, "with");
     pr_puts(p, " ");
@@ -1024,6 +1054,7 @@ static void let_stmt(Printer *p, const TirStmt *s, bool more) {
  * memory prints as one `B = T.decl_buffer(shape, dtype)` line. */
 static bool allocate_decl_pattern(const TirStmt *s) {
   const TirStmt *d = s->alloc.body;
+  if (s->kind != TIR_S_ALLOCATE || dict_nonempty(s->alloc.annotations)) return false;
   if (!d || d->kind != TIR_S_DECL_BUFFER) return false;
   const TirBuffer *b = d->decl.buf;
   if (b->data != s->alloc.var || !dt_eq(b->dtype, s->alloc.dtype) || b->ndim != s->alloc.n)
@@ -1035,40 +1066,93 @@ static bool allocate_decl_pattern(const TirStmt *s) {
   return true;
 }
 
-static void decl_buffer_stmt(Printer *p, const TirStmt *s);
+static void decl_buffer_stmt(Printer *p, const TirStmt *s, bool more);
 
-/* `x = T.allocate([extents], dtype, scope)` then the body. */
-static void allocate_stmt(Printer *p, const TirStmt *s) {
-  if (allocate_decl_pattern(s)) {
-    decl_buffer_stmt(p, s->alloc.body);
+/* `name = fn(args)` over the rest of the frame, or `with fn(args) as name:`
+ * when statements follow it (TVM's concise scoping). */
+static void scoped_line(Printer *p, const char *name, const char *fn, const char *args,
+                        const TirStmt *body, bool more) {
+  if (more) {
+    keyword(p, "with");
+    pr_puts(p, " ");
+    builtin(p, fn);
+    pr_printf(p, "(%s) ", args);
+    keyword(p, "as");
+    pr_printf(p, " %s:\n", name);
+    nested_body(p, body);
     return;
   }
-  line_start(p);
-  StrBuf ext;
-  sb_init(&ext);
-  StrBuf *saved = p->out;
-  p->out = &ext;
+  pr_printf(p, "%s = ", name);
+  builtin(p, fn);
+  pr_printf(p, "(%s)\n", args);
+  stmt(p, body);
+}
+
+/* The data of T.allocate_const, flat, as TVM prints it. */
+static void const_data(Printer *p, const TirStmt *s) {
+  pr_puts(p, "[");
+  for (int i = 0; i < s->alloc.ndata; i++) {
+    const TirExpr *x = s->alloc.data[i];
+    if (i) pr_puts(p, ", ");
+    char num[48];
+    if (x->kind == TIR_INT) snprintf(num, sizeof num, "%lld", (long long)x->ival);
+    else {
+      snprintf(num, sizeof num, "%.17g", x->fval);
+      if (!strpbrk(num, ".eni")) strcat(num, ".0"); /* a float, as Python writes it */
+    }
+    pr_puts(p, num);
+  }
+  pr_puts(p, "], ");
+}
+
+static void extents_list(Printer *p, const TirStmt *s) {
   pr_puts(p, "[");
   for (int i = 0; i < s->alloc.n; i++) {
     if (i) pr_puts(p, ", ");
     expr(p, s->alloc.extents[i], PREC_LOWEST);
   }
-  pr_puts(p, "], ");
-  dtype_lit(p, s->alloc.dtype);
-  pr_puts(p, ", ");
-  pr_string_lit(p, s->alloc.scope ? s->alloc.scope : "global");
+  pr_puts(p, "]");
+}
+
+/* `x = T.allocate([extents], dtype, scope)` or `x = T.allocate_const(data,
+ * dtype, [extents])`, then the body. */
+static void allocate_stmt(Printer *p, const TirStmt *s, bool more) {
+  if (allocate_decl_pattern(s)) {
+    decl_buffer_stmt(p, s->alloc.body, more);
+    return;
+  }
+  bool is_const = s->kind == TIR_S_ALLOCATE_CONST;
+  line_start(p);
+  StrBuf ext;
+  sb_init(&ext);
+  StrBuf *saved = p->out;
+  p->out = &ext;
+  if (is_const) {
+    const_data(p, s);
+    dtype_lit(p, s->alloc.dtype);
+    pr_puts(p, ", ");
+    extents_list(p, s);
+  } else {
+    extents_list(p, s);
+    pr_puts(p, ", ");
+    dtype_lit(p, s->alloc.dtype);
+    pr_puts(p, ", ");
+    pr_string_lit(p, s->alloc.scope ? s->alloc.scope : "global");
+    if (dict_nonempty(s->alloc.annotations)) {
+      pr_puts(p, ", annotations=");
+      pr_irvalue(p, s->alloc.annotations, false);
+    }
+  }
   p->out = saved;
   int mark = pr_mark(p);
-  pr_printf(p, "%s = ", pr_define(p, s->alloc.var, s->alloc.var->name));
-  builtin(p, "T.allocate");
-  pr_printf(p, "(%s)\n", ext.data);
+  scoped_line(p, pr_define(p, s->alloc.var, s->alloc.var->name),
+              is_const ? "T.allocate_const" : "T.allocate", ext.data, s->alloc.body, more);
   sb_free(&ext);
-  stmt(p, s->alloc.body);
   pr_pop(p, mark);
 }
 
 /* `B = T.decl_buffer(shape, dtype, data=..., ...)` then the body. */
-static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
+static void decl_buffer_stmt(Printer *p, const TirStmt *s, bool more) {
   const TirBuffer *b = s->decl.buf;
   line_start(p);
   StrBuf args;
@@ -1082,11 +1166,8 @@ static void decl_buffer_stmt(Printer *p, const TirStmt *s) {
   buffer_kwargs(p, b, false);
   p->out = saved;
   int mark = pr_mark(p);
-  pr_printf(p, "%s = ", define_buffer(p, b));
-  builtin(p, "T.decl_buffer");
-  pr_printf(p, "(%s)\n", args.data);
+  scoped_line(p, define_buffer(p, b), "T.decl_buffer", args.data, s->decl.body, more);
   sb_free(&args);
-  stmt(p, s->decl.body);
   pr_pop(p, mark);
 }
 
@@ -1145,16 +1226,15 @@ static void attr_stmt(Printer *p, const TirStmt *s, bool more) {
     builtin(p, "T.reinterpret");
     pr_puts(p, "(");
     builtin(p, "T.uint64");
-    pr_puts(p, "(0), dtype=\"handle\")):\n");
-    nested_body(p, s->attr.body);
-    return;
+    pr_puts(p, "(0), dtype=\"handle\")");
+  } else {
+    if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
+    else pr_puts(p, "0");
+    pr_puts(p, ", ");
+    pr_string_lit(p, s->attr.key);
+    pr_puts(p, ", ");
+    expr(p, s->attr.value, PREC_LOWEST);
   }
-  if (s->attr.node) pr_puts(p, pr_tir_var_name(p, s->attr.node));
-  else pr_puts(p, "0");
-  pr_puts(p, ", ");
-  pr_string_lit(p, s->attr.key);
-  pr_puts(p, ", ");
-  expr(p, s->attr.value, PREC_LOWEST);
   if (more) {
     pr_puts(p, "):\n");
     nested_body(p, s->attr.body);
@@ -1164,15 +1244,38 @@ static void attr_stmt(Printer *p, const TirStmt *s, bool more) {
   }
 }
 
-/* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared. */
+/* `n = T.int32()` for each variable of vars not defined yet; frees vars. */
+static void declare_vars(Printer *p, PtrVec *vars, bool in_body) {
+  for (int i = 0; i < vars->len; i++) {
+    const TirVar *v = vars->items[i];
+    if (pr_lookup(p, v)) continue;
+    if (in_body) line_start(p);
+    else pr_indent(p);
+    pr_printf(p, "%s = ", pr_define(p, v, v->name));
+    dtype_builtin(p, v->dtype);
+    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
+    else pr_puts(p, "()");
+    pr_puts(p, "\n");
+  }
+  pv_free(vars);
+}
+
+/* `A_1 = T.Buffer((16384,), data=A.data)`: a view the IR uses undeclared.
+ * Variables of its strides and offset no statement binds (`strides=("s0",)`
+ * in the source) are declared before it. */
 static void undecl_line(Printer *p, const TirBuffer *b) {
+  PtrVec vars = {0};
+  for (int d = 0; d < b->nstrides; d++) collect_vars(b->strides[d], &vars);
+  collect_vars(b->elem_offset, &vars);
+  declare_vars(p, &vars, true);
   StrBuf args;
   sb_init(&args);
   StrBuf *saved = p->out;
   p->out = &args;
   shape_tuple(p, b->shape, b->ndim);
   opt_dtype(p, b->dtype);
-  if (b->data) pr_printf(p, ", data=%s", pr_tir_var_name(p, b->data));
+  /* a data pointer nothing declares is the view's own (B.data), as TVM inlines it */
+  if (b->data && pr_lookup(p, b->data)) pr_printf(p, ", data=%s", pr_tir_var_name(p, b->data));
   buffer_kwargs(p, b, false);
   p->out = saved;
   line_start(p);
@@ -1264,8 +1367,9 @@ static void stmt(Printer *p, const TirStmt *s) {
       return;
     case TIR_S_BLOCK_REALIZE: block_stmt(p, tir_realize_block(s), s); return;
     case TIR_S_BLOCK: block_stmt(p, &s->block, NULL); return;
-    case TIR_S_ALLOCATE: allocate_stmt(p, s); return;
-    case TIR_S_DECL_BUFFER: decl_buffer_stmt(p, s); return;
+    case TIR_S_ALLOCATE:
+    case TIR_S_ALLOCATE_CONST: allocate_stmt(p, s, more); return;
+    case TIR_S_DECL_BUFFER: decl_buffer_stmt(p, s, more); return;
     case TIR_S_ATTR: attr_stmt(p, s, more); return;
     default:
       return;
@@ -1401,17 +1505,7 @@ void pr_tir_func(Printer *p, const TirFunc *f, const char *name) {
     collect_vars(b->elem_offset, &vars);
   }
   if (vars_first) collect_attr_vars(f->attrs, &vars);
-  for (int i = 0; i < vars.len; i++) {
-    const TirVar *v = vars.items[i];
-    if (pr_lookup(p, v)) continue;
-    pr_indent(p);
-    pr_printf(p, "%s = ", pr_define(p, v, v->name));
-    dtype_builtin(p, v->dtype);
-    if (dt_is_handle(v->dtype) && !dt_is_void(v->ptr_elem)) ptr_type_args(p, v);
-    else pr_puts(p, "()");
-    pr_puts(p, "\n");
-  }
-  pv_free(&vars);
+  declare_vars(p, &vars, false);
   if (vars_first) pr_func_attrs(p, "T.func_attr", f->attrs, drop_gs, false);
   for (int i = 0; i < f->nparams; i++) {
     const TirBuffer *b = f->buffer_map[i];

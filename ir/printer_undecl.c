@@ -36,6 +36,7 @@ struct PrUndecl {
 typedef struct Scan {
   IrPtrMap defined;       /* buffers declared and variables bound somewhere */
   IrPtrMap let_vars;      /* variables a T.Let expression binds: declared first, as TVM prints */
+  IrPtrMap early;         /* variables used before the statement binding them (free there) */
   IrPtrMap index;         /* buffer -> 1 + index into uses */
   UndeclBuf *uses;        /* every buffer used, declared or not */
   int nuses, capuses;
@@ -57,6 +58,10 @@ static bool scan_pre(TirVisitor *v, const TirStmt *s) {
   VEC_PUSH(c->stack, c->nstack, c->capstack, s);
   if (thread_attr(s)) {
     scan_note(c, NULL, s->attr.node, false);
+  } else if (s->kind == TIR_S_ATTR && s->attr.node) {
+    scan_note(c, NULL, s->attr.node, true); /* T.attr(ptr, "storage_scope", ...) */
+  } else if (s->kind == TIR_S_DECL_BUFFER && s->decl.buf->data) {
+    scan_note(c, NULL, s->decl.buf->data, true); /* T.decl_buffer(..., data=ptr) */
   }
   return true;
 }
@@ -82,6 +87,7 @@ static void scan_def_var(TirVisitor *v, const TirVar *var) {
 /* A use of buffer b or (b NULL) variable var under the current stack. */
 static void scan_note(Scan *c, const TirBuffer *b, const TirVar *var, bool header) {
   const void *key = b ? (const void *)b : (const void *)var;
+  if (!b && !ir_ptrmap_has(&c->defined, var)) ir_ptrmap_put(&c->early, var, (void *)1);
   intptr_t k = (intptr_t)ir_ptrmap_get(&c->index, key);
   UndeclBuf *u;
   if (!k) {
@@ -142,7 +148,8 @@ PrUndecl *pr_undecl_scan(const TirFunc *f) {
   PrUndecl *u = NULL;
   for (int i = 0; i < c.nuses; i++) {
     UndeclBuf *e = &c.uses[i];
-    if (ir_ptrmap_has(&c.defined, e->buf ? (const void *)e->buf : (const void *)e->var)) {
+    const void *key = e->buf ? (const void *)e->buf : (const void *)e->var;
+    if (ir_ptrmap_has(&c.defined, key) && !ir_ptrmap_has(&c.early, key)) {
       free(e->prefix);
       ir_ptrmap_free(&e->holders);
       ir_ptrmap_free(&e->headers);
@@ -155,6 +162,7 @@ PrUndecl *pr_undecl_scan(const TirFunc *f) {
   free(c.stack);
   ir_ptrmap_free(&c.defined);
   ir_ptrmap_free(&c.let_vars);
+  ir_ptrmap_free(&c.early);
   ir_ptrmap_free(&c.index);
   return u;
 }

@@ -87,6 +87,7 @@ static void dp_value(StrBuf *sb, const IrValue *v) {
   case IRV_FLOAT: sb_printf(sb, "%.17g", v->f); break;
   case IRV_STR: sb_printf(sb, "\"%s\"", v->s); break;
   case IRV_EXPR: dp_expr(sb, v->expr); break;
+  case IRV_BUFFER: sb_puts(sb, v->buf->name); break;
   case IRV_ARRAY:
     sb_putc(sb, '[');
     for (int i = 0; i < v->n; i++) {
@@ -420,6 +421,7 @@ static bool eq_value(SEq *q, const IrValue *a, const IrValue *b) {
   case IRV_FLOAT: return float_eq(a->f, b->f) || fail_values(q, a, b);
   case IRV_STR: return streq0(a->s, b->s) || fail_values(q, a, b);
   case IRV_EXPR: return eq_expr(q, a->expr, b->expr);
+  case IRV_BUFFER: return eq_buffer_use(q, a->buf, b->buf);
   case IRV_ARRAY:
     if (a->n != b->n) return fail_values(q, a, b);
     for (int i = 0; i < a->n; i++) {
@@ -664,8 +666,12 @@ static bool eq_stmt_inner(SEq *q, const TirStmt *a, const TirStmt *b) {
     return eq_block(q, &ba->block, &bb->block);
   }
   case TIR_S_BLOCK: return eq_block(q, &a->block, &b->block);
-  case TIR_S_ALLOCATE: {
+  case TIR_S_ALLOCATE:
+  case TIR_S_ALLOCATE_CONST: {
     char t1[DT_STR_MAX], t2[DT_STR_MAX];
+    if (!eq_attrs_field(q, "annotations", a->alloc.annotations, b->alloc.annotations, NULL) ||
+        !eq_exprs(q, "data", a->alloc.data, a->alloc.ndata, b->alloc.data, b->alloc.ndata))
+      return false;
     if (!dt_eq(a->alloc.dtype, b->alloc.dtype))
       return fail(q, "dtype %s vs %s", dt_str(a->alloc.dtype, t1), dt_str(b->alloc.dtype, t2));
     if (strcmp(scope_of(a->alloc.scope), scope_of(b->alloc.scope)))
@@ -703,6 +709,7 @@ static void push_stmt_seg(SEq *q, const TirStmt *a) {
   }
   case TIR_S_BLOCK: seg_push(q, "block", a->block.name, -1, true); break;
   case TIR_S_ALLOCATE: seg_push(q, "allocate", vname(a->alloc.var), -1, false); break;
+  case TIR_S_ALLOCATE_CONST: seg_push(q, "allocate_const", vname(a->alloc.var), -1, false); break;
   case TIR_S_DECL_BUFFER: seg_push(q, "decl_buffer", a->decl.buf->name, -1, false); break;
   case TIR_S_ATTR: seg_push(q, "attr", a->attr.key, -1, true); break;
   case TIR_S_SEQ: break;

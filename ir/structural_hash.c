@@ -159,6 +159,7 @@ static uint64_t h_value(SHash *s, const IrValue *v) {
   case IRV_FLOAT: return hc(hc(TAG_VALUE, IRV_FLOAT), hfloat(v->f));
   case IRV_STR: return hc(hc(TAG_VALUE, IRV_STR), hstr(v->s));
   case IRV_EXPR: return h_expr(s, v->expr);
+  case IRV_BUFFER: return h_buffer_use(s, v->buf);
   case IRV_ARRAY: {
     uint64_t h = hc(hc(TAG_VALUE, IRV_ARRAY), (uint64_t)v->n);
     for (int i = 0; i < v->n; i++) h = hc(h, h_value(s, v->items[i]));
@@ -289,6 +290,9 @@ static uint64_t h_stmt(SHash *s, const TirStmt *a) {
   }
   case TIR_S_BLOCK: return hc(h, h_block(s, &a->block));
   case TIR_S_ALLOCATE:
+  case TIR_S_ALLOCATE_CONST:
+    h = hc(h, h_dict(s, a->alloc.annotations, NULL));
+    h = hc(h, h_exprs(s, a->alloc.data, a->alloc.ndata));
     h = hc(h, hdt(a->alloc.dtype));
     h = hc(h, hstr(a->alloc.scope && *a->alloc.scope ? a->alloc.scope : "global"));
     h = hc(h, h_exprs(s, a->alloc.extents, a->alloc.n));

@@ -297,6 +297,15 @@ TirStmt *tir_allocate(IrHeap *h, TirVar *v, DType t, TirExpr **extents, int n, c
   return s;
 }
 
+TirStmt *tir_allocate_const(IrHeap *h, TirVar *v, DType t, TirExpr **extents, int n,
+                            TirExpr **data, int ndata, TirStmt *body) {
+  TirStmt *s = tir_allocate(h, v, t, extents, n, "global", body);
+  s->kind = TIR_S_ALLOCATE_CONST;
+  s->alloc.data = COPY_ARRAY(h, data, ndata);
+  s->alloc.ndata = ndata;
+  return s;
+}
+
 TirStmt *tir_decl_buffer(IrHeap *h, TirBuffer *b, TirStmt *body) {
   TirStmt *s = mk_stmt(h, TIR_S_DECL_BUFFER);
   s->decl.buf = b;
@@ -353,6 +362,12 @@ DType tir_opaque_default_dtype(const char *nm, TirExpr *const *args, int nargs) 
       !strcmp(nm, "start_profile_intrinsic") || !strcmp(nm, "end_profile_intrinsic"))
     return dt_int32;
   if (!strcmp(nm, "isnullptr")) return dt_bool;
+  /* T.tvm_warp_shuffle(_up/_down)(mask, value, ...): the value's type */
+  if (!strncmp(nm, "tvm_warp_shuffle", 16) && nargs > 1) return args[1]->dtype;
+  /* T.call_llvm_(pure_)intrin(dtype, name, *args): the dtype comes first */
+  DType t;
+  if (!strncmp(nm, "call_llvm_", 10) && nargs > 0 && args[0]->kind == TIR_STR && dt_parse(args[0]->str, &t))
+    return t;
   if (!strcmp(nm, "break_loop") || !strcmp(nm, "continue_loop")) return dt_void;
   return dt_handle;
 }

@@ -229,8 +229,11 @@ struct TirStmt {
       TirExpr **extents;  /* extents (flattened: one after FlattenBuffer) */
       int n;
       const char *scope;  /* storage scope */
+      IrValue *annotations; /* T.allocate(..., annotations={...}) or NULL */
+      TirExpr **data;     /* ALLOCATE_CONST: the contents, one literal per element */
+      int ndata;
       TirStmt *body;
-    } alloc;                                                                /* ALLOCATE */
+    } alloc;                                                                /* ALLOCATE(_CONST) */
     struct { TirBuffer *buf; TirStmt *body; } decl;                         /* DECL_BUFFER */
     struct { const char *key; TirVar *node; TirExpr *value; TirStmt *body; } attr; /* ATTR */
   };
@@ -300,6 +303,10 @@ TirStmt *tir_block(IrHeap *h, const TirBlock *blk);
 TirStmt *tir_block_realize(IrHeap *h, TirExpr **values, int n, TirExpr *pred, TirStmt *block);
 TirStmt *tir_allocate(IrHeap *h, TirVar *v, DType t, TirExpr **extents, int n, const char *scope,
                       TirStmt *body);
+/* T.allocate_const: an allocation of global memory holding data (ndata literals
+ * of type t, row-major over extents). */
+TirStmt *tir_allocate_const(IrHeap *h, TirVar *v, DType t, TirExpr **extents, int n,
+                            TirExpr **data, int ndata, TirStmt *body);
 TirStmt *tir_decl_buffer(IrHeap *h, TirBuffer *b, TirStmt *body);
 TirStmt *tir_attr_stmt(IrHeap *h, const char *key, TirVar *node, TirExpr *value, TirStmt *body);
 /* Copy of s with a different span. */

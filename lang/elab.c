@@ -539,6 +539,25 @@ static bool is_module_class(ElabCtx *c, const Ast *cls) {
   return false;
 }
 
+static bool module_attrs_name(ElabCtx *c, const Ast *call) {
+  const char *cn = elab_canonical_name(c, call->a);
+  return cn && !strcmp(cn, "I.module_attrs");
+}
+
+/* `I.module_attrs({"key": value})` in the class body: the module's attributes. */
+static void module_attrs(ElabCtx *c, const Ast *call) {
+  const Ast *d = elab_posarg(call, 0);
+  if (!d || d->kind != AST_DICT || call->list.len != 1) {
+    diag_error(c->diag, call->span, "I.module_attrs takes one dict, e.g. I.module_attrs({\"key\": 1})");
+    return;
+  }
+  if (c->mod->attrs) {
+    diag_error(c->diag, call->span, "I.module_attrs is given twice");
+    return;
+  }
+  c->mod->attrs = elab_tir_attr_value(c, d);
+}
+
 static void elab_class(ElabCtx *c, const Ast *cls) {
   for (int i = 0; i < cls->decorators.len; i++) parse_decorator(c, cls->decorators.items[i]);
   elab_define(c, cls->name, SYM_MODULE, NULL, cls->span);
@@ -562,6 +581,8 @@ static void elab_class(ElabCtx *c, const Ast *cls) {
     } else if (st->kind == AST_PASS || st->kind == AST_ERROR ||
                (st->kind == AST_EXPR_STMT && st->a && st->a->kind == AST_STR)) {
       continue; /* `pass`, docstrings */
+    } else if (st->kind == AST_EXPR_STMT && st->a->kind == AST_CALL && module_attrs_name(c, st->a)) {
+      module_attrs(c, st->a);
     } else {
       diag_error(c->diag, st->span,
                  "only decorated function definitions may appear in an ir_module class");

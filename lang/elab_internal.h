@@ -162,4 +162,9 @@ typedef struct ElabAttrHead {
 bool elab_tir_env_thread(ElabCtx *c, const Ast *target, const Ast *call);
 bool elab_tir_attr_head(ElabCtx *c, const Ast *call, const char *cn, const Ast *name, ElabAttrHead *h);
 
+/* elab_tir_alloc.c: the head of `name = T.allocate(...)` / `T.allocate_const(...)`
+ * (cn names which): the statement with a NULL body for the caller to fill, its
+ * pointer defined as name; NULL after reporting. */
+TirStmt *elab_tir_alloc_head(ElabCtx *c, const Ast *call, const char *cn, const Ast *name);
+
 #endif

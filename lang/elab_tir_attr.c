@@ -85,6 +85,58 @@ static bool launch_head(ElabCtx *c, const Ast *call, const Ast *name, ElabAttrHe
 
 static const char *const attr_kw[] = {"node", "attr_key", "value", NULL};
 
+static bool is_name(const Ast *e, const Ast *param) {
+  return e->kind == AST_NAME && param->name && !strcmp(e->name, param->name);
+}
+
+/* Which of TVS's reducers (add, mul, max, min) a lambda x, y: ... computes. */
+static const char *reducer_kind(ElabCtx *c, const Ast *lam) {
+  if (lam->kind != AST_LAMBDA || lam->list.len != 2) return NULL;
+  const Ast *x = lam->list.items[0], *y = lam->list.items[1], *b = lam->a;
+  const Ast *l = NULL, *r = NULL;
+  const char *kind = NULL;
+  if (b->kind == AST_BINOP && (b->op == OP_ADD || b->op == OP_MUL)) {
+    kind = b->op == OP_ADD ? "add" : "mul";
+    l = b->a;
+    r = b->b;
+  } else if (b->kind == AST_CALL && elab_num_posargs(b) == 2 && b->list.len == 2) {
+    const char *cn = elab_canonical_name(c, b->a);
+    kind = cn && !strcmp(cn, "T.max") ? "max" : cn && !strcmp(cn, "T.min") ? "min" : NULL;
+    l = elab_posarg(b, 0);
+    r = elab_posarg(b, 1);
+  }
+  if (!kind || !((is_name(l, x) && is_name(r, y)) || (is_name(l, y) && is_name(r, x)))) return NULL;
+  return kind;
+}
+
+/* `T.comm_reducer(lambda x, y: x + y, [T.float32(0)])`, the node of a
+ * "reduce_scope" attr: the opaque comm_reducer(kind, identity) call that
+ * lower-cross-thread-reduction builds.  TVS models one-value reducers of
+ * +, *, T.max and T.min. */
+static TirExpr *comm_reducer(ElabCtx *c, const Ast *call) {
+  const Ast *lam = elab_posarg(call, 0), *ids = elab_posarg(call, 1);
+  if (!lam || !ids || elab_num_posargs(call) != 2 || call->list.len != 2) {
+    diag_error(c->diag, call->span, "T.comm_reducer takes (lambda x, y: ..., [identity])");
+    return NULL;
+  }
+  const char *kind = reducer_kind(c, lam);
+  if (!kind) {
+    diag_error(c->diag, lam->span,
+               "only the reducers lambda x, y: x + y, x * y, T.max(x, y) and T.min(x, y) are supported");
+    return NULL;
+  }
+  if ((ids->kind != AST_LIST && ids->kind != AST_TUPLE) || ids->list.len != 1) {
+    diag_error(c->diag, ids->span, "T.comm_reducer of one value takes one identity, e.g. [T.float32(0)]");
+    return NULL;
+  }
+  TirExpr *id = elab_tir_expr(c, ids->list.items[0]);
+  if (!id) return NULL;
+  TirExpr *args[3] = {tir_str(c->h, "comm_reducer"), tir_str(c->h, kind), id};
+  TirExpr *e = tir_call(c->h, dt_handle, tir_op_lookup(" opaque"), args, 3);
+  e->span = call->span;
+  return e;
+}
+
 static bool attr_head(ElabCtx *c, const Ast *call, ElabAttrHead *h) {
   if (!elab_check_kwargs(c, call, attr_kw)) return false;
   const Ast *a[3];
@@ -99,6 +151,18 @@ static bool attr_head(ElabCtx *c, const Ast *call, ElabAttrHead *h) {
   }
   h->key = ir_strdup(c->h, a[1]->str);
   h->node = NULL;
+  const char *cn0 = a[0]->kind == AST_CALL ? elab_canonical_name(c, a[0]->a) : NULL;
+  if (cn0 && !strcmp(cn0, "T.comm_reducer")) {
+    /* TVS keeps the reducer as the attr's value; the value TVM gives it
+     * (a null handle) is implied */
+    if (strcmp(h->key, "reduce_scope")) {
+      diag_error(c->diag, a[1]->span, "a T.comm_reducer node goes with the key \"reduce_scope\"");
+      return false;
+    }
+    if (!elab_tir_expr(c, a[2])) return false;
+    h->value = comm_reducer(c, a[0]);
+    return h->value != NULL;
+  }
   bool zero = (a[0]->kind == AST_INT && a[0]->ival == 0) || a[0]->kind == AST_NONE;
   if (!zero) {
     TirExpr *n = elab_tir_expr(c, a[0]);

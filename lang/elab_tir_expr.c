@@ -358,9 +358,10 @@ static TirVal unary(ElabCtx *c, AstOp op, TirVal v, Span sp) {
     }
     if (dt_is_bool(v.e->dtype) || dt_is_handle(v.e->dtype)) break;
     {
-      TirExpr *zero = dt_is_float(v.e->dtype) ? tir_float(c->h, v.e->dtype, 0.0)
-                                              : tir_int(c->h, v.e->dtype, 0);
+      DType et = dt_with_lanes(v.e->dtype, 1);
+      TirExpr *zero = dt_is_float(et) ? tir_float(c->h, et, 0.0) : tir_int(c->h, et, 0);
       zero->span = sp;
+      if (v.e->dtype.lanes > 1) zero = at(tir_broadcast(c->h, zero, v.e->dtype.lanes), sp);
       return typed(at(tir_binary(c->h, TIR_SUB, zero, v.e), sp));
     }
   case OP_INVERT:
@@ -410,18 +411,49 @@ TirExpr *elab_tir_int_expr(ElabCtx *c, const Ast *e, DType lit_dtype, const char
   return v.e;
 }
 
+/* `A[lo:hi:step]` as an index, as TVMScript's Buffer.__getitem__ reads it:
+ * T.Ramp(lo, step, lanes) with lanes = (hi - lo + step - 1) // step, which
+ * must simplify to a constant; one lane is the scalar index lo. */
+static TirExpr *slice_index(ElabCtx *c, const Ast *sl, TirExpr *extent) {
+  IrHeap *h = c->h;
+  TirExpr *lo = sl->a ? elab_tir_int_expr(c, sl->a, dt_int32, "slice start") : tir_i32(h, 0);
+  if (!lo) return NULL;
+  TirExpr *hi = sl->b ? elab_tir_int_expr(c, sl->b, lo->dtype, "slice stop") : extent;
+  TirExpr *step = sl->c ? elab_tir_int_expr(c, sl->c, lo->dtype, "slice step") : tir_int(h, lo->dtype, 1);
+  if (!hi || !step) return NULL;
+  DType t = lo->dtype.bits >= hi->dtype.bits ? lo->dtype : hi->dtype;
+  lo = elab_tir_int_cast(h, lo, t);
+  hi = elab_tir_int_cast(h, hi, t);
+  step = elab_tir_int_cast(h, step, t);
+  TirExpr *one = tir_int(h, t, 1);
+  TirExpr *n = tir_binary(h, TIR_ADD, tir_binary(h, TIR_SUB, hi, lo), tir_binary(h, TIR_SUB, step, one));
+  n = tir_binary(h, TIR_FLOORDIV, n, step);
+  ArithCtx *ac = arith_new(h);
+  TirExpr *lanes = arith_simplify(ac, n);
+  arith_free(ac);
+  int64_t k;
+  if (!tir_is_const_int(lanes, &k) || k < 1 || k > 65536) {
+    diag_error(c->diag, sl->span, "a slice used as an index must have a constant positive length");
+    return NULL;
+  }
+  if (k == 1) return lo;
+  return at(tir_ramp(h, lo, step, (int)k), sl->span);
+}
+
 static TirVal load(ElabCtx *c, const Ast *e) {
   const Ast *base = e->a;
-  /* A.shape[i] */
-  if (base->kind == AST_ATTR && base->name && !strcmp(base->name, "shape")) {
+  /* A.shape[i], A.strides[i] */
+  bool is_shape = base->kind == AST_ATTR && base->name && !strcmp(base->name, "shape");
+  if (is_shape || (base->kind == AST_ATTR && base->name && !strcmp(base->name, "strides"))) {
     TirBuffer *buf = buffer_of(c, base->a);
     if (buf) {
-      if (e->b->kind != AST_INT || e->b->ival >= buf->ndim) {
-        diag_error(c->diag, e->b->span, "index into %s.shape must be a constant below %d",
-                   buf->name, buf->ndim);
+      int n = is_shape ? buf->ndim : buf->nstrides;
+      if (e->b->kind != AST_INT || e->b->ival >= n) {
+        diag_error(c->diag, e->b->span, "index into %s.%s must be a constant below %d",
+                   buf->name, base->name, n);
         return bad();
       }
-      return typed(buf->shape[e->b->ival]);
+      return typed(is_shape ? buf->shape[e->b->ival] : buf->strides[e->b->ival]);
     }
   }
   if (base->kind != AST_NAME) {
@@ -449,10 +481,9 @@ static TirVal load(ElabCtx *c, const Ast *e) {
   TirExpr **idx = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *idx);
   for (int i = 0; i < n; i++) {
     if (items[i]->kind == AST_SLICE) {
-      diag_error(c->diag, items[i]->span,
-                 "a slice cannot be loaded as a value; slices describe regions in T.reads, "
-                 "T.writes and T.match_buffer");
-      return bad();
+      idx[i] = slice_index(c, items[i], buf->shape[i]);
+      if (!idx[i]) return bad();
+      continue;
     }
     idx[i] = elab_tir_int_expr(c, items[i], dt_int32, "buffer index");
     if (!idx[i]) return bad();
@@ -1113,6 +1144,11 @@ IrValue *elab_tir_attr_value(ElabCtx *c, const Ast *e) {
         diag_error(c->diag, e->span, "a target is written T.target(\"kind\", host=\"kind\") here");
       return NULL;
     }
+    break;
+  }
+  case AST_NAME: { /* a buffer named in an annotation ("layout_free_placeholders": [C]) */
+    Sym *s = elab_lookup(c, e->name);
+    if (s && s->kind == SYM_BUFFER) return irv_buffer(h, s->ptr);
     break;
   }
   default: break;

@@ -102,6 +102,16 @@ TirExpr *elab_tir_opaque_call(ElabCtx *c, const Ast *call, const char *nm) {
       args[i]->span = a->span;
       continue;
     }
+    /* T.address_of(A): the address of A's first element, A[0, ..., 0] */
+    Sym *bs = !strcmp(nm, "address_of") && a->kind == AST_NAME ? elab_lookup(c, a->name) : NULL;
+    if (bs && bs->kind == SYM_BUFFER) {
+      TirBuffer *b = bs->ptr;
+      TirExpr **zeros = arena_alloc(&c->scratch, (size_t)(b->ndim + 1) * sizeof *zeros);
+      for (int d = 0; d < b->ndim; d++) zeros[d] = tir_int(c->h, b->ndim ? b->shape[d]->dtype : dt_int32, 0);
+      args[i] = tir_load(c->h, b, zeros, b->ndim);
+      args[i]->span = a->span;
+      continue;
+    }
     TirVal v = elab_tir_val(c, a);
     if (!v.e) return NULL;
     args[i] = v.e;

@@ -132,18 +132,56 @@ static bool int_literal(ElabCtx *c, const Ast *e, const char *what, int64_t *out
   return false;
 }
 
+/* A buffer's strides: a string names a new variable of the index type, as
+ * TVMScript's buffer declarations read `strides=("A_s0",)`. */
+static TirExpr **strides_of(ElabCtx *c, const Ast *e, int *n, DType idx) {
+  bool list = e->kind == AST_TUPLE || e->kind == AST_LIST;
+  *n = list ? e->list.len : 1;
+  const Ast *const *items = list ? (const Ast *const *)e->list.items : &e;
+  TirExpr **out = arena_alloc(&c->scratch, (size_t)(*n + 1) * sizeof *out);
+  for (int i = 0; i < *n; i++) {
+    const Ast *d = items[i];
+    if (d->kind == AST_STR) {
+      TirVar *v = tir_var(c->h, d->str, idx);
+      v->span = d->span;
+      out[i] = tir_var_ref(c->h, v);
+      out[i]->span = d->span;
+      continue;
+    }
+    out[i] = elab_tir_int_expr(c, d, idx, "stride");
+    if (!out[i]) return NULL;
+  }
+  return out;
+}
+
+static TirBuffer *make_buffer_of(ElabCtx *c, const char *name, const Ast *slot[BA_N], Span sp,
+                                 const char *fname, const TirBufferRegion *src);
+
 /* Builds a buffer named `name` from its argument slots. */
 static TirBuffer *make_buffer(ElabCtx *c, const char *name, const Ast *slot[BA_N], Span sp,
                               const char *fname) {
+  return make_buffer_of(c, name, slot, sp, fname, NULL);
+}
+
+/* As make_buffer; a match_buffer of region src without a shape takes the
+ * region's extents and the source buffer's dtype, as TVMScript does. */
+static TirBuffer *make_buffer_of(ElabCtx *c, const char *name, const Ast *slot[BA_N], Span sp,
+                                 const char *fname, const TirBufferRegion *src) {
   IrHeap *h = c->h;
-  if (!slot[BA_SHAPE]) {
+  if (!slot[BA_SHAPE] && !src) {
     diag_error(c->diag, sp, "%s needs a shape", fname);
     return NULL;
   }
-  int ndim;
-  TirExpr **shape = elab_shape(c, slot[BA_SHAPE], &ndim, dt_int32);
-  if (!shape) return NULL;
-  DType dt = dt_float32;
+  int ndim = src ? src->n : 0;
+  TirExpr **shape = NULL;
+  if (slot[BA_SHAPE]) {
+    shape = elab_shape(c, slot[BA_SHAPE], &ndim, dt_int32);
+    if (!shape) return NULL;
+  } else {
+    shape = arena_alloc(&c->scratch, (size_t)(ndim + 1) * sizeof *shape);
+    for (int d = 0; d < ndim; d++) shape[d] = src->ranges[d].extent;
+  }
+  DType dt = src && !slot[BA_SHAPE] ? src->buffer->dtype : dt_float32;
   if (slot[BA_DTYPE] && !elab_dtype_arg(c, slot[BA_DTYPE], &dt)) return NULL;
   const char *scope = "global";
   if (slot[BA_SCOPE]) {
@@ -166,7 +204,7 @@ static TirBuffer *make_buffer(ElabCtx *c, const char *name, const Ast *slot[BA_N
   }
   if (slot[BA_STRIDES]) {
     int ns;
-    TirExpr **st = elab_shape(c, slot[BA_STRIDES], &ns, dt_int32);
+    TirExpr **st = strides_of(c, slot[BA_STRIDES], &ns, ndim ? shape[0]->dtype : dt_int32);
     if (!st) return NULL;
     if (ns != ndim && ns != 0) {
       diag_error(c->diag, slot[BA_STRIDES]->span, "buffer '%s' has %d dimensions but %d strides",
@@ -191,12 +229,13 @@ static TirBuffer *make_buffer(ElabCtx *c, const char *name, const Ast *slot[BA_N
   }
   if (slot[BA_BUFFER_TYPE]) {
     const Ast *bt = slot[BA_BUFFER_TYPE];
-    if (bt->kind != AST_STR || (strcmp(bt->str, "auto_broadcast") && strcmp(bt->str, "default") &&
-                                bt->str[0] != 0)) {
-      diag_error(c->diag, bt->span, "buffer_type must be \"default\" or \"auto_broadcast\"");
+    /* TVMScript spells it "auto"; tvm.tir.decl_buffer "auto_broadcast" */
+    bool autob = bt->kind == AST_STR && (!strcmp(bt->str, "auto") || !strcmp(bt->str, "auto_broadcast"));
+    if (bt->kind != AST_STR || (!autob && strcmp(bt->str, "default") && bt->str[0] != 0)) {
+      diag_error(c->diag, bt->span, "buffer_type must be \"default\" or \"auto\"");
       return NULL;
     }
-    b->auto_broadcast = !strcmp(bt->str, "auto_broadcast");
+    b->auto_broadcast = autob;
   }
   if (slot[BA_AXIS_SEPARATORS]) {
     const Ast *ax = slot[BA_AXIS_SEPARATORS];
@@ -412,9 +451,15 @@ static TirStmt *store(ElabCtx *c, const Ast *target, TirVal v, const Ast *value_
   if (!x) {
     if (c->diag->nerr == nerr) {
       char b1[DT_STR_MAX], b2[DT_STR_MAX];
-      diag_error(c->diag, value_ast->span,
-                 "cannot store a value of type '%s' into buffer '%s' of type '%s'",
-                 dts(v.e->dtype, b1), buf->name, dts(lv.e->dtype, b2));
+      if (v.e->dtype.lanes == 1 && lv.e->dtype.lanes > 1)
+        diag_error(c->diag, value_ast->span,
+                   "cannot store a scalar of type '%s' into %d lanes of buffer '%s'; "
+                   "broadcast it, e.g. T.Broadcast(v, %d)",
+                   dts(v.e->dtype, b1), lv.e->dtype.lanes, buf->name, lv.e->dtype.lanes);
+      else
+        diag_error(c->diag, value_ast->span,
+                   "cannot store a value of type '%s' into buffer '%s' of type '%s'",
+                   dts(v.e->dtype, b1), buf->name, dts(lv.e->dtype, b2));
     }
     return NULL;
   }
@@ -426,15 +471,7 @@ static bool check_store_target(ElabCtx *c, const Ast *tg) {
     diag_error(c->diag, tg->span, "only buffers can be assigned to by index");
     return false;
   }
-  const Ast *ix = tg->b;
-  int n = ix->kind == AST_TUPLE ? ix->list.len : 1;
-  for (int i = 0; i < n; i++) {
-    const Ast *it = ix->kind == AST_TUPLE ? ix->list.items[i] : ix;
-    if (it->kind == AST_SLICE) {
-      diag_error(c->diag, it->span, "cannot store to a slice; store each element, e.g. in a loop");
-      return false;
-    }
-  }
+  /* a slice index stores a vector (T.Ramp), as TVMScript's buffer_store */
   return true;
 }
 
@@ -681,7 +718,9 @@ static void block_match_buffer(ElabCtx *c, BlockBuild *b, const Ast *target, con
     return;
   }
   if (!region(c, src, &m.source)) return;
-  m.buffer = buffer_from_call(c, call, 1, target->name, "T.match_buffer");
+  const Ast *slot[BA_N];
+  if (!buffer_slots(c, call, 1, slot)) return;
+  m.buffer = make_buffer_of(c, target->name, slot, call->span, "T.match_buffer", &m.source);
   if (!m.buffer) return;
   m.buffer->span = target->span;
   APUSH(c, b->matches, m);
@@ -736,6 +775,22 @@ static TirStmt *let_stmt(ElabCtx *c, const Ast *st, const AstList *l, int i, Blo
   return st_at(tir_let_stmt(c->h, var, value, body ? body : eval0(c, st->span)), st->span);
 }
 
+static TirStmt *decl_buffer_over(ElabCtx *c, const Ast *st, const Ast *call, TirBuffer *b,
+                                 TirStmt *body);
+
+/* `with T.decl_buffer(...) as B:` */
+static TirStmt *decl_buffer_with(ElabCtx *c, const Ast *st, const Ast *call, const Ast *tg) {
+  if (!tg || tg->kind != AST_NAME) {
+    diag_error(c->diag, tg ? tg->span : call->span, "T.decl_buffer binds a single name");
+    return NULL;
+  }
+  TirBuffer *b = buffer_from_call(c, call, 0, tg->name, "T.decl_buffer");
+  if (!b) return NULL;
+  b->span = tg->span;
+  elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
+  return decl_buffer_over(c, st, call, b, body_of(c, &st->body, NULL, st->span));
+}
+
 static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const AstList *l, int i,
                             BlockBuild *hdr) {
   const Ast *tg = st->list.items[0];
@@ -743,7 +798,11 @@ static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const As
   if (!b) return NULL;
   b->span = tg->span;
   elab_define(c, tg->name, SYM_BUFFER, b, tg->span);
-  TirStmt *body = stmts(c, l, i + 1, hdr);
+  return decl_buffer_over(c, st, call, b, stmts(c, l, i + 1, hdr));
+}
+
+static TirStmt *decl_buffer_over(ElabCtx *c, const Ast *st, const Ast *call, TirBuffer *b,
+                                 TirStmt *body) {
   TirStmt *decl = st_at(tir_decl_buffer(c->h, b, body ? body : eval0(c, st->span)), st->span);
   /* without data= the buffer owns new memory: Allocate + DeclBuffer, as in
    * TVMScript (and as LowerOpaqueBlock lowers an alloc_buffer) */
@@ -752,44 +811,15 @@ static TirStmt *decl_buffer(ElabCtx *c, const Ast *st, const Ast *call, const As
   return st_at(a, st->span);
 }
 
-/* `Y = T.allocate([16384], "float32", "global")`: an Allocate binding the
- * data pointer Y over the rest of the statements (lowered IR). */
-static const char *const allocate_kw[] = {"extents", "dtype", "scope", NULL};
-
-static TirStmt *allocate(ElabCtx *c, const Ast *st, const Ast *call, const AstList *l, int i,
-                         BlockBuild *hdr) {
-  const Ast *tg = st->list.items[0];
-  if (!elab_check_kwargs(c, call, allocate_kw)) return NULL;
-  const Ast *slot[3];
-  for (int k = 0; k < 3; k++) {
-    slot[k] = elab_posarg(call, k);
-    if (!slot[k]) slot[k] = elab_kwarg(call, allocate_kw[k]);
-  }
-  if (elab_num_posargs(call) > 3 || !slot[0] || !slot[1]) {
-    diag_error(c->diag, call->span,
-               "T.allocate takes (extents, dtype, scope), e.g. T.allocate([128], \"float32\", \"global\")");
-    return NULL;
-  }
-  int n;
-  TirExpr **ext = elab_shape(c, slot[0], &n, dt_int32);
-  if (!ext) return NULL;
-  DType dt;
-  if (!elab_dtype_arg(c, slot[1], &dt)) return NULL;
-  const char *scope = "global";
-  if (slot[2]) {
-    if (slot[2]->kind != AST_STR) {
-      diag_error(c->diag, slot[2]->span, "scope must be a string such as \"global\"");
-      return NULL;
-    }
-    scope = ir_strdup(c->h, slot[2]->str);
-  }
-  TirVar *v = tir_var(c->h, tg->name, dt_handle);
-  v->ptr_elem = dt;
-  v->ptr_scope = scope;
-  v->span = tg->span;
-  elab_define(c, tg->name, SYM_TIR_VAR, v, tg->span);
+/* `Y = T.allocate([16384], "float32", "global")` (or T.allocate_const): an
+ * allocation binding the data pointer Y over the rest of the statements. */
+static TirStmt *allocate(ElabCtx *c, const Ast *st, const Ast *call, const char *cn, const AstList *l,
+                         int i, BlockBuild *hdr) {
+  TirStmt *a = elab_tir_alloc_head(c, call, cn, st->list.items[0]);
+  if (!a) return NULL;
   TirStmt *body = stmts(c, l, i + 1, hdr);
-  return st_at(tir_allocate(c->h, v, dt, ext, n, scope, body ? body : eval0(c, st->span)), st->span);
+  a->alloc.body = body ? body : eval0(c, st->span);
+  return st_at(a, st->span);
 }
 
 /* `A_1 = T.Buffer((16384,), data=A.data)` in a body: a view of existing
@@ -939,9 +969,9 @@ static TirStmt *assign(ElabCtx *c, const Ast *st, const AstList *l, int i, Block
       *rest = true;
       return decl_buffer(c, st, st->a, l, i, hdr);
     }
-    if (!strcmp(cn, "T.allocate")) {
+    if (!strcmp(cn, "T.allocate") || !strcmp(cn, "T.allocate_const")) {
       *rest = true;
-      return allocate(c, st, st->a, l, i, hdr);
+      return allocate(c, st, st->a, cn, l, i, hdr);
     }
     if (!strcmp(cn, "T.Buffer")) {
       buffer_view(c, tg, st->a);
@@ -1120,12 +1150,8 @@ static TirStmt *for_stmt(ElabCtx *c, const Ast *st) {
       diag_error(c->diag, names[i]->span, "a loop variable must be a name");
       return NULL;
     }
-    Sym *s = elab_lookup(c, names[i]->name);
-    if (is_tir_binding(s)) {
-      diag_error(c->diag, names[i]->span, "loop variable '%s' shadows an existing variable",
-                 names[i]->name);
-      return NULL;
-    }
+    /* a loop variable may shadow an outer name for its body, as Python's
+     * scoping lets TVMScript's loops do */
     for (int j = 0; j < i; j++)
       if (!strcmp(names[j]->name, names[i]->name)) {
         diag_error(c->diag, names[i]->span, "loop variable '%s' is repeated", names[i]->name);
@@ -1314,6 +1340,14 @@ static TirStmt *with_stmt(ElabCtx *c, const Ast *st, BlockBuild *hdr) {
     if (!x) return NULL;
     TirStmt *body = body_of(c, &st->body, NULL, st->span);
     return st_at(tir_let_stmt(c->h, x, value, body ? body : eval0(c, st->span)), st->span);
+  }
+  if (cn && !strcmp(cn, "T.decl_buffer")) return decl_buffer_with(c, st, ctx, st->list.items[0]->b);
+  if (cn && (!strcmp(cn, "T.allocate") || !strcmp(cn, "T.allocate_const"))) {
+    TirStmt *a = elab_tir_alloc_head(c, ctx, cn, st->list.items[0]->b);
+    if (!a) return NULL;
+    TirStmt *body = body_of(c, &st->body, NULL, st->span);
+    a->alloc.body = body ? body : eval0(c, st->span);
+    return st_at(a, st->span);
   }
   diag_error(c->diag, ctx->span, "unsupported with-statement; expected T.block(...) or T.init()");
   return NULL;

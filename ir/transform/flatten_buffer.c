@@ -145,6 +145,7 @@ TirFunc *tir_flatten_buffer(TirPassCtx *ctx, TirFunc *f) {
   m.expr[TIR_LOAD] = flat_load;
   m.stmt[TIR_S_STORE] = flat_store;
   m.stmt[TIR_S_ALLOCATE] = flat_alloc;
+  m.stmt[TIR_S_ALLOCATE_CONST] = flat_alloc; /* as TVM's FlattenBuffer flattens AllocateConst */
   m.ctx = &c;
   TirStmt *body = tir_mutate_stmt(&m, f->body);
   tir_mutator_free(&m);
