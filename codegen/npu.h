@@ -5,10 +5,11 @@
  * int32(B[k, j]) or B[j, k], int8 operands, int32 result, optionally followed
  * by an element-wise requantization D = int8(clip(C >> s)) that the ALU runs)
  * and the schedule's
- * virtual threads (a loop bound to "vthread"); cg_npu_matmul_program tiles it
+ * virtual threads (a loop bound to "vthread"); cg_npu_matmul_lower tiles it
  * to the scratchpads (padding every dimension to the GEMM block) and emits
- * the DMA loads, micro-ops, GEMMs and stores with the dependency tokens
- * that let V virtual threads overlap loads with compute. */
+ * the DMA loads, micro-ops, GEMMs and stores (npu-inject-dma); the stages of
+ * npu_lower.h give each virtual thread its buffers and insert the
+ * dependency tokens that let V threads overlap loads with compute. */
 #ifndef TVS_CODEGEN_NPU_H
 #define TVS_CODEGEN_NPU_H
 
@@ -17,6 +18,7 @@
 
 #include "base/diag.h"
 #include "ir/tir.h"
+#include "codegen/npu_lower.h"
 #include "runtime/npu_isa.h"
 
 /* One step of a requantizing epilogue on the accumulators: op(x, imm). */
@@ -72,8 +74,12 @@ typedef struct NpuConvTiling {
  * only for a conv2d the NPU cannot run (dilation, other shapes). */
 bool cg_npu_find_conv2d(const TirFunc *f, NpuConv2d *out);
 void cg_npu_choose_conv_tiling(const NpuConfig *c, const NpuConv2d *cv, NpuConvTiling *t);
-/* The stream (DRAM buffers "A" inp, "W" wgt, "C" acc tiles); 0, or -1 with
- * a message when the tiling overflows a scratchpad. */
+/* The npu-inject-dma form of the stream into l (initialised here; free it
+ * with cg_npu_lowered_free); DRAM buffers "A" inp, "W" wgt, "C" acc tiles.
+ * 0, or -1 with a message when the tiling overflows a scratchpad. */
+int cg_npu_conv2d_lower(const NpuConfig *c, const NpuConv2d *cv, const NpuConvTiling *t, NpuLowered *l, char *err,
+                        size_t errlen);
+/* The whole stream (every stage, npu_lower.h) into p (initialised by the caller). */
 int cg_npu_conv2d_program(const NpuConfig *c, const NpuConv2d *cv, const NpuConvTiling *t, NpuProgram *p,
                           char *err, size_t errlen);
 
@@ -93,9 +99,13 @@ bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d);
 /* The tiling the cost model of docs/npu.md rates best for mm on c with
  * t->vthreads slots (set t->vthreads before the call). */
 void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t);
-/* Emits the stream for mm with tiling t into p (initialised by the caller);
- * DRAM buffers "A", "B", "C" in tile layout.  Returns 0, or -1 with a message
- * in err when the tiling overflows a scratchpad. */
+/* The npu-inject-dma form of mm's stream with tiling t into l (initialised
+ * here; free it with cg_npu_lowered_free); DRAM buffers "A", "B", "C" in
+ * tile layout.  Returns 0, or -1 with a message in err when the tiling
+ * overflows a scratchpad. */
+int cg_npu_matmul_lower(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t, NpuLowered *l, char *err,
+                        size_t errlen);
+/* The whole stream (every stage, npu_lower.h) into p (initialised by the caller). */
 int cg_npu_matmul_program(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t, NpuProgram *p, char *err,
                           size_t errlen);
 

@@ -1,6 +1,8 @@
 /* cmd_npu.c - the npu target in `tvs`: `tvs run --target npu` (the
  * simulated NPU run of a prim_func, its check against the interpreter and
- * the cycle report) and `tvs show --stage npu-isa` (the instruction stream);
+ * the cycle report) and `tvs show --stage npu-isa` (the instruction stream;
+ * the earlier lowering stages npu-inject-dma, npu-inject-vthread and
+ * npu-coproc-sync likewise);
  * driver/npu.h does the work. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ int tool_run_npu(const IrModule *m, const char *fname, InterpArg *args, int narg
 /* Prints the stream of every prim_func of the module; in a graph module
  * (legalized and fused: graph) a prim_func the NPU does not take is a note,
  * elsewhere an error. */
-static int print_streams(const IrModule *m, const DrvNpuOptions *o, bool graph, DiagCtx *d) {
+static int print_streams(const IrModule *m, const DrvNpuOptions *o, NpuStage stage, bool graph, DiagCtx *d) {
   int rc = 0, nfuncs = 0;
   for (int i = 0; i < m->nfuncs && rc == 0; i++) {
     if (m->funcs[i].kind != IR_FUNC_TIR) continue;
@@ -53,9 +55,9 @@ static int print_streams(const IrModule *m, const DrvNpuOptions *o, bool graph, 
       printf("# prim_func %s: not an NPU kernel (runs on the interpreter)\n", m->funcs[i].name);
       continue;
     }
-    NpuProgram p;
+    NpuLowered l;
     DrvNpuKernelInfo k;
-    rc = drv_npu_build(m, m->funcs[i].name, o, &p, &k, d);
+    rc = drv_npu_lower(m, m->funcs[i].name, o, stage, &l, &k, d);
     if (rc == 0 && k.conv) {
       const NpuConv2d *cv = &k.cv;
       printf("# prim_func %s: int8 conv2d %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld, stride %lld, padding %lld %lld %lld "
@@ -70,8 +72,8 @@ static int print_streams(const IrModule *m, const DrvNpuOptions *o, bool graph, 
              k.mm.b_transposed ? " (B transposed)" : "", (long long)k.t.tm, (long long)k.t.tn, (long long)k.t.tk,
              k.t.vthreads, k.t.vthreads > 1 ? "s" : "");
     }
-    if (rc == 0) npu_program_print(stdout, &p);
-    npu_program_free(&p);
+    if (rc == 0) cg_npu_lowered_print(stdout, &l);
+    cg_npu_lowered_free(&l);
     nfuncs++;
   }
   if (rc == 0 && nfuncs == 0) {
@@ -81,7 +83,7 @@ static int print_streams(const IrModule *m, const DrvNpuOptions *o, bool graph, 
   return rc;
 }
 
-int tool_show_npu(const char *file, const char *sched_path, const char *config_path, DiagCtx *d) {
+int tool_show_npu(const char *file, const char *sched_path, const char *config_path, const char *stage, DiagCtx *d) {
   DrvNpuOptions o;
   drv_npu_options_default(&o);
   char err[1024];
@@ -104,7 +106,7 @@ int tool_show_npu(const char *file, const char *sched_path, const char *config_p
     ir_module_free(m);
     m = legal;
   }
-  int rc = m ? print_streams(m, &o, graph, d) : -1;
+  int rc = m ? print_streams(m, &o, (NpuStage)cg_npu_stage_lookup(stage), graph, d) : -1;
   diag_flush(d);
   ir_module_free(m);
   src_free(src);
