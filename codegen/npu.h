@@ -39,6 +39,9 @@ typedef struct NpuMatmul {
   NpuAluStep alu[NPU_MAX_ALU_STEPS]; /* the epilogue on C, in order (shift, clip...) */
   int nalu;
   int vthreads;          /* extent of the loop bound to "vthread" (1 if none) */
+  /* The DMA tile the schedule asks for, in elements (0: the backend chooses):
+   * rows of A and C, columns of B and C, reduction elements of A and B. */
+  int64_t tile_rows, tile_cols, tile_red;
 } NpuMatmul;
 
 /* The tiling: tiles of the GEMM block per scratchpad slot. */
@@ -93,11 +96,34 @@ int cg_npu_conv2d_program(const NpuConfig *c, const NpuConv2d *cv, const NpuConv
 const TirBuffer *cg_npu_match_epilogue(const TirStmt *const *stores, int n, const TirBuffer *c, NpuAluStep *steps,
                                        int *nsteps, bool *out_int8);
 
+/* A cache stage into an npu.* scope as the finder saw it: the loops around
+ * its copy (outer first) and, per index, which of them its binding uses. */
+#define NPU_MAX_COPIES 8
+#define NPU_MAX_COPY_LOOPS 64
+typedef struct NpuCopyStage {
+  const char *scope;
+  int ndim;
+  const TirStmt *loops[NPU_MAX_COPY_LOOPS];
+  int nloops;
+  uint64_t loop_mask[2];
+} NpuCopyStage;
+
+/* The tile the schedule gives (npu_schedule_tile.c): a stage moved into the
+ * matmul's loop nest copies one tile, its extents those of its own loops
+ * (the ones not around the update); a stage at the root gives none.  Sets
+ * mm->tile_*; false with a diagnostic when two stages disagree. */
+bool cg_npu_schedule_tiles(const NpuCopyStage *cs, int n, const TirStmt *const *update_loops, int nupdate_loops,
+                           NpuMatmul *mm, DiagCtx *d, Span span);
+/* Whether the schedule's tile is whole GEMM blocks (or the whole extent); 0,
+ * or -1 with a message. */
+int cg_npu_check_schedule_tiles(const NpuConfig *c, const NpuMatmul *mm, char *err, size_t errlen);
+
 /* Recognises f; false with a diagnostic (at f's span) when it is not an
  * int8 matmul the NPU runs. */
 bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d);
 /* The tiling the cost model of docs/npu.md rates best for mm on c with
- * t->vthreads slots (set t->vthreads before the call). */
+ * t->vthreads slots (set t->vthreads before the call), with the dimensions
+ * the schedule fixed (mm->tile_*) as it says. */
 void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t);
 /* The npu-inject-dma form of mm's stream with tiling t into l (initialised
  * here; free it with cg_npu_lowered_free); DRAM buffers "A", "B", "C" in

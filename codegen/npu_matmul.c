@@ -57,16 +57,25 @@ static double estimate(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling 
   return blocks * (reset + tasks * step) + load + store;
 }
 
+/* The schedule's tile of one dimension in blocks (0: not given). */
+static int64_t fixed_blocks(int64_t elems, int64_t block, int64_t count) {
+  if (!elems) return 0;
+  int64_t b = cdiv(elems, block);
+  return b < count ? b : count;
+}
+
 void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t) {
   int64_t mt, nt, kt;
   tile_counts(c, mm, &mt, &nt, &kt);
-  NpuTiling best = {1, 1, 1, t->vthreads}, cand = best;
-  double best_cost = estimate(c, mm, &best);
-  /* Powers of two and the full extent of each dimension. */
+  int64_t fm = fixed_blocks(mm->tile_rows, c->batch, mt), fn = fixed_blocks(mm->tile_cols, c->block_out, nt),
+          fk = fixed_blocks(mm->tile_red, c->block_in, kt);
+  NpuTiling best = {fm ? fm : 1, fn ? fn : 1, fk ? fk : 1, t->vthreads}, cand = best;
+  double best_cost = fits(c, &best) || !(fm || fn || fk) ? estimate(c, mm, &best) : 1e300;
+  /* Powers of two and the full extent of each dimension the schedule left open. */
   for (int64_t tm = 1; tm <= 2 * mt; tm *= 2)
     for (int64_t tn = 1; tn <= 2 * nt; tn *= 2)
       for (int64_t tk = 1; tk <= 2 * kt; tk *= 2) {
-        cand.tm = tm < mt ? tm : mt, cand.tn = tn < nt ? tn : nt, cand.tk = tk < kt ? tk : kt;
+        cand.tm = fm ? fm : tm < mt ? tm : mt, cand.tn = fn ? fn : tn < nt ? tn : nt, cand.tk = fk ? fk : tk < kt ? tk : kt;
         if (!fits(c, &cand)) continue;
         double cost = estimate(c, mm, &cand);
         if (cost < best_cost * 0.999) best = cand, best_cost = cost;
@@ -158,8 +167,9 @@ int cg_npu_matmul_lower(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling
   cg_npu_lowered_init(l, t->vthreads);
   if (t->vthreads < 1 || t->vthreads > 4 || t->tm < 1 || t->tn < 1 || t->tk < 1 || !fits(c, t)) {
     tvs_set_err(err, errlen,
-                "npu: a %lld x %lld x %lld tiling with %d virtual threads overflows a scratchpad", (long long)t->tm,
-                (long long)t->tn, (long long)t->tk, t->vthreads);
+                "npu: a %lld x %lld x %lld tiling (rows x output blocks x reduction blocks) with %d virtual thread%s "
+                "overflows a scratchpad", (long long)t->tm, (long long)t->tn, (long long)t->tk, t->vthreads,
+                t->vthreads == 1 ? "" : "s");
     return -1;
   }
   Emit e = {.c = c, .mm = mm, .t = t, .l = l};

@@ -30,8 +30,12 @@ static int build_conv(const TirFunc *f, const DrvNpuOptions *o, NpuStage upto, N
 static int build_matmul(const TirFunc *f, const DrvNpuOptions *o, NpuStage upto, NpuLowered *l, DrvNpuKernelInfo *k,
                         DiagCtx *d) {
   k->t.vthreads = o->vthreads ? o->vthreads : k->mm.vthreads;
-  cg_npu_choose_tiling(&o->cfg, &k->mm, &k->t);
   char err[512];
+  if (cg_npu_check_schedule_tiles(&o->cfg, &k->mm, err, sizeof err)) {
+    diag_error(d, f->span, "%s", err);
+    return -1;
+  }
+  cg_npu_choose_tiling(&o->cfg, &k->mm, &k->t);
   if (cg_npu_matmul_lower(&o->cfg, &k->mm, &k->t, l, err, sizeof err) || cg_npu_lower_to(l, upto, err, sizeof err)) {
     diag_error(d, f->span, "%s", err);
     return -1;
