@@ -44,39 +44,11 @@ int tool_run_npu(const IrModule *m, const char *fname, InterpArg *args, int narg
   return 0;
 }
 
-/* Prints the stream of every prim_func of the module; in a graph module
- * (legalized and fused: graph) a prim_func the NPU does not take is a note,
- * elsewhere an error. */
+/* Prints the stream of every prim_func of the module (driver/npu_text.c). */
 static int print_streams(const IrModule *m, const DrvNpuOptions *o, NpuStage stage, bool graph, DiagCtx *d) {
-  int rc = 0, nfuncs = 0;
-  for (int i = 0; i < m->nfuncs && rc == 0; i++) {
-    if (m->funcs[i].kind != IR_FUNC_TIR) continue;
-    if (graph && !drv_npu_is_kernel(m, m->funcs[i].name)) {
-      printf("# prim_func %s: not an NPU kernel (runs on the interpreter)\n", m->funcs[i].name);
-      continue;
-    }
-    NpuLowered l;
-    DrvNpuKernelInfo k;
-    rc = drv_npu_lower(m, m->funcs[i].name, o, stage, &l, &k, d);
-    if (rc == 0 && k.conv) {
-      const NpuConv2d *cv = &k.cv;
-      printf("# prim_func %s: int8 conv2d %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld, stride %lld, padding %lld %lld %lld "
-             "%lld, tiles %lld x %lld x %lld, %d virtual thread%s\n",
-             m->funcs[i].name, (long long)cv->n, (long long)cv->c, (long long)cv->h, (long long)cv->w, (long long)cv->o,
-             (long long)cv->c, (long long)cv->kh, (long long)cv->kw, (long long)cv->stride, (long long)cv->pad_top,
-             (long long)cv->pad_left, (long long)cv->pad_bottom, (long long)cv->pad_right, (long long)k.ct.tob,
-             (long long)k.ct.toy, (long long)k.ct.tcb, k.ct.vthreads, k.ct.vthreads > 1 ? "s" : "");
-    } else if (rc == 0) {
-      printf("# prim_func %s: int8 matmul %lld x %lld x %lld%s, tiles %lld x %lld x %lld, %d virtual thread%s\n",
-             m->funcs[i].name, (long long)k.mm.m, (long long)k.mm.n, (long long)k.mm.k,
-             k.mm.b_transposed ? " (B transposed)" : "", (long long)k.t.tm, (long long)k.t.tn, (long long)k.t.tk,
-             k.t.vthreads, k.t.vthreads > 1 ? "s" : "");
-    }
-    if (rc == 0) cg_npu_lowered_print(stdout, &l);
-    cg_npu_lowered_free(&l);
-    nfuncs++;
-  }
-  if (rc == 0 && nfuncs == 0) {
+  int nkernels = 0;
+  int rc = drv_npu_module_text(m, o, stage, graph, stdout, &nkernels, d);
+  if (rc == 0 && nkernels == 0) {
     fprintf(stderr, "tvs show: error: the module has no prim_func for the npu\n");
     rc = -1;
   }
