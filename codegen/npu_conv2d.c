@@ -88,7 +88,7 @@ typedef struct ConvEmit {
   NpuLowered *l;
   Geo g;
   int64_t rin;
-  int64_t ntasks, nblocks;
+  int64_t nblocks;
   UopSet *sets;
   int nsets, cap_sets;
   int buf_a, buf_w, buf_c;
@@ -198,7 +198,6 @@ int cg_npu_conv2d_lower(const NpuConfig *c, const NpuConv2d *cv, const NpuConvTi
   l->slot[NPU_MEM_INP] = t->tcb * e.rin * e.g.wp, l->slot[NPU_MEM_WGT] = t->tob * t->tcb * e.g.taps;
   l->slot[NPU_MEM_ACC] = t->tob * t->toy * cv->ow;
   e.nblocks = cv->n * cdiv(e.g.ob, t->tob) * cdiv(cv->oh, t->toy);
-  e.ntasks = e.nblocks * cdiv(e.g.cb, t->tcb);
   e.buf_a = npu_program_add_buf(&l->p, "A", NPU_MEM_INP, cv->n * e.g.cb * cv->h * cv->w);
   e.buf_w = npu_program_add_buf(&l->p, "W", NPU_MEM_WGT, e.g.ob * e.g.cb * e.g.taps);
   e.buf_c = npu_program_add_buf(&l->p, "C", cv->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, cv->n * e.g.ob * cv->oh * cv->ow);

@@ -91,7 +91,7 @@ typedef struct Emit {
   const NpuTiling *t;
   NpuLowered *l;
   int64_t mt, nt, kt;
-  int64_t ntasks, nblocks;
+  int64_t nblocks;
   int64_t uop_base[2];                   /* first micro-op of the full and the short chunk's kernel */
   int buf_a, buf_b, buf_c;
 } Emit;
@@ -176,7 +176,6 @@ int cg_npu_matmul_lower(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling
   tile_counts(c, mm, &e.mt, &e.nt, &e.kt);
   l->slot[NPU_MEM_INP] = t->tm * t->tk, l->slot[NPU_MEM_WGT] = t->tn * t->tk, l->slot[NPU_MEM_ACC] = t->tm * t->tn;
   e.nblocks = cdiv(e.mt, t->tm) * cdiv(e.nt, t->tn);
-  e.ntasks = e.nblocks * cdiv(e.kt, t->tk);
   e.buf_a = npu_program_add_buf(&l->p, "A", NPU_MEM_INP, e.mt * e.kt);
   e.buf_b = npu_program_add_buf(&l->p, "B", NPU_MEM_WGT, e.nt * e.kt);
   e.buf_c = npu_program_add_buf(&l->p, "C", mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e.mt * e.nt);
