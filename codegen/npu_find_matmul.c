@@ -8,14 +8,25 @@
  * params.  Cache stages into the scratchpad scopes (cache_read/cache_write
  * into npu.inp, npu.wgt, npu.acc) are read the same way, as views of the
  * DRAM buffers: the backend's DMA is what moves them.  A loop bound to
- * "vthread" gives the virtual threads. */
+ * "vthread" gives the virtual threads.  A cache stage moved into the
+ * matmul's loop nest (compute_at / reverse_compute_at under split loops)
+ * gives the DMA tile: the region its own loops copy (npu_schedule_tile.c). */
 #include <string.h>
 
 #include "codegen/npu.h"
 #include "ir/visit.h"
 
+#define MAX_DEPTH NPU_MAX_COPY_LOOPS
+
 typedef struct Finder {
   const TirFunc *f;
+  const TirStmt *loops[MAX_DEPTH]; /* the loops around the statement visited */
+  int nloops;
+  const TirStmt *realize;   /* the innermost block realize around it */
+  const TirStmt *update_loops[MAX_DEPTH];
+  int nupdate_loops;
+  NpuCopyStage copies[NPU_MAX_COPIES]; /* the npu.* cache stages */
+  int ncopies;
   int nstores;              /* stores anywhere in the function */
   const TirStmt *stores[NPU_MAX_STORES]; /* the first ones */
   const TirStmt *update;    /* the matmul's update store */
@@ -58,20 +69,55 @@ static bool is_npu_copy(const TirStmt *s, const TirBuffer **view, const TirBuffe
   return true;
 }
 
+/* Records an npu.* copy store with the loops around it and, per index, the
+ * loops its block binding uses. */
+static void record_copy(Finder *fd, const TirStmt *s, const TirBuffer *view) {
+  if (fd->ncopies == NPU_MAX_COPIES || s->store.n > 2) return;
+  NpuCopyStage *c = &fd->copies[fd->ncopies++];
+  memset(c, 0, sizeof *c);
+  c->scope = view->scope;
+  c->ndim = s->store.n;
+  for (int d = 0; d < s->store.n; d++) {
+    const TirExpr *bind = s->store.idx[d];
+    const TirBlock *bk = fd->realize ? &fd->realize->realize.block->block : NULL;
+    for (int i = 0; bk && i < bk->niters && i < fd->realize->realize.n; i++)
+      if (bind->kind == TIR_VAR && bk->iters[i].var == bind->var) bind = fd->realize->realize.values[i];
+    for (int l = 0; l < fd->nloops; l++)
+      if (tir_expr_uses_var(bind, fd->loops[l]->loop.var)) c->loop_mask[d] |= 1ull << l;
+  }
+  c->nloops = fd->nloops;
+  memcpy(c->loops, fd->loops, (size_t)fd->nloops * sizeof *fd->loops);
+}
+
+static void post_stmt(TirVisitor *v, const TirStmt *s) {
+  Finder *fd = v->ctx;
+  if (s->kind == TIR_S_FOR && fd->nloops > 0) fd->nloops--;
+}
+
 static bool pre_stmt(TirVisitor *v, const TirStmt *s) {
   Finder *fd = v->ctx;
   const TirBuffer *view, *dram;
+  if (s->kind == TIR_S_FOR) {
+    if (fd->nloops == MAX_DEPTH) return false;
+    fd->loops[fd->nloops++] = s;
+  }
+  if (s->kind == TIR_S_BLOCK_REALIZE) fd->realize = s;
   if (s->kind == TIR_S_BLOCK) /* tensorize binds the intrinsic's operands as views */
     for (int i = 0; i < s->block.nmatches; i++)
       ir_ptrmap_put(&fd->views, s->block.matches[i].buffer, s->block.matches[i].source.buffer);
   if (s->kind == TIR_S_STORE && is_npu_copy(s, &view, &dram)) {
     ir_ptrmap_put(&fd->views, view, (void *)dram);
+    record_copy(fd, s, view);
     return true;
   }
   if (s->kind == TIR_S_STORE) {
     if (fd->nstores < NPU_MAX_STORES) fd->stores[fd->nstores] = s;
     fd->nstores++;
-    if (is_update(s)) fd->update = s;
+    if (is_update(s)) {
+      fd->update = s;
+      fd->nupdate_loops = fd->nloops;
+      memcpy(fd->update_loops, fd->loops, (size_t)fd->nloops * sizeof *fd->loops);
+    }
   }
   if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING && s->loop.thread_tag &&
       !strncmp(s->loop.thread_tag, "vthread", 7) && s->loop.extent->kind == TIR_INT)
@@ -236,7 +282,7 @@ static bool check_scopes(const Finder *fd, DiagCtx *d) {
 
 bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d) {
   Finder fd = {.f = f, .vthreads = 1};
-  TirVisitor v = {.pre_stmt = pre_stmt, .ctx = &fd};
+  TirVisitor v = {.pre_stmt = pre_stmt, .post_stmt = post_stmt, .ctx = &fd};
   tir_visit_func(&v, f);
   memset(out, 0, sizeof *out);
   bool found = fd.update && match_roles(&fd, fd.update, out) && match_output(&fd, out);
@@ -264,5 +310,5 @@ bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d) {
     return false;
   }
   out->vthreads = fd.vthreads;
-  return true;
+  return cg_npu_schedule_tiles(fd.copies, fd.ncopies, fd.update_loops, fd.nupdate_loops, out, d, f->span);
 }

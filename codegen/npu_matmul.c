@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "codegen/npu.h"
+#include "codegen/npu_lower.h"
 #include "runtime/npy.h"
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -56,16 +57,25 @@ static double estimate(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling 
   return blocks * (reset + tasks * step) + load + store;
 }
 
+/* The schedule's tile of one dimension in blocks (0: not given). */
+static int64_t fixed_blocks(int64_t elems, int64_t block, int64_t count) {
+  if (!elems) return 0;
+  int64_t b = cdiv(elems, block);
+  return b < count ? b : count;
+}
+
 void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t) {
   int64_t mt, nt, kt;
   tile_counts(c, mm, &mt, &nt, &kt);
-  NpuTiling best = {1, 1, 1, t->vthreads}, cand = best;
-  double best_cost = estimate(c, mm, &best);
-  /* Powers of two and the full extent of each dimension. */
+  int64_t fm = fixed_blocks(mm->tile_rows, c->batch, mt), fn = fixed_blocks(mm->tile_cols, c->block_out, nt),
+          fk = fixed_blocks(mm->tile_red, c->block_in, kt);
+  NpuTiling best = {fm ? fm : 1, fn ? fn : 1, fk ? fk : 1, t->vthreads}, cand = best;
+  double best_cost = fits(c, &best) || !(fm || fn || fk) ? estimate(c, mm, &best) : 1e300;
+  /* Powers of two and the full extent of each dimension the schedule left open. */
   for (int64_t tm = 1; tm <= 2 * mt; tm *= 2)
     for (int64_t tn = 1; tn <= 2 * nt; tn *= 2)
       for (int64_t tk = 1; tk <= 2 * kt; tk *= 2) {
-        cand.tm = tm < mt ? tm : mt, cand.tn = tn < nt ? tn : nt, cand.tk = tk < kt ? tk : kt;
+        cand.tm = fm ? fm : tm < mt ? tm : mt, cand.tn = fn ? fn : tn < nt ? tn : nt, cand.tk = fk ? fk : tk < kt ? tk : kt;
         if (!fits(c, &cand)) continue;
         double cost = estimate(c, mm, &cand);
         if (cost < best_cost * 0.999) best = cand, best_cost = cost;
@@ -73,74 +83,66 @@ void cg_npu_choose_tiling(const NpuConfig *c, const NpuMatmul *mm, NpuTiling *t)
   *t = best;
 }
 
-/* ---- emission --------------------------------------------------------------- */
+/* ---- emission (the npu-inject-dma form, npu_lower.h) --------------------------- */
 
 typedef struct Emit {
   const NpuConfig *c;
   const NpuMatmul *mm;
   const NpuTiling *t;
-  NpuProgram *p;
+  NpuLowered *l;
   int64_t mt, nt, kt;
-  int64_t inp_slot, wgt_slot, acc_slot;  /* tiles per slot */
-  int64_t ntasks, nblocks;
-  int64_t uop_base[4][4][2];             /* first micro-op of (task slot, acc slot, edge tk) */
+  int64_t nblocks;
+  int64_t uop_base[2];                   /* first micro-op of the full and the short chunk's kernel */
   int buf_a, buf_b, buf_c;
 } Emit;
 
-/* Micro-ops for every slot pair and both chunk sizes: dst = the accumulator
- * slot, src/wgt = the task slot plus k (the GEMM's loops add the rest). */
+/* The GEMM's micro-op kernels, for thread 0's buffers (npu-inject-vthread
+ * makes each thread's copy): dst = the accumulator block, src/wgt = k (the
+ * GEMM's loops add the rest); a second one for the short last chunk. */
 static void emit_uops(Emit *e) {
   int64_t tk_edge = e->kt % e->t->tk ? e->kt % e->t->tk : e->t->tk;
-  int v = e->t->vthreads;
-  for (int s = 0; s < v; s++)
-    for (int a = 0; a < v; a++)
-      for (int edge = 0; edge < 2; edge++) {
-        if (edge && tk_edge == e->t->tk) { /* no short chunk: share the full one's */
-          e->uop_base[s][a][1] = e->uop_base[s][a][0];
-          continue;
-        }
-        e->uop_base[s][a][edge] = e->p->nuops;
-        for (int64_t k = 0; k < (edge ? tk_edge : e->t->tk); k++)
-          npu_program_add_uop(e->p, a * e->acc_slot, s * e->inp_slot + k, s * e->wgt_slot + k);
-      }
-  NpuInsn *in = npu_program_add_insn(e->p, NPU_LOAD);
+  NpuProgram *p = &e->l->p;
+  for (int edge = 0; edge < 2; edge++) {
+    if (edge && tk_edge == e->t->tk) { /* no short chunk: share the full one's */
+      e->uop_base[1] = e->uop_base[0];
+      continue;
+    }
+    e->uop_base[edge] = p->nuops;
+    for (int64_t k = 0; k < (edge ? tk_edge : e->t->tk); k++) npu_program_add_uop(p, 0, k, k);
+  }
+  NpuInsn *in = cg_npu_lowered_add(e->l, NPU_LOAD, -1, -1);
   in->mem.mem = NPU_MEM_UOP;
-  in->mem.x_size = e->p->nuops;
+  in->mem.x_size = p->nuops;
 }
 
-static NpuInsn *emit_dma(Emit *e, NpuOpcode op, NpuMem mem, int buf, int64_t sram, int64_t dram, int64_t y,
-                         int64_t x, int64_t stride) {
-  NpuInsn *in = npu_program_add_insn(e->p, op);
-  in->mem = (NpuMemInsn){.mem = mem, .dram = buf, .sram_base = sram, .dram_base = dram, .y_size = y,
-                         .x_size = x, .x_stride = stride};
+static NpuInsn *emit_dma(Emit *e, NpuOpcode op, NpuMem mem, int buf, int64_t dram, int64_t y, int64_t x,
+                         int64_t stride, int task_vt, int acc_vt) {
+  NpuInsn *in = cg_npu_lowered_add(e->l, op, task_vt, acc_vt);
+  in->mem = (NpuMemInsn){.mem = mem, .dram = buf, .dram_base = dram, .y_size = y, .x_size = x, .x_stride = stride};
   return in;
 }
 
-/* One task: chunk ko of block (m0, n0) of tm x tn tiles. */
+/* One task: chunk ko of block (m0, n0) of tm x tn tiles, on virtual thread
+ * task % V (its input and weight buffers) and block % V (its accumulators). */
 static void emit_task(Emit *e, int64_t task, int64_t block, int64_t m0, int64_t n0, int64_t tm, int64_t tn,
-                      int64_t ko, bool last) {
+                      int64_t ko) {
   int v = e->t->vthreads, s = (int)(task % v), a = (int)(block % v);
   int64_t k0 = ko * e->t->tk, tk = e->kt - k0 < e->t->tk ? e->kt - k0 : e->t->tk;
-  NpuInsn *in = emit_dma(e, NPU_LOAD, NPU_MEM_INP, e->buf_a, s * e->inp_slot, m0 * e->kt + k0, tm, tk, e->kt);
-  if (task >= v) in->deps |= NPU_POP_NEXT;
-  in = emit_dma(e, NPU_LOAD, NPU_MEM_WGT, e->buf_b, s * e->wgt_slot, n0 * e->kt + k0, tn, tk, e->kt);
-  in->deps |= NPU_PUSH_NEXT;
-  in = npu_program_add_insn(e->p, NPU_GEMM);
-  int64_t ub = e->uop_base[s][a][tk != e->t->tk];
+  emit_dma(e, NPU_LOAD, NPU_MEM_INP, e->buf_a, m0 * e->kt + k0, tm, tk, e->kt, s, -1);
+  emit_dma(e, NPU_LOAD, NPU_MEM_WGT, e->buf_b, n0 * e->kt + k0, tn, tk, e->kt, s, -1);
+  NpuInsn *in = cg_npu_lowered_add(e->l, NPU_GEMM, s, a);
+  int64_t ub = e->uop_base[tk != e->t->tk];
   in->loop = (NpuLoopInsn){.uop_bgn = ub, .uop_end = ub + tk, .iter_out = tm, .iter_in = tn, .dst_out = tn,
                            .dst_in = 1, .src_out = tk, .wgt_in = tk};
-  in->deps = NPU_POP_PREV | (task + v < e->ntasks ? NPU_PUSH_PREV : 0) | (last && !e->mm->nalu ? NPU_PUSH_NEXT : 0);
 }
 
-/* The requantizing epilogue on a finished block's accumulators; the last
- * step lets the store go. */
-static void emit_alu(Emit *e, int64_t ub, int64_t tm, int64_t tn) {
+/* The requantizing epilogue on a finished block's accumulators. */
+static void emit_alu(Emit *e, int64_t ub, int64_t tm, int64_t tn, int a) {
   for (int i = 0; i < e->mm->nalu; i++) {
-    NpuInsn *in = npu_program_add_insn(e->p, NPU_ALU);
+    NpuInsn *in = cg_npu_lowered_add(e->l, NPU_ALU, -1, a);
     in->loop = (NpuLoopInsn){.uop_bgn = ub, .uop_end = ub + 1, .iter_out = tm, .iter_in = tn, .dst_out = tn,
                              .dst_in = 1, .src_out = tn, .src_in = 1, .alu = e->mm->alu[i].op, .use_imm = true,
                              .imm = e->mm->alu[i].imm};
-    if (i == e->mm->nalu - 1) in->deps = NPU_PUSH_NEXT;
   }
 }
 
@@ -148,39 +150,50 @@ static void emit_block(Emit *e, int64_t block, int64_t *task) {
   int64_t nbn = cdiv(e->nt, e->t->tn), mo = block / nbn, no = block % nbn;
   int64_t m0 = mo * e->t->tm, n0 = no * e->t->tn;
   int64_t tm = e->mt - m0 < e->t->tm ? e->mt - m0 : e->t->tm, tn = e->nt - n0 < e->t->tn ? e->nt - n0 : e->t->tn;
-  int v = e->t->vthreads, a = (int)(block % v);
-  NpuInsn *in = npu_program_add_insn(e->p, NPU_GEMM);
-  int64_t ub = e->uop_base[0][a][0];
+  int a = (int)(block % e->t->vthreads);
+  NpuInsn *in = cg_npu_lowered_add(e->l, NPU_GEMM, -1, a);
+  int64_t ub = e->uop_base[0];
   in->loop = (NpuLoopInsn){.reset = true, .uop_bgn = ub, .uop_end = ub + 1, .iter_out = tm, .iter_in = tn,
                            .dst_out = tn, .dst_in = 1};
-  if (block >= v) in->deps = NPU_POP_NEXT;
   int64_t nk = cdiv(e->kt, e->t->tk);
-  for (int64_t ko = 0; ko < nk; ko++, (*task)++) emit_task(e, *task, block, m0, n0, tm, tn, ko, ko == nk - 1);
-  emit_alu(e, ub, tm, tn);
-  in = emit_dma(e, NPU_STORE, e->mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e->buf_c, a * e->acc_slot,
-                m0 * e->nt + n0, tm, tn, e->nt);
-  in->deps = NPU_POP_PREV | (block + v < e->nblocks ? NPU_PUSH_PREV : 0);
+  for (int64_t ko = 0; ko < nk; ko++, (*task)++) emit_task(e, *task, block, m0, n0, tm, tn, ko);
+  emit_alu(e, ub, tm, tn, a);
+  emit_dma(e, NPU_STORE, e->mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e->buf_c, m0 * e->nt + n0, tm, tn, e->nt,
+           -1, a);
+}
+
+int cg_npu_matmul_lower(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t, NpuLowered *l, char *err,
+                        size_t errlen) {
+  cg_npu_lowered_init(l, t->vthreads);
+  if (t->vthreads < 1 || t->vthreads > 4 || t->tm < 1 || t->tn < 1 || t->tk < 1 || !fits(c, t)) {
+    tvs_set_err(err, errlen,
+                "npu: a %lld x %lld x %lld tiling (rows x output blocks x reduction blocks) with %d virtual thread%s "
+                "overflows a scratchpad", (long long)t->tm, (long long)t->tn, (long long)t->tk, t->vthreads,
+                t->vthreads == 1 ? "" : "s");
+    return -1;
+  }
+  Emit e = {.c = c, .mm = mm, .t = t, .l = l};
+  tile_counts(c, mm, &e.mt, &e.nt, &e.kt);
+  l->slot[NPU_MEM_INP] = t->tm * t->tk, l->slot[NPU_MEM_WGT] = t->tn * t->tk, l->slot[NPU_MEM_ACC] = t->tm * t->tn;
+  e.nblocks = cdiv(e.mt, t->tm) * cdiv(e.nt, t->tn);
+  e.buf_a = npu_program_add_buf(&l->p, "A", NPU_MEM_INP, e.mt * e.kt);
+  e.buf_b = npu_program_add_buf(&l->p, "B", NPU_MEM_WGT, e.nt * e.kt);
+  e.buf_c = npu_program_add_buf(&l->p, "C", mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e.mt * e.nt);
+  emit_uops(&e);
+  int64_t task = 0;
+  for (int64_t b = 0; b < e.nblocks; b++) emit_block(&e, b, &task);
+  cg_npu_lowered_add(l, NPU_FINISH, -1, -1);
+  return 0;
 }
 
 int cg_npu_matmul_program(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t, NpuProgram *p, char *err,
                           size_t errlen) {
-  if (t->vthreads < 1 || t->vthreads > 4 || t->tm < 1 || t->tn < 1 || t->tk < 1 || !fits(c, t)) {
-    tvs_set_err(err, errlen,
-                "npu: a %lld x %lld x %lld tiling with %d virtual threads overflows a scratchpad", (long long)t->tm,
-                (long long)t->tn, (long long)t->tk, t->vthreads);
+  NpuLowered l;
+  if (cg_npu_matmul_lower(c, mm, t, &l, err, errlen) || cg_npu_lower_to(&l, NPU_STAGE_ISA, err, errlen)) {
+    cg_npu_lowered_free(&l);
     return -1;
   }
-  Emit e = {.c = c, .mm = mm, .t = t, .p = p};
-  tile_counts(c, mm, &e.mt, &e.nt, &e.kt);
-  e.inp_slot = t->tm * t->tk, e.wgt_slot = t->tn * t->tk, e.acc_slot = t->tm * t->tn;
-  e.nblocks = cdiv(e.mt, t->tm) * cdiv(e.nt, t->tn);
-  e.ntasks = e.nblocks * cdiv(e.kt, t->tk);
-  e.buf_a = npu_program_add_buf(p, "A", NPU_MEM_INP, e.mt * e.kt);
-  e.buf_b = npu_program_add_buf(p, "B", NPU_MEM_WGT, e.nt * e.kt);
-  e.buf_c = npu_program_add_buf(p, "C", mm->out_int8 ? NPU_MEM_OUT : NPU_MEM_ACC, e.mt * e.nt);
-  emit_uops(&e);
-  int64_t task = 0;
-  for (int64_t b = 0; b < e.nblocks; b++) emit_block(&e, b, &task);
-  npu_program_add_insn(p, NPU_FINISH);
+  npu_program_free(p);
+  cg_npu_lowered_take(&l, p);
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "driver/drv_internal.h"
 #include "driver/gpu.h"
 #include "driver/load.h"
+#include "driver/npu.h"
 #include "driver/run.h"
 #include "ir/printer.h"
 #include "ir/transform.h"
@@ -47,10 +48,29 @@ DrvProduct drv_product_for(const char *path) {
   return DRV_PRODUCT_NONE;
 }
 
+/* --target npu, or --emit of an NPU stage (which implies it). */
+static bool wants_npu(const DrvOptions *o) {
+  return (o->target && !strcmp(o->target, "npu")) || (o->emit && cg_npu_stage_lookup(o->emit) >= 0);
+}
+
 int drv_check_options(const DrvOptions *o, DiagCtx *d) {
   if (o->ninputs == 0) {
     diag_error(d, span_none, "no input file");
     return -1;
+  }
+  if (wants_npu(o)) { /* the stream's text: -o FILE.npu or --emit npu-* */
+    bool npu_stage = o->emit && cg_npu_stage_lookup(o->emit) >= 0;
+    size_t n = o->output ? strlen(o->output) : 0;
+    if (o->emit ? !npu_stage : !(n > 4 && !strcmp(o->output + n - 4, ".npu"))) {
+      diag_error(d, span_none, "--target npu: give -o FILE.npu (the instruction stream; tvs run FILE.npu runs it) "
+                 "or --emit npu-inject-dma|npu-inject-vthread|npu-coproc-sync|npu-isa");
+      return -1;
+    }
+    if (o->header) {
+      diag_error(d, span_none, "conflicting options: -H writes a header for a CPU module");
+      return -1;
+    }
+    return 0;
   }
   if (tir_is_gpu_target(o->target)) {
     bool cuda = !strcmp(o->target, "cuda");
@@ -381,6 +401,36 @@ static int build_products(Run *r, const IrModule *low, bool cross) {
   return rc == 0 && !failed(r) ? 0 : -1;
 }
 
+/* --target npu: the NPU streams at stage (npu-isa without --emit); -o
+ * FILE.npu takes exactly one kernel, a stream `tvs run FILE.npu` runs. */
+static int emit_npu(Run *r, const IrModule *m, const char *stage) {
+  DrvNpuOptions no;
+  drv_npu_options_default(&no);
+  bool graph = false;
+  for (int i = 0; i < m->nfuncs; i++) graph |= m->funcs[i].kind == IR_FUNC_RELAX;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    diag_error(r->d, span_none, "out of memory");
+    return -1;
+  }
+  int nk = 0;
+  int rc = drv_npu_module_text(m, &no, stage ? (NpuStage)cg_npu_stage_lookup(stage) : NPU_STAGE_ISA, graph, f, &nk, r->d);
+  fclose(f);
+  if (rc == 0 && nk == 0) {
+    diag_error(r->d, span_none, "--target npu: the module has no int8 matmul or conv2d for the npu");
+    rc = -1;
+  } else if (rc == 0 && !stage && nk > 1) {
+    diag_error(r->d, span_none, "--target npu: -o '%s' holds one stream, but the module has %d NPU kernels "
+               "(--emit npu-isa prints them all)", r->o->output, nk);
+    rc = -1;
+  }
+  if (rc == 0) rc = put_text(r, r->o->output, text);
+  free(text);
+  return rc;
+}
+
 /* Everything after loading; m is consumed. */
 static int compile_module(Run *r, IrModule *m) {
   const DrvOptions *o = r->o;
@@ -431,6 +481,10 @@ static int compile_module(Run *r, IrModule *m) {
   }
   if (m->nfuncs == 0) {
     diag_error(r->d, span_none, "nothing to compile: the input has no function");
+    goto done;
+  }
+  if (wants_npu(o)) {
+    rc = emit_npu(r, m, stage);
     goto done;
   }
   if (tir_is_gpu_target(o->target)) { /* a GPU stage: a lowering pass or the device code */

@@ -54,7 +54,8 @@ typedef struct DrvOptions {
   void *module_hook_arg;
   CgOptions cg;               /* -O, --mcpu, --mattr, --mtriple, --fast-math, --fp-contract */
   const char *target;         /* --target: NULL/"cpu", or "cuda"/"opencl" (then --emit a
-                                 GPU pass, ptx, nvvm or opencl; driver/gpu.h) */
+                                 GPU pass, ptx, nvvm or opencl; driver/gpu.h), or "npu"
+                                 (-o FILE.npu or --emit an NPU stage; driver/npu.h) */
   const char *cc;             /* linker driver for .so; NULL = $CC, else "cc" */
   const char *runtime_dir;    /* directory of libtvs_runtime.so to link against;
                                  NULL = find it next to the tvsc executable (build

@@ -33,6 +33,20 @@ typedef struct DrvNpuKernelInfo {
  * int8 matmul or conv2d); says nothing about whether it fits. */
 bool drv_npu_is_kernel(const IrModule *m, const char *fname);
 
+/* Writes the stream of every NPU kernel of m at stage to out (npu_text.c):
+ * per kernel a comment line (what was recognised, the tiling), then the
+ * stage's text.  In a graph module (legalized and fused: graph) a prim_func
+ * the NPU does not take is a comment line, elsewhere an error.  *nkernels
+ * counts the streams written.  Returns 0, or -1 with a diagnostic. */
+int drv_npu_module_text(const IrModule *m, const DrvNpuOptions *o, NpuStage stage, bool graph, FILE *out,
+                        int *nkernels, DiagCtx *d);
+
+/* The stream of prim_func fname of m up to lowering stage upto (npu_lower.h)
+ * into l (initialised here; free it with cg_npu_lowered_free); info as below.
+ * Returns 0, or -1 with a diagnostic. */
+int drv_npu_lower(const IrModule *m, const char *fname, const DrvNpuOptions *o, NpuStage upto, NpuLowered *l,
+                  DrvNpuKernelInfo *info, DiagCtx *d);
+
 /* The stream of prim_func fname of m into p (initialised here; free it with
  * npu_program_free); info (may be NULL) receives what was recognised and the
  * tiling.  Returns 0, or -1 with a diagnostic. */

@@ -14,12 +14,29 @@ void drv_npu_options_default(DrvNpuOptions *o) {
   o->vthreads = 0;
 }
 
-static int build_conv(const TirFunc *f, const DrvNpuOptions *o, NpuProgram *p, DrvNpuKernelInfo *k, DiagCtx *d) {
+static int build_conv(const TirFunc *f, const DrvNpuOptions *o, NpuStage upto, NpuLowered *l, DrvNpuKernelInfo *k,
+                      DiagCtx *d) {
   k->conv = true;
   k->ct.vthreads = o->vthreads ? o->vthreads : k->cv.vthreads;
   cg_npu_choose_conv_tiling(&o->cfg, &k->cv, &k->ct);
   char err[512];
-  if (cg_npu_conv2d_program(&o->cfg, &k->cv, &k->ct, p, err, sizeof err)) {
+  if (cg_npu_conv2d_lower(&o->cfg, &k->cv, &k->ct, l, err, sizeof err) || cg_npu_lower_to(l, upto, err, sizeof err)) {
+    diag_error(d, f->span, "%s", err);
+    return -1;
+  }
+  return 0;
+}
+
+static int build_matmul(const TirFunc *f, const DrvNpuOptions *o, NpuStage upto, NpuLowered *l, DrvNpuKernelInfo *k,
+                        DiagCtx *d) {
+  k->t.vthreads = o->vthreads ? o->vthreads : k->mm.vthreads;
+  char err[512];
+  if (cg_npu_check_schedule_tiles(&o->cfg, &k->mm, err, sizeof err)) {
+    diag_error(d, f->span, "%s", err);
+    return -1;
+  }
+  cg_npu_choose_tiling(&o->cfg, &k->mm, &k->t);
+  if (cg_npu_matmul_lower(&o->cfg, &k->mm, &k->t, l, err, sizeof err) || cg_npu_lower_to(l, upto, err, sizeof err)) {
     diag_error(d, f->span, "%s", err);
     return -1;
   }
@@ -39,9 +56,9 @@ bool drv_npu_is_kernel(const IrModule *m, const char *fname) {
   return ok;
 }
 
-int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, NpuProgram *p,
+int drv_npu_lower(const IrModule *m, const char *fname, const DrvNpuOptions *o, NpuStage upto, NpuLowered *l,
                   DrvNpuKernelInfo *info, DiagCtx *d) {
-  npu_program_init(p);
+  cg_npu_lowered_init(l, 1);
   const IrGlobal *g = ir_module_lookup(m, fname);
   if (!g || !g->tir) {
     diag_error(d, span_none, "npu: no prim_func '%s'", fname);
@@ -49,21 +66,20 @@ int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, 
   }
   DrvNpuKernelInfo k;
   memset(&k, 0, sizeof k);
-  int rc = 0;
-  if (cg_npu_find_conv2d(g->tir, &k.cv)) {
-    rc = build_conv(g->tir, o, p, &k, d);
-  } else if (!cg_npu_find_matmul(g->tir, &k.mm, d)) {
-    rc = -1;
-  } else {
-    k.t.vthreads = o->vthreads ? o->vthreads : k.mm.vthreads;
-    cg_npu_choose_tiling(&o->cfg, &k.mm, &k.t);
-    char err[512];
-    if (cg_npu_matmul_program(&o->cfg, &k.mm, &k.t, p, err, sizeof err)) {
-      diag_error(d, g->tir->span, "%s", err);
-      rc = -1;
-    }
-  }
+  int rc;
+  if (cg_npu_find_conv2d(g->tir, &k.cv)) rc = build_conv(g->tir, o, upto, l, &k, d);
+  else if (!cg_npu_find_matmul(g->tir, &k.mm, d)) rc = -1;
+  else rc = build_matmul(g->tir, o, upto, l, &k, d);
   if (rc == 0 && info) *info = k;
+  return rc;
+}
+
+int drv_npu_build(const IrModule *m, const char *fname, const DrvNpuOptions *o, NpuProgram *p,
+                  DrvNpuKernelInfo *info, DiagCtx *d) {
+  NpuLowered l;
+  int rc = drv_npu_lower(m, fname, o, NPU_STAGE_ISA, &l, info, d);
+  if (rc == 0) cg_npu_lowered_take(&l, p);
+  else npu_program_init(p), cg_npu_lowered_free(&l);
   return rc;
 }
 

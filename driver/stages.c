@@ -22,6 +22,12 @@ static const DrvStage after[] = {
     {"llvm", "LLVM IR after LLVM's -O0..-O3 pipeline (--mcpu, --mattr, --fast-math; what -o FILE.ll writes)",
      DRV_STAGE_CODEGEN},
     {"asm", "target assembly of the optimized module (what -o FILE.s writes)", DRV_STAGE_CODEGEN},
+    {"npu-inject-dma", "NPU lowering: DMA copies into the scratchpads, GEMM/ALU loops, each tagged with its "
+     "virtual thread (docs/npu.md)", DRV_STAGE_NPU},
+    {"npu-inject-vthread", "NPU lowering: each virtual thread's own scratchpad buffers and micro-ops "
+     "(InjectVirtualThread)", DRV_STAGE_NPU},
+    {"npu-coproc-sync", "NPU lowering: dependency-token pushes and pops between the load, compute and store "
+     "modules (CoProcSync)", DRV_STAGE_NPU},
     {"npu-isa", "the simulated NPU's instruction stream of each int8 matmul/conv2d kernel (docs/npu.md)",
      DRV_STAGE_NPU},
 };

@@ -340,27 +340,27 @@ static int show_gpu(Repl *r, const IrModule *m, const char *stage) {
   return text ? 0 : -1;
 }
 
-/* :show npu-isa: each prim_func's instruction stream on the simulated NPU
- * (docs/npu.md). */
-static int show_npu(Repl *r, const IrModule *m) {
+/* :show npu-isa (or an earlier NPU lowering stage): each prim_func's
+ * instruction stream on the simulated NPU (docs/npu.md). */
+static int show_npu(Repl *r, const IrModule *m, NpuStage stage) {
   DrvNpuOptions o;
   drv_npu_options_default(&o);
   int rc = 0;
   for (int i = 0; i < m->nfuncs && rc == 0; i++) {
     if (m->funcs[i].kind != IR_FUNC_TIR) continue;
-    NpuProgram p;
-    rc = drv_npu_build(m, m->funcs[i].name, &o, &p, NULL, &r->diag);
+    NpuLowered l;
+    rc = drv_npu_lower(m, m->funcs[i].name, &o, stage, &l, NULL, &r->diag);
     char *text = NULL;
     size_t len = 0;
     FILE *f = rc == 0 ? open_memstream(&text, &len) : NULL;
     if (f) {
       fprintf(f, "# prim_func %s\n", m->funcs[i].name);
-      npu_program_print(f, &p);
+      cg_npu_lowered_print(f, &l);
       fclose(f);
       repl_puts(r, text);
     }
     free(text);
-    npu_program_free(&p);
+    cg_npu_lowered_free(&l);
   }
   return rc;
 }
@@ -371,7 +371,7 @@ static int cmd_show(Repl *r, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--diff")) diff = true;
     else if (is_gpu_stage(r, argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
-    else if (!strcmp(argv[i], "npu-isa") && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
+    else if (cg_npu_stage_lookup(argv[i]) >= 0 && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
     else if (is_stage(argv[i]) && !ir_module_lookup(repl_cur_mod(r), argv[i])) stage = argv[i];
     else if (!func) func = argv[i];
     else return repl_error(r, "usage: :show [STAGE] [FUNC]"), -1;
@@ -409,8 +409,8 @@ static int cmd_show(Repl *r, int argc, char **argv) {
     rc = show_pass_diff(r, m, stage);
   } else if (is_gpu_stage(r, stage)) {
     rc = show_gpu(r, m, stage);
-  } else if (!strcmp(stage, "npu-isa")) {
-    rc = show_npu(r, m);
+  } else if (cg_npu_stage_lookup(stage) >= 0) {
+    rc = show_npu(r, m, (NpuStage)cg_npu_stage_lookup(stage));
   } else if (!strcmp(stage, "tir")) {
     char *text = print_mod(r, m, r->color);
     repl_puts(r, text);
@@ -622,7 +622,8 @@ static const ReplCmd commands[] = {
     {"show", "[--diff] [STAGE] [FUNC]",
      "print the current IR: tir (default), the IR after a lowering pass\n"
      "(lower-init-block, ..., make-packed-api), llvm-unopt, llvm or asm,\n"
-     "or npu-isa (the simulated NPU's instruction stream, docs/npu.md);\n"
+     "or npu-isa (the simulated NPU's instruction stream, docs/npu.md; npu-inject-dma,\n"
+     "npu-inject-vthread and npu-coproc-sync show its lowering stages);\n"
      "--diff PASS: only what that pass changed", cmd_show},
     {"diff", "", "unified diff of the printed IR against the step before", cmd_diff},
     {"undo", "", "take back the last step that changed the module (and the statements after it)", cmd_undo},

@@ -83,10 +83,10 @@ expect 1 "json diagnostics" "$TVS" check "$W/syntax.tvs" --diagnostics-format=js
 contains '"line":4'
 
 # One stage registry: tvs show lists every stage, tvsc --emit the same ones
-# without the source stages (tokens, ast) and npu-isa, in the same order.
+# without the source stages (tokens, ast), in the same order.
 TVSC=$(dirname "$TVS")/tvsc
 expect 0 "show stages" "$TVS" show --list-stages; contains "tokens"; contains "legalize"; contains "asm"
-awk '$1 != "tokens" && $1 != "ast" && $1 != "npu-isa" {print $1}' "$W/out" >"$W/show_stages"  # npu-isa: tvs show only
+awk '$1 != "tokens" && $1 != "ast" {print $1}' "$W/out" >"$W/show_stages"
 if [ -x "$TVSC" ]; then
   expect 0 "tvsc stages" "$TVSC" --list-stages
   awk '{print $1}' "$W/out" >"$W/emit_stages"

@@ -62,7 +62,65 @@ static void one_conv(const NpuConfig *c, NpuConv2d cv, int v) {
   npu_program_free(&p);
 }
 
+/* npu-coproc-sync on a hand-built stream: the RAW and WAR tokens, one token
+ * for a task's two loads, and a refusal for a buffer copy out of range. */
+static void coproc_sync(void) {
+  NpuLowered l;
+  cg_npu_lowered_init(&l, 1);
+  l.slot[NPU_MEM_INP] = 4, l.slot[NPU_MEM_WGT] = 4, l.slot[NPU_MEM_ACC] = 4;
+  npu_program_add_uop(&l.p, 0, 0, 0);
+  for (int task = 0; task < 2; task++) {
+    NpuInsn *in = cg_npu_lowered_add(&l, NPU_LOAD, 0, -1);
+    in->mem = (NpuMemInsn){.mem = NPU_MEM_INP, .y_size = 1, .x_size = 4};
+    in = cg_npu_lowered_add(&l, NPU_LOAD, 0, -1);
+    in->mem = (NpuMemInsn){.mem = NPU_MEM_WGT, .y_size = 1, .x_size = 4};
+    in = cg_npu_lowered_add(&l, NPU_GEMM, 0, 0);
+    in->loop = (NpuLoopInsn){.uop_end = 1, .iter_out = 4, .iter_in = 1, .dst_out = 1, .src_out = 1, .wgt_out = 1};
+  }
+  NpuInsn *st = cg_npu_lowered_add(&l, NPU_STORE, -1, 0);
+  st->mem = (NpuMemInsn){.mem = NPU_MEM_ACC, .y_size = 1, .x_size = 4};
+  CHECK_EQ_INT(cg_npu_lower_to(&l, NPU_STAGE_ISA, err, sizeof err), 0);
+  const NpuInsn *in = l.p.insns;
+  CHECK_EQ_INT(in[0].deps, 0);
+  CHECK_EQ_INT(in[1].deps, NPU_PUSH_NEXT);                /* the task's last load */
+  CHECK_EQ_INT(in[2].deps, NPU_POP_PREV | NPU_PUSH_PREV); /* RAW in, WAR out */
+  CHECK_EQ_INT(in[3].deps, NPU_POP_NEXT);                 /* waits for GEMM 2 */
+  CHECK_EQ_INT(in[4].deps, NPU_PUSH_NEXT);
+  CHECK_EQ_INT(in[5].deps, NPU_POP_PREV | NPU_PUSH_NEXT);
+  CHECK_EQ_INT(in[6].deps, NPU_POP_PREV);
+  cg_npu_lowered_free(&l);
+
+  cg_npu_lowered_init(&l, 1);
+  l.slot[NPU_MEM_INP] = 1;
+  NpuInsn *far = cg_npu_lowered_add(&l, NPU_LOAD, 0, -1);
+  far->mem = (NpuMemInsn){.mem = NPU_MEM_INP, .sram_base = 100, .y_size = 1, .x_size = 1};
+  CHECK(cg_npu_lower_to(&l, NPU_STAGE_COPROC_SYNC, err, sizeof err) != 0);
+  CHECK(strstr(err, "beyond 8 thread copies") != NULL);
+  cg_npu_lowered_free(&l);
+}
+
+/* The schedule's tile: fixed dimensions kept, the others chosen; tiles not
+ * whole GEMM blocks refused. */
+static void schedule_tiles(void) {
+  NpuConfig c;
+  machine(&c, 0);
+  NpuMatmul mm = {.m = 64, .n = 64, .k = 256, .vthreads = 2, .tile_rows = 8, .tile_red = 64};
+  NpuTiling t = {.vthreads = 2};
+  CHECK_EQ_INT(cg_npu_check_schedule_tiles(&c, &mm, err, sizeof err), 0);
+  cg_npu_choose_tiling(&c, &mm, &t);
+  CHECK_EQ_INT(t.tm, 8);
+  CHECK_EQ_INT(t.tk, 4);
+  CHECK(t.tn >= 1 && t.tn <= 4);
+  mm.tile_cols = 40;
+  CHECK(cg_npu_check_schedule_tiles(&c, &mm, err, sizeof err) != 0);
+  CHECK(strstr(err, "40 columns") != NULL);
+  mm.tile_cols = 64; /* the whole extent is always a tile */
+  CHECK_EQ_INT(cg_npu_check_schedule_tiles(&c, &mm, err, sizeof err), 0);
+}
+
 int main(void) {
+  coproc_sync();
+  schedule_tiles();
   int reps = getenv("TVS_TEST_QUICK") ? 50 : 600;
   for (int i = 0; i < reps; i++) {
     NpuConfig c;

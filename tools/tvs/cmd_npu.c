@@ -1,6 +1,8 @@
 /* cmd_npu.c - the npu target in `tvs`: `tvs run --target npu` (the
  * simulated NPU run of a prim_func, its check against the interpreter and
- * the cycle report) and `tvs show --stage npu-isa` (the instruction stream);
+ * the cycle report) and `tvs show --stage npu-isa` (the instruction stream;
+ * the earlier lowering stages npu-inject-dma, npu-inject-vthread and
+ * npu-coproc-sync likewise);
  * driver/npu.h does the work. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,46 +44,18 @@ int tool_run_npu(const IrModule *m, const char *fname, InterpArg *args, int narg
   return 0;
 }
 
-/* Prints the stream of every prim_func of the module; in a graph module
- * (legalized and fused: graph) a prim_func the NPU does not take is a note,
- * elsewhere an error. */
-static int print_streams(const IrModule *m, const DrvNpuOptions *o, bool graph, DiagCtx *d) {
-  int rc = 0, nfuncs = 0;
-  for (int i = 0; i < m->nfuncs && rc == 0; i++) {
-    if (m->funcs[i].kind != IR_FUNC_TIR) continue;
-    if (graph && !drv_npu_is_kernel(m, m->funcs[i].name)) {
-      printf("# prim_func %s: not an NPU kernel (runs on the interpreter)\n", m->funcs[i].name);
-      continue;
-    }
-    NpuProgram p;
-    DrvNpuKernelInfo k;
-    rc = drv_npu_build(m, m->funcs[i].name, o, &p, &k, d);
-    if (rc == 0 && k.conv) {
-      const NpuConv2d *cv = &k.cv;
-      printf("# prim_func %s: int8 conv2d %lldx%lldx%lldx%lld * %lldx%lldx%lldx%lld, stride %lld, padding %lld %lld %lld "
-             "%lld, tiles %lld x %lld x %lld, %d virtual thread%s\n",
-             m->funcs[i].name, (long long)cv->n, (long long)cv->c, (long long)cv->h, (long long)cv->w, (long long)cv->o,
-             (long long)cv->c, (long long)cv->kh, (long long)cv->kw, (long long)cv->stride, (long long)cv->pad_top,
-             (long long)cv->pad_left, (long long)cv->pad_bottom, (long long)cv->pad_right, (long long)k.ct.tob,
-             (long long)k.ct.toy, (long long)k.ct.tcb, k.ct.vthreads, k.ct.vthreads > 1 ? "s" : "");
-    } else if (rc == 0) {
-      printf("# prim_func %s: int8 matmul %lld x %lld x %lld%s, tiles %lld x %lld x %lld, %d virtual thread%s\n",
-             m->funcs[i].name, (long long)k.mm.m, (long long)k.mm.n, (long long)k.mm.k,
-             k.mm.b_transposed ? " (B transposed)" : "", (long long)k.t.tm, (long long)k.t.tn, (long long)k.t.tk,
-             k.t.vthreads, k.t.vthreads > 1 ? "s" : "");
-    }
-    if (rc == 0) npu_program_print(stdout, &p);
-    npu_program_free(&p);
-    nfuncs++;
-  }
-  if (rc == 0 && nfuncs == 0) {
+/* Prints the stream of every prim_func of the module (driver/npu_text.c). */
+static int print_streams(const IrModule *m, const DrvNpuOptions *o, NpuStage stage, bool graph, DiagCtx *d) {
+  int nkernels = 0;
+  int rc = drv_npu_module_text(m, o, stage, graph, stdout, &nkernels, d);
+  if (rc == 0 && nkernels == 0) {
     fprintf(stderr, "tvs show: error: the module has no prim_func for the npu\n");
     rc = -1;
   }
   return rc;
 }
 
-int tool_show_npu(const char *file, const char *sched_path, const char *config_path, DiagCtx *d) {
+int tool_show_npu(const char *file, const char *sched_path, const char *config_path, const char *stage, DiagCtx *d) {
   DrvNpuOptions o;
   drv_npu_options_default(&o);
   char err[1024];
@@ -104,7 +78,7 @@ int tool_show_npu(const char *file, const char *sched_path, const char *config_p
     ir_module_free(m);
     m = legal;
   }
-  int rc = m ? print_streams(m, &o, graph, d) : -1;
+  int rc = m ? print_streams(m, &o, (NpuStage)cg_npu_stage_lookup(stage), graph, d) : -1;
   diag_flush(d);
   ir_module_free(m);
   src_free(src);

@@ -5,6 +5,7 @@
 
 #include "base/text_diff.h"
 #include "codegen/codegen.h"
+#include "codegen/npu_lower.h"
 #include "driver/gpu.h"
 #include "driver/stages.h"
 #include "ir/printer.h"
@@ -481,12 +482,13 @@ int cmd_show(int argc, char **argv) {
   }
   if (!sa.file) return tool_usage_error("show", "no input file");
   bool dump_only = !sa.stage && sa.dump.name;
-  if ((sa.stage && !strcmp(sa.stage, "npu-isa")) || (sa.target && !strcmp(sa.target, "npu"))) {
-    if (!sa.stage || strcmp(sa.stage, "npu-isa") || sa.dump.name || sa.dot)
-      return tool_usage_error("show", "the npu target shows --stage npu-isa (no --dump-after or --format)");
+  if ((sa.stage && cg_npu_stage_lookup(sa.stage) >= 0) || (sa.target && !strcmp(sa.target, "npu"))) {
+    if (!sa.stage || cg_npu_stage_lookup(sa.stage) < 0 || sa.dump.name || sa.dot)
+      return tool_usage_error("show", "the npu target shows --stage npu-inject-dma, npu-inject-vthread, "
+                              "npu-coproc-sync or npu-isa (no --dump-after or --format)");
     DiagCtx nd;
     tool_diag_init(&nd, &sa.common);
-    int nrc = tool_show_npu(sa.file, sa.sched_path, NULL, &nd);
+    int nrc = tool_show_npu(sa.file, sa.sched_path, NULL, sa.stage, &nd);
     diag_free(&nd);
     return nrc;
   }

@@ -52,7 +52,7 @@ int tool_run_npu_graph(const IrModule *m, const char *fname, InterpArg *args, in
 int tool_run_npu_stream(const char *path, const char *config_path);
 /* `tvs show FILE --stage npu-isa`: the stream of each prim_func after the
  * schedules; 0, or 1 (reported). */
-int tool_show_npu(const char *file, const char *sched_path, const char *config_path, DiagCtx *d);
+int tool_show_npu(const char *file, const char *sched_path, const char *config_path, const char *stage, DiagCtx *d);
 
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -50,9 +50,11 @@ static const ToolOption tvsc_options[] = {
     {OPT_O1, "-O1", NULL, NULL, 0, opt_level_help},
     {OPT_O2, "-O2", NULL, NULL, 0, opt_level_help},
     {OPT_O3, "-O3", NULL, NULL, 0, opt_level_help},
-    {OPT_TARGET, "--target", NULL, "cpu|cuda|opencl", 0,
+    {OPT_TARGET, "--target", NULL, "cpu|cuda|opencl|npu", 0,
      "the target: cpu (the default: .so/.o/.ll/.s), or cuda/opencl whose\n"
-     "device code --emit prints (ptx, nvvm, opencl, or a GPU lowering pass)"},
+     "device code --emit prints (ptx, nvvm, opencl, or a GPU lowering pass),\n"
+     "or npu: -o FILE.npu writes the simulated NPU's instruction stream,\n"
+     "--emit npu-isa (or an earlier NPU stage) prints every kernel's"},
     {OPT_MTRIPLE, "--mtriple", NULL, "TRIPLE", 0, "target triple (default: the host's; e.g. aarch64-linux-gnu)"},
     {OPT_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's, or generic for another triple)"},
     {OPT_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma (unknown features are errors)"},
@@ -127,8 +129,9 @@ static int set_valued(TvscArgs *ta, int which, const char *v) {
     return -1;
   }
   if (which == OPT_TARGET) {
-    if (strcmp(v, "cpu") && strcmp(v, "llvm") && strcmp(v, "cuda") && strcmp(v, "opencl"))
-      return usage_error("unknown target '%s' (tvsc emits code for: cpu; device code for: cuda, opencl)", v);
+    if (strcmp(v, "cpu") && strcmp(v, "llvm") && strcmp(v, "cuda") && strcmp(v, "opencl") && strcmp(v, "npu"))
+      return usage_error("unknown target '%s' (tvsc emits code for: cpu; device code for: cuda, opencl; "
+                         "instruction streams for: npu)", v);
     if (strcmp(v, "cpu") && strcmp(v, "llvm")) ta->o.target = v;
     return -1;
   }
@@ -148,7 +151,8 @@ static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
     switch (o->id) {
       case OPT_HELP: return print_usage(), 0;
       case OPT_VERSION: return puts("tvsc 0.1.0 (TVS tensor compiler, LLVM CPU backend)"), 0;
-      case OPT_LIST_STAGES: return drv_print_stages(stdout, DRV_STAGES_EMIT), drv_print_gpu_stages(stdout), 0;
+      case OPT_LIST_STAGES: /* --emit's stages, and the NPU's (--target npu) */
+        return drv_print_stages(stdout, DRV_STAGES_EMIT | DRV_STAGE_NPU), drv_print_gpu_stages(stdout), 0;
       case OPT_VERBOSE: return ta->o.verbose = 1, -1;
       case OPT_FAST_MATH: return ta->o.cg.fast_math = true, -1;
       case OPT_FP_CONTRACT:
