@@ -5,6 +5,10 @@
 # grown from the target's seeds), and reports executions, coverage and any finding.
 #   --merge-seeds   afterwards, add to the target's seed directory the working-corpus
 #                   inputs that reach code the seeds do not (libFuzzer's -merge=1)
+#   --keep-grown    afterwards, store the working corpus as tests/fuzz/grown/TARGET.tar.xz
+#                   (the grown corpus kept in the repository: a new working corpus
+#                   starts from it; ctest's replay and the smoke run keep the small
+#                   seed directories)
 #   --seed N        libFuzzer's random seed (default 1), so a campaign can be repeated
 #   --jobs N        N fuzzing processes (default 1: the second core is shared)
 #   --fresh         start from the seeds alone (a new working corpus: a large one
@@ -21,12 +25,13 @@ usage() { echo "usage: scripts/fuzz_campaign.sh TARGET [SECONDS] [--merge-seeds]
 [ $# -ge 1 ] || usage
 t=$1; shift
 [ -n "${fuzz_seeds[$t]+x}" ] || { echo "fuzz_campaign: unknown target '$t'" >&2; usage; }
-secs=1800 merge=0 seed=1 jobs=1 fresh=0
+secs=1800 merge=0 seed=1 jobs=1 fresh=0 keep=0
 if [ $# -ge 1 ] && [[ $1 =~ ^[0-9]+$ ]]; then secs=$1; shift; fi
 while [ $# -gt 0 ]; do
   case $1 in
     --merge-seeds) merge=1 ;;
     --fresh) fresh=1 ;;
+    --keep-grown) keep=1 ;;
     --seed) [[ ${2:-} =~ ^[0-9]+$ ]] || usage; seed=$2; shift ;;
     --jobs) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage; jobs=$2; shift ;;
     *) echo "fuzz_campaign: unknown option '$1'" >&2; usage ;;
@@ -42,6 +47,11 @@ bin=$(find "$dir/" -name "$t" -type f -perm -u+x | head -1)
 corpus=$dir/corpus/$t findings=$dir/findings
 [ "$fresh" = 1 ] && rm -rf "$corpus"
 mkdir -p "$corpus" "$findings"
+grown=tests/fuzz/grown/$t.tar.xz
+if [ "$fresh" = 0 ] && [ -z "$(ls -A "$corpus")" ] && [ -f "$grown" ]; then
+  tar -C "$corpus" -xJf "$grown"
+  echo "fuzz_campaign: working corpus from $grown ($(ls "$corpus" | wc -l) inputs)"
+fi
 log=$dir/$t-$(date +%Y%m%d-%H%M%S).log
 echo "fuzz_campaign: $t for $secs s (seed $seed, $jobs job(s)); log $log"
 # Progress: libFuzzer's status lines (every doubling of executions and each
@@ -67,6 +77,11 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 echo "fuzz_campaign: $t clean: ${execs:-?} executions in $secs s, $cov, corpus $(ls "$corpus" | wc -l) inputs"
+if [ "$keep" = 1 ]; then
+  mkdir -p tests/fuzz/grown
+  tar -C "$corpus" -cJf "$grown" .
+  echo "fuzz_campaign: $grown: $(ls "$corpus" | wc -l) inputs (commit it)"
+fi
 if [ "$merge" = 1 ]; then
   seeddir=${fuzz_seeds[$t]%% *}
   before=$(ls "$seeddir" | wc -l)
