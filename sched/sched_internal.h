@@ -308,6 +308,14 @@ static inline const TirStmt *sch_reduce_loop_above(const SchPath *path, int from
 bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *path, int scope_i,
                                   const char *what);
 
+/* inline_inverse.c: the consumer iters of block b at the point where the
+ * producer stores store_idx, given the indices with which b loads it
+ * (sums of mixed-radix digits of b's iters, unit iters absent); fills vmap
+ * (iter -> expression over store_idx); false when the loads have another
+ * form. */
+bool sch_inverse_load_indices(IrHeap *h, const TirBlock *b, TirExpr *const *load_idx, int n,
+                              TirExpr *const *store_idx, IrPtrMap *vmap);
+
 /* reducer.c: a reduction block matched against TVM's registered commutative
  * reducers (sum, product, min, max, the pairwise sum, argmax/argmin and
  * their tie-breaking forms). */

@@ -454,6 +454,28 @@ static TirExprKind negate_cmp(TirExprKind k) {
   }
 }
 
+/* `x // c CMP k` (c > 0, k constant) as a comparison of x itself, as TVM's
+ * rewrite rules leave it: x // c < k is x < c * k, and k < x // c is
+ * (k + 1) * c - 1 < x (<= and >= are the negations).  NULL when l, r have
+ * another form. */
+static TirExpr *floordiv_cmp(ArithCtx *ctx, TirExprKind k, const APoly *l, const APoly *r) {
+  int64_t c, kc = r->c, bound;
+  if (l->n != 1 || l->c != 0 || r->n != 0 || l->terms[0].coef != 1 || l->terms[0].n != 1) return NULL;
+  const TirExpr *at = l->terms[0].atoms[0];
+  if (at->kind != TIR_FLOORDIV || !is_int_const(at->bin.b, &c) || c <= 0) return NULL;
+  bool overflow;
+  switch (k) {
+    case TIR_LT: case TIR_GE: overflow = __builtin_mul_overflow(kc, c, &bound); break;
+    case TIR_LE: case TIR_GT:
+      overflow = __builtin_add_overflow(kc, 1, &bound) || __builtin_mul_overflow(bound, c, &bound) ||
+                 __builtin_sub_overflow(bound, 1, &bound);
+      break;
+    default: return NULL;
+  }
+  if (overflow || arith_pwrap(l->t, (uint64_t)bound) != bound) return NULL;
+  return tir_binary(ctx->h, k, at->bin.a, tir_int(ctx->h, l->t, bound));
+}
+
 /* `d CMP 0` in canonical printed form (d not constant). */
 static TirExpr *canonical_cmp(ArithCtx *ctx, TirExprKind k, APoly *d) {
   DType t = d->t;
@@ -491,7 +513,8 @@ static TirExpr *canonical_cmp(ArithCtx *ctx, TirExprKind k, APoly *d) {
     r = tmp;
     k = flip_cmp(k);
   }
-  TirExpr *res = tir_binary(ctx->h, k, arith_poly_to_expr(ctx, &l), arith_poly_to_expr(ctx, &r));
+  TirExpr *res = floordiv_cmp(ctx, k, &l, &r);
+  if (!res) res = tir_binary(ctx->h, k, arith_poly_to_expr(ctx, &l), arith_poly_to_expr(ctx, &r));
   arith_poly_free(&l);
   arith_poly_free(&r);
   return res;

@@ -459,6 +459,12 @@ static void test_compare(void) {
   SIMP(lt(add(mul(v(x), c(16)), v(y)), c(128)), "x * 16 + y < 128");
   SIMP(lt(mul(v(x), c(2)), add(mul(v(y), c(4)), c(2))), "x < y * 2 + 1");
   SIMP(lt(v(i), v(n)), "i < n");
+  /* x // c against a constant compares x (TVM's floordiv rules) */
+  SIMP(lt(fdiv(v(x), c(128)), c(127)), "x < 16256");
+  SIMP(lt(c(3), fdiv(v(x), c(8))), "x > 31");
+  SIMP(le(fdiv(v(x), c(8)), c(3)), "x <= 31");
+  SIMP(ge(fdiv(v(x), c(8)), c(3)), "x >= 24");
+  SIMP(lt(fdiv(v(x), c(8)), v(y)), "x // 8 < y");
   SIMP(ge(v(n), c(0)), "T.bool(True)");
   SIMP(lt(v(n), c(0)), "T.bool(False)");
   arith_push(A);
