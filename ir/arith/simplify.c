@@ -422,12 +422,7 @@ static TirExpr *simp_minmax(ArithCtx *ctx, const TirExpr *e) {
       return tir_binary(ctx->h, e->kind, a->bin.a, cc);
     }
   }
-  /* constants second */
-  if ((a->kind == TIR_INT || a->kind == TIR_FLOAT) && b->kind != TIR_INT && b->kind != TIR_FLOAT) {
-    TirExpr *tmp = a;
-    a = b;
-    b = tmp;
-  }
+  /* operands stay in order, as TVM's rewrite rules leave them */
   return rebuild_bin(ctx, e, a, b);
 }
 
