@@ -170,6 +170,15 @@ void arith_floordiv_const(ArithCtx *ctx, const APoly *a, int64_t c, APoly *out) 
     } else {
       q.c = qc;
       uint64_t g = poly_gcd(&r, c);
+      /* (g2 * Y + k) // (g2 * c') == Y // c' when 0 <= k < g2 (g2 the gcd
+       * of the terms): the constant never reaches the next multiple */
+      uint64_t g2 = 0;
+      for (int i = 0; i < r.n; i++) g2 = arith_ugcd(g2, arith_uabs(r.terms[i].coef));
+      if (g == 1 && g2 > 1 && g2 <= (uint64_t)c && c % (int64_t)g2 == 0 && r.c >= 0 &&
+          (uint64_t)r.c < g2) {
+        r.c = 0;
+        g = g2;
+      }
       int64_t cc = c;
       if (g > 1) {
         for (int i = 0; i < r.n; i++) r.terms[i].coef /= (int64_t)g;
@@ -468,7 +477,10 @@ static TirExpr *floordiv_cmp(ArithCtx *ctx, TirExprKind k, const APoly *l, const
     default: return NULL;
   }
   if (overflow || arith_pwrap(l->t, (uint64_t)bound) != bound) return NULL;
-  return tir_binary(ctx->h, k, at->bin.a, tir_int(ctx->h, l->t, bound));
+  TirExpr *x = at->bin.a, *cb = tir_int(ctx->h, l->t, bound);
+  if (k == TIR_GT) return tir_binary(ctx->h, TIR_LT, cb, x);
+  if (k == TIR_GE) return tir_binary(ctx->h, TIR_LE, cb, x);
+  return tir_binary(ctx->h, k, x, cb);
 }
 
 /* `d CMP 0` in canonical printed form (d not constant). */
@@ -509,6 +521,10 @@ static TirExpr *canonical_cmp(ArithCtx *ctx, TirExprKind k, APoly *d) {
     k = flip_cmp(k);
   }
   TirExpr *res = floordiv_cmp(ctx, k, &l, &r);
+  /* TVM's simplifier leaves no > or >=: a > b is b < a, a >= b is b <= a */
+  if (!res && (k == TIR_GT || k == TIR_GE))
+    res = tir_binary(ctx->h, k == TIR_GT ? TIR_LT : TIR_LE, arith_poly_to_expr(ctx, &r),
+                     arith_poly_to_expr(ctx, &l));
   if (!res) res = tir_binary(ctx->h, k, arith_poly_to_expr(ctx, &l), arith_poly_to_expr(ctx, &r));
   arith_poly_free(&l);
   arith_poly_free(&r);
@@ -577,6 +593,10 @@ static TirExpr *simp_andor(ArithCtx *ctx, const TirExpr *e) {
     return tir_bool(ctx->h, !is_and);
   if (a->kind >= TIR_EQ && a->kind <= TIR_GE && b->kind == negate_cmp(a->kind) &&
       !dt_is_float(a->bin.a->dtype) && same(a->bin.a, b->bin.a) && same(a->bin.b, b->bin.b))
+    return tir_bool(ctx->h, !is_and);
+  /* the negation written with its operands swapped (x < y, y <= x) */
+  if (a->kind >= TIR_EQ && a->kind <= TIR_GE && b->kind == flip_cmp(negate_cmp(a->kind)) &&
+      !dt_is_float(a->bin.a->dtype) && same(a->bin.a, b->bin.b) && same(a->bin.b, b->bin.a))
     return tir_bool(ctx->h, !is_and);
   return rebuild_bin(ctx, e, a, b);
 }

@@ -199,7 +199,7 @@ static void test_cases(void) {
                  "i, j = sch.get_loops(\"B\")\nsch.reorder(j, i)\n"
                  "sch.transform_layout(\"B\", (\"write\", 0), lambda i, j: (i // 4, j, i % 4), pad_value=0.0)\n");
   expect_contains(p, "with T.block(\"buffer_B_padding\"):");
-  expect_contains(p, "T.where(axis0 * 4 + axis2 >= 14)");
+  expect_contains(p, "T.where(14 <= axis0 * 4 + axis2)");
   expect_contains(p, "B[v_axis0, v_axis1, v_axis2] = T.float32(0.0)");
   free(p);
   /* a reduction writer: init and update both store the pad value in the padding */
@@ -385,7 +385,7 @@ static void test_refusals(void) {
     n++;                                   \
   } while (0)
   REFUSE(sch_transform_layout(s, b, true, 0, "lambda i, j: (i // 4, j, i % 4)", NULL, false),
-         "transform_layout: the transformation would introduce padding at axis0 * 4 + axis2 >= 14 in buffer 'B'");
+         "transform_layout: the transformation would introduce padding at 14 <= axis0 * 4 + axis2 in buffer 'B'");
   REFUSE(sch_transform_layout(s, b, true, 0, "lambda i, j: (i // 4, j, i % 4)", "0", false),
          "transform_layout: type mismatch: buffer 'B' has dtype float32 but pad_value has dtype int32");
   REFUSE(sch_transform_layout(s, b, true, 0, "lambda i, j: (i // 2, j)", NULL, false),
