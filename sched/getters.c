@@ -25,8 +25,20 @@ static void collect_blocks(TirStmt *st, NameSearch *ns) {
   for (int i = 0; i < n; i++) collect_blocks(all[i], ns);
 }
 
+/* TVM's Schedule(prim_func) names the function "main": with one prim_func
+ * and none called main, "main" denotes that one. */
+static const char *resolve_func_name(Schedule *s, const char *fn) {
+  if (!fn || strcmp(fn, "main") != 0 || ir_module_lookup(sch_mod(s), fn)) return fn;
+  const IrModule *m = sch_mod(s);
+  const char *only = NULL;
+  int ntir = 0;
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i].kind == IR_FUNC_TIR) ntir++, only = m->funcs[i].name;
+  return ntir == 1 ? only : fn;
+}
+
 SchRV sch_get_block(Schedule *s, const char *name, const char *func_name) {
-  const char *fn = func_name ? func_name : s->func;
+  const char *fn = resolve_func_name(s, func_name ? func_name : s->func);
   TirFunc *f = sch_cur_func(s, fn);
   if (!f) return -1;
   NameSearch ns = {name, {0}, {0}};

@@ -407,11 +407,16 @@ static bool compute_iters_from_hull(const ComputeAt *ca, ArithCtx *ctx, IrHeap *
     int64_t coeffs[64];
     TirExpr *rest = NULL;
     int which = -1, nz = 0;
-    bool mapped = b->niters <= 64 && tir_is_one(mine->ranges[d].extent) &&
+    int64_t ext = 0;
+    bool mapped = b->niters <= 64 && tir_is_const_int(mine->ranges[d].extent, &ext) &&
                   arith_affine(ctx, mine->ranges[d].min, ivars, b->niters, coeffs, &rest);
     for (int k = 0; mapped && k < b->niters; k++)
       if (coeffs[k]) nz++, which = k;
-    mapped = mapped && nz == 1 && coeffs[which] == 1;
+    /* TVM's forms: a point v + rest or rest - v (the affine inverse), or
+     * the tile [v * e, v * e + e) (SolveBlockVarDomain's v * e) */
+    int64_t coef = mapped && nz == 1 ? coeffs[which] : 0;
+    bool tile = coef > 1 && ext == coef && tir_is_zero(arith_simplify(ctx, rest));
+    mapped = mapped && nz == 1 && ((ext == 1 && (coef == 1 || coef == -1)) || tile);
     /* A consumer whose read of dimension d cannot be narrowed would read
      * elements not produced yet unless the loop produces the whole dim. */
     if (ca->reverse && !mapped && !hull_covers_dim(ctx, h, &hull[d], buf, d)) {
@@ -426,8 +431,18 @@ static bool compute_iters_from_hull(const ComputeAt *ca, ArithCtx *ctx, IrHeap *
       iter[which].full = true;
       continue;
     }
-    TirExpr *lo = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].lo, rest));
-    TirExpr *hi = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].hi, rest));
+    TirExpr *lo, *hi;
+    if (tile) {
+      TirExpr *c = tir_int(h, hull[d].lo->dtype, coef);
+      lo = arith_simplify(ctx, tir_binary(h, TIR_FLOORDIV, hull[d].lo, c));
+      hi = arith_simplify(ctx, tir_binary(h, TIR_FLOORDIV, hull[d].hi, c));
+    } else if (coef == -1) {
+      lo = arith_simplify(ctx, tir_binary(h, TIR_SUB, rest, hull[d].hi));
+      hi = arith_simplify(ctx, tir_binary(h, TIR_SUB, rest, hull[d].lo));
+    } else {
+      lo = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].lo, rest));
+      hi = arith_simplify(ctx, tir_binary(h, TIR_SUB, hull[d].hi, rest));
+    }
     hull_join(ctx, &iter[which], lo, hi);
   }
   return true;
@@ -498,12 +513,14 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
       lvars[nloops] = tir_var(h, nbuf, dt);
       lext[nloops] = ext;
       arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
-      val = arith_simplify(ctx, tir_binary(h, TIR_ADD, lo, tir_var_ref(h, lvars[nloops])));
+      /* TVM's `min + ax` as built (only a zero min folds away) */
+      val = tir_is_zero(lo) ? tir_var_ref(h, lvars[nloops]) : tir_binary(h, TIR_ADD, lo, tir_var_ref(h, lvars[nloops]));
       nloops++;
     }
     vals[k] = val;
     TirExpr *terms[2] = {clip_lo ? tir_binary(h, TIR_GE, val, iv->dom.min) : NULL,
-                         clip_hi ? tir_binary(h, TIR_LE, val, dmax) : NULL};
+                         clip_hi ? tir_binary(h, TIR_LT, val, tir_binary(h, TIR_ADD, dmax, tir_int(h, dt, 1)))
+                                 : NULL};
     for (int t = 0; t < 2; t++)
       if (terms[t]) pred = pred ? tir_binary(h, TIR_AND, pred, terms[t]) : terms[t];
   }

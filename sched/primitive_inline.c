@@ -27,8 +27,8 @@ static bool plain_iter_indices(const TirBlock *b, TirExpr **idx, int n, const Ti
   return true;
 }
 
+/* TVM's IsCompleteBlock (an init is checked separately where it matters). */
 static bool block_is_complete(const TirBlock *b) {
-  if (b->init) return false;
   for (int k = 0; k < b->niters; k++)
     if (b->iters[k].type != TIR_ITER_SPATIAL) return false;
   for (int k = 0; k < b->nwrites; k++)
@@ -337,41 +337,7 @@ static TirStmt *check_single_producer(Schedule *s, const char *prim, const TirFu
              pb->name);
     return NULL;
   }
-  if (!sch_is_trivial_pred(producer->realize.pred)) {
-    sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: the producer block '%s' has a non-trivial predicate",
-             prim, pb->name);
-    return NULL;
-  }
   return producer;
-}
-
-/* Consumer body: Z[...] = g(buf[u0, u1, ...]) with distinct iter vars u,
- * the same in every load of buf, and no other iter used.  Returns the
- * number of u (filled into uvars), or -1 when the body has another form. */
-static int compute_consumer_load_vars(const TirBlock *b, const TirStmt *pbody,
-                                      const TirBuffer *buf, const TirVar **uvars) {
-  const TirStmt *cbody = b->body;
-  int nu = -1;
-  bool ok = cbody->kind == TIR_S_STORE && pbody->kind == TIR_S_STORE && pbody->store.buf == buf &&
-            cbody->store.buf != buf;
-  /* Find every load of buf and check its indices. */
-  PtrVec loads = {0};
-  if (ok) ok = collect_buffer_loads(cbody->store.value, buf, &loads);
-  for (int i = 0; ok && i < loads.len; i++) {
-    const TirExpr *ld = loads.items[i];
-    const TirVar *vs[64];
-    if (ld->load.n > 64 || !plain_iter_indices(b, ld->load.idx, ld->load.n, vs)) ok = false;
-    else if (nu < 0) nu = ld->load.n, memcpy(uvars, vs, sizeof(vs[0]) * (size_t)nu);
-    else
-      for (int k = 0; k < nu; k++) ok &= uvars[k] == vs[k];
-  }
-  pv_free(&loads);
-  if (ok && nu < 0) ok = false;
-  if (ok) {
-    for (int i = 0; i < cbody->store.n; i++) ok &= !uses_other_iter(cbody->store.idx[i], b, uvars, nu);
-    ok &= !uses_other_iter(cbody->store.value, b, uvars, nu);
-  }
-  return ok ? nu : -1;
 }
 
 /* The producer now runs the consumer's computation at each point it
@@ -414,21 +380,20 @@ static TirExpr *compute_inlined_predicate(IrHeap *h, const TirStmt *producer, co
 static TirStmt *build_inlined_store(IrHeap *h, const TirBlock *b, const TirStmt *pbody,
                                     const TirBuffer *buf, const IrPtrMap *vmap) {
   const TirStmt *cbody = b->body;
+  TirExpr **idx = ir_alloc(h, (size_t)(cbody->store.n ? cbody->store.n : 1) * sizeof *idx);
+  for (int i = 0; i < cbody->store.n; i++) idx[i] = tir_substitute_expr(h, cbody->store.idx[i], vmap);
+  /* the producer's own loads of buf (a reduction's accumulator) now load
+   * what the consumer stores there (TVM's RecursionResolver) */
   TirMutator m;
   tir_mutator_init(&m, h);
-  LoadSubst ls = {buf, pbody->store.value};
+  LoadSubst ls = {buf, tir_load(h, cbody->store.buf, idx, cbody->store.n)};
   m.ctx = &ls;
   m.expr[TIR_LOAD] = subst_load;
+  TirExpr *prhs = tir_mutate_expr(&m, pbody->store.value);
+  ls.value = prhs;
   TirExpr *val = tir_substitute_expr(h, cbody->store.value, vmap);
   val = tir_mutate_expr(&m, val);
   tir_mutator_free(&m);
-  TirExpr **idx = ir_alloc(h, (size_t)(cbody->store.n ? cbody->store.n : 1) * sizeof *idx);
-  ArithCtx *ac = arith_new(h);
-  for (int i = 0; i < cbody->store.n; i++) {
-    idx[i] = tir_substitute_expr(h, cbody->store.idx[i], vmap);
-    (void)ac;
-  }
-  arith_free(ac);
   TirStmt *store = tir_store(h, cbody->store.buf, val, idx, cbody->store.n);
   store->span = pbody->span;
   return store;
@@ -598,14 +563,64 @@ static bool affine_consumer_map(IrHeap *h, const TirBlock *b, const TirBlock *pb
   return true;
 }
 
+/* The consumer's iters at the producer's points (TVM's
+ * ReverseComputeInliner): its body a single store whose loads of buf share
+ * one list of indices, inverted at the producer's store indices; every
+ * consumer iter must stay within what the producer covers.  Fills vmap;
+ * returns 0, 1 (body pattern) or 2 (not covered). */
+static int consumer_inverse(IrHeap *h, const TirBlock *b, const TirStmt *producer,
+                            const TirBuffer *buf, IrPtrMap *vmap) {
+  const TirBlock *pb = tir_realize_block(producer);
+  const TirStmt *pbody = pb->body, *cbody = b->body;
+  PtrVec loads = {0};
+  bool ok = cbody->kind == TIR_S_STORE && pbody->kind == TIR_S_STORE && pbody->store.buf == buf &&
+            cbody->store.buf != buf && collect_buffer_loads(cbody->store.value, buf, &loads) &&
+            loads.len > 0;
+  if (ok && pb->init)
+    ok = pb->init->kind == TIR_S_STORE && pb->init->store.buf == buf;
+  for (int i = 0; ok && i < cbody->store.n; i++) {
+    PtrVec il = {0};
+    ok = collect_buffer_loads(cbody->store.idx[i], buf, &il) && il.len == 0;
+    pv_free(&il);
+  }
+  const TirExpr *first = ok ? loads.items[0] : NULL;
+  for (int i = 1; ok && i < loads.len; i++) {
+    const TirExpr *ld = loads.items[i];
+    for (int k = 0; k < ld->load.n; k++) ok &= seq_tir_expr(ld->load.idx[k], first->load.idx[k]);
+  }
+  pv_free(&loads);
+  if (!ok) return 1;
+  if (!sch_inverse_load_indices(h, b, first->load.idx, first->load.n, pbody->store.idx, vmap) &&
+      !affine_consumer_map(h, b, pb, buf, vmap))
+    return 1;
+  /* TVM's CheckConsumerCovered */
+  ArithCtx *ac = arith_new(h);
+  for (int i = 0; i < pb->niters; i++)
+    arith_bind_range(ac, pb->iters[i].var, pb->iters[i].dom.min, pb->iters[i].dom.extent);
+  int bad = 0;
+  for (int k = 0; k < b->niters && !bad; k++) {
+    TirExpr *e = ir_ptrmap_get(vmap, b->iters[k].var);
+    int64_t lo, hi, dmin, dext;
+    if (!e) { bad = 2; break; }
+    if (!arith_const_bounds(ac, e, &lo, &hi) || !tir_is_const_int(b->iters[k].dom.min, &dmin) ||
+        !tir_is_const_int(b->iters[k].dom.extent, &dext))
+      continue;
+    if (lo > dmin || hi < dmin + dext - 1) bad = 2;
+  }
+  arith_free(ac);
+  return bad;
+}
+
 /* The producer, its body now the consumer's computation, replaces the
  * producer; the consumer goes, and so does buf's allocation.  Returns the
  * new root. */
 static TirStmt *replace_producer_and_consumer(IrHeap *h, TirStmt *fbody, TirStmt *producer,
-                                              TirStmt *realize, TirStmt *store, TirExpr *ipred,
+                                              TirStmt *realize, TirStmt *store, TirStmt *init,
+                                              TirExpr *ipred,
                                               const TirBuffer *buf, SchPath *pp, SchPath *cp) {
   TirBlock nb = *tir_realize_block(producer);
   nb.body = store;
+  if (init) nb.init = init;
   tir_infer_access_regions(h, &nb, &nb.reads, &nb.nreads, &nb.writes, &nb.nwrites);
   TirStmt *nr = sch_realize_with(h, producer, &nb, NULL, ipred);
   if (!sch_path_to_realize(fbody, producer->realize.block, pp)) tvs_unreachable();
@@ -661,43 +676,40 @@ int sch_reverse_compute_inline(Schedule *s, SchRV rv) {
   }
   TirStmt *producer = check_single_producer(s, prim, f, b, &sibs, buf);
   if (!producer || !check_no_opaque_access(s, prim, f, buf)) goto done;
-  const TirStmt *pbody = tir_realize_block(producer)->body;
-  const TirVar *uvars[64];
-  int nu = compute_consumer_load_vars(b, pbody, buf, uvars);
-  IrModule *nm = NULL;
+  const TirBlock *pb = tir_realize_block(producer);
+  const TirStmt *pbody = pb->body;
+  IrModule *nm = sch_begin(s);
   IrPtrMap vmap;
   ir_ptrmap_init(&vmap);
-  if (nu >= 0) {
-    for (int k = 0; k < nu; k++) ir_ptrmap_put(&vmap, uvars[k], pbody->store.idx[k]);
-  } else {
-    nm = sch_begin(s);
-    if (affine_consumer_map(nm->heap, b, tir_realize_block(producer), buf, &vmap)) nu = 0;
-  }
-  if (nu < 0) {
+  int why = consumer_inverse(nm->heap, b, producer, buf, &vmap);
+  if (!why && !sch_is_trivial_pred(realize->realize.pred)) why = 3;
+  if (why) {
     ir_ptrmap_free(&vmap);
-    if (nm) ir_module_free(nm);
-    sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
-             "%s: the body of block '%s' is not a single store whose loads of '%s' are one "
-             "bijective affine map of its iters, so it cannot be reverse-inlined",
-             prim, b->name, buf->name);
-    goto done;
-  }
-  if (!sch_is_trivial_pred(realize->realize.pred)) {
-    ir_ptrmap_free(&vmap);
-    if (nm) ir_module_free(nm);
-    sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: the consumer block '%s' has a non-trivial predicate",
-             prim, b->name);
+    ir_module_free(nm);
+    if (why == 1)
+      sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+               "%s: the body of block '%s' is not a single store whose loads of '%s' are one "
+               "bijective affine map of its iters, so it cannot be reverse-inlined",
+               prim, b->name, buf->name);
+    else if (why == 2)
+      sch_fail(s, SCH_ERR_BODY_PATTERN, 0,
+               "%s: the iters of block '%s' range wider than the points block '%s' produces",
+               prim, b->name, pb->name);
+    else
+      sch_fail(s, SCH_ERR_BODY_PATTERN, 0, "%s: the consumer block '%s' has a non-trivial predicate",
+               prim, b->name);
     goto done;
   }
   {
-    if (!nm) nm = sch_begin(s);
     IrHeap *h = nm->heap;
     TirExpr *ipred = compute_inlined_predicate(h, producer, b, &vmap);
     TirStmt *store = build_inlined_store(h, b, pbody, buf, &vmap);
+    TirStmt *init = pb->init ? build_inlined_store(h, b, pb->init, buf, &vmap) : NULL;
     ir_ptrmap_free(&vmap);
     TirFunc *fn = sch_cur_func(s, s->rvs[rv].func);
     TirStmt *root =
-        replace_producer_and_consumer(h, fn->body, producer, realize, store, ipred, buf, &pp, &cp);
+        replace_producer_and_consumer(h, fn->body, producer, realize, store, init, ipred, buf, &pp,
+                                      &cp);
     sch_commit(s, nm, s->rvs[rv].func, root);
     SchVal args[1] = {sch_val_rv(rv)};
     sch_record(s, prim, args, 1, NULL, 0);

@@ -18,6 +18,31 @@ typedef struct SimpState {
   PtrVec pred_vars; /* the free vars of pred */
 } SimpState;
 
+/* x // a % b in the form TVM's iter-map normalization gives a split's
+ * middle digit, x % (a * b) // a (equal for a, b > 0). */
+static TirExpr *iter_form(IrHeap *h, TirExpr *e) {
+  switch (e->kind) {
+    case TIR_ADD: case TIR_SUB: case TIR_MUL: case TIR_FLOORDIV: case TIR_FLOORMOD: {
+      TirExpr *a = iter_form(h, e->bin.a), *b = iter_form(h, e->bin.b);
+      int64_t ca, cb;
+      if (e->kind == TIR_FLOORMOD && a->kind == TIR_FLOORDIV) {
+        TirExpr *div = a->bin.b;
+        bool pos_a = tir_is_const_int(div, &ca) ? ca > 0 : div->kind == TIR_VAR;
+        bool pos_b = tir_is_const_int(b, &cb) && cb > 0;
+        if (pos_a && pos_b) {
+          TirExpr *m = tir_is_const_int(div, &ca) && ca <= INT32_MAX && cb <= INT32_MAX
+                           ? tir_int(h, b->dtype, ca * cb)
+                           : tir_binary(h, TIR_MUL, div, b);
+          return tir_binary(h, TIR_FLOORDIV, tir_binary(h, TIR_FLOORMOD, a->bin.a, m), div);
+        }
+      }
+      if (a == e->bin.a && b == e->bin.b) return e;
+      return tir_binary(h, e->kind, a, b);
+    }
+    default: return e;
+  }
+}
+
 static TirStmt *simp_realize(TirMutator *m, TirStmt *s) {
   SimpState *st = m->ctx;
   st->depth++;
@@ -27,7 +52,7 @@ static TirStmt *simp_realize(TirMutator *m, TirStmt *s) {
   TirExpr **vals = ir_alloc(m->heap, (size_t)(n ? n : 1) * sizeof *vals);
   bool changed = false;
   for (int i = 0; i < n; i++) {
-    vals[i] = arith_simplify(st->ctx, r->realize.values[i]);
+    vals[i] = iter_form(m->heap, arith_simplify(st->ctx, r->realize.values[i]));
     changed |= vals[i] != r->realize.values[i];
   }
   TirExpr *pred = r->realize.pred;
@@ -303,10 +328,11 @@ static TirStmt *build_fused_loop(ArithCtx *ctx, TirStmt *const *loops, int n, bo
     if (!preserve_unit_iters && tir_is_one(e)) {
       v = tir_int(h, dt, 0);
     } else {
+      /* TVM's form: fused // stride for the outermost, else
+       * fused % (stride * extent) // stride (no division by 1) */
       v = tir_var_ref(h, fv);
+      if (i > 0) v = tir_binary(h, TIR_FLOORMOD, v, arith_simplify(ctx, tir_binary(h, TIR_MUL, stride, e)));
       if (!tir_is_one(stride)) v = tir_binary(h, TIR_FLOORDIV, v, stride);
-      if (i > 0) v = tir_binary(h, TIR_FLOORMOD, v, e);
-      v = arith_simplify(ctx, v);
     }
     if (!dt_eq(v->dtype, loops[i]->loop.var->dtype)) v = tir_cast(h, loops[i]->loop.var->dtype, v);
     ir_ptrmap_put(&vmap, loops[i]->loop.var, v);

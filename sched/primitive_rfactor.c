@@ -31,96 +31,6 @@ static int count_realizes(const TirStmt *st) {
   return n;
 }
 
-/* The lowest / highest finite value of a scalar dtype (as double). */
-static double dtype_extreme(DType t, bool highest) {
-  if (t.code == DT_FLOAT) {
-    double m = t.bits == 16 ? 65504.0 : t.bits == 32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
-    return highest ? m : -m;
-  }
-  if (t.code == DT_UINT || t.code == DT_BOOL) return highest ? ldexp(1.0, t.bits) - 1 : 0.0;
-  return highest ? ldexp(1.0, t.bits - 1) - 1 : -ldexp(1.0, t.bits - 1);
-}
-
-static bool const_value(const TirExpr *e, double *v) {
-  if (e->kind == TIR_INT) return *v = (double)e->ival, true;
-  if (e->kind == TIR_FLOAT) return *v = e->fval, true;
-  return false;
-}
-
-/* Whether init value e is the identity of the combiner op. */
-static bool identity_ok(TirExprKind op, const TirExpr *e) {
-  double v;
-  if (!const_value(e, &v)) return false;
-  switch (op) {
-    case TIR_ADD: return v == 0.0;
-    case TIR_MUL: return v == 1.0;
-    case TIR_MAX: return v <= dtype_extreme(e->dtype, false);
-    case TIR_MIN: return v >= dtype_extreme(e->dtype, true);
-    default: return false;
-  }
-}
-
-static bool same_indices(TirExpr *const *a, TirExpr *const *b, int n) {
-  for (int i = 0; i < n; i++)
-    if (!seq_tir_expr(a[i], b[i])) return false;
-  return true;
-}
-
-typedef struct LoadFinder {
-  const TirBuffer *buf;
-  bool found;
-} LoadFinder;
-
-static bool find_load(TirVisitor *v, const TirExpr *e) {
-  LoadFinder *lf = v->ctx;
-  if (e->kind == TIR_LOAD && e->load.buf == lf->buf) lf->found = true, v->stop = true;
-  return !lf->found;
-}
-
-static bool reads_buffer(const TirExpr *e, const TirBuffer *buf) {
-  LoadFinder lf = {buf, false};
-  TirVisitor v = {0};
-  v.pre_expr = find_load;
-  v.ctx = &lf;
-  tir_visit_expr(&v, e);
-  return lf.found;
-}
-
-/* The combiner of a reduction block: body `B[idx] = B[idx] op rhs` (or
- * `rhs op B[idx]`), init `B[idx] = identity`. */
-typedef struct Reducer {
-  TirExprKind op;
-  bool acc_first;  /* B[idx] is the left operand */
-  TirExpr *rhs;
-  const TirStmt *store;
-} Reducer;
-
-static bool match_reducer(const TirBlock *b, Reducer *r) {
-  const TirStmt *st = b->body, *in = b->init;
-  if (!st || !in || st->kind != TIR_S_STORE || in->kind != TIR_S_STORE) return false;
-  if (in->store.buf != st->store.buf || !same_indices(in->store.idx, st->store.idx, st->store.n))
-    return false;
-  const TirExpr *v = st->store.value;
-  if (v->kind != TIR_ADD && v->kind != TIR_MUL && v->kind != TIR_MIN && v->kind != TIR_MAX) return false;
-  for (int side = 0; side < 2; side++) {
-    const TirExpr *acc = side ? v->bin.b : v->bin.a;
-    TirExpr *rhs = side ? v->bin.a : v->bin.b;
-    if (acc->kind != TIR_LOAD || acc->load.buf != st->store.buf ||
-        !same_indices(acc->load.idx, st->store.idx, st->store.n) || reads_buffer(rhs, st->store.buf))
-      continue;
-    r->op = v->kind;
-    r->acc_first = side == 0;
-    r->rhs = rhs;
-    r->store = st;
-    return identity_ok(v->kind, in->store.value);
-  }
-  return false;
-}
-
-static TirExpr *combine(IrHeap *h, const Reducer *r, TirExpr *acc, TirExpr *val) {
-  return r->acc_first ? tir_binary(h, r->op, acc, val) : tir_binary(h, r->op, val, acc);
-}
-
 static bool loop_used_by(const TirStmt *realize, const TirBlock *b, const TirVar *lv,
                          TirIterType type) {
   for (int k = 0; k < b->niters && k < realize->realize.n; k++)
@@ -138,10 +48,13 @@ typedef struct RfState {
   TirStmt *realize;     /* the only block under it */
   const TirBlock *b;
   int scope_i;          /* path index of the scope block */
-  int outer;            /* path index of the outermost loop bound into a reduce iter */
-  Reducer red;
-  TirBuffer *buf;       /* the buffer reduced into */
-  int nd, fa;           /* its rank; the rf axis */
+  int loopd[64];        /* path indices of the loops from the scope down to the block */
+  int nloops;
+  SchReduction red;
+  TirBuffer *rfbuf[SCH_RED_MAX]; /* the rf buffers, one per reduced buffer */
+  int fa;               /* the rf axis */
+  TirIterVar add_iter;  /* the rf block's spatial iter over `loop` */
+  TirExpr **rf_idx;     /* indices of the rf buffers in the rf block */
 } RfState;
 
 /* The block under the loop: the only one, a serial loop over a reduction
@@ -176,7 +89,7 @@ static bool check_rfactor_block(RfState *st) {
     has_reduce |= b->iters[k].type == TIR_ITER_REDUCE;
     other_kind |= b->iters[k].type != TIR_ITER_REDUCE && b->iters[k].type != TIR_ITER_SPATIAL;
   }
-  if (!b->init || !has_reduce || other_kind || b->nwrites != 1) {
+  if (!b->init || !has_reduce || other_kind) {
     sch_fail(s, SCH_ERR_REDUCTION, 0, "%s: block '%s' under loop '%s' is not a reduction block",
              prim, b->name, sch_loop_name(loop));
     return false;
@@ -208,219 +121,388 @@ static bool check_rfactor_block(RfState *st) {
   return true;
 }
 
-/* The loops above the block: the factorized one bound into a reduce iter,
- * none into both kinds, the block the only child from the outermost reduce
- * loop down; then the reducer and the factor axis. */
+/* The first block realize under st in program order (NULL if none). */
+static const TirStmt *first_realize(const TirStmt *st) {
+  if (st->kind == TIR_S_BLOCK_REALIZE) return st;
+  if (st->kind == TIR_S_BLOCK) return NULL;
+  TirStmt *kids[64];
+  int k = sch_children(st, kids, 64);
+  TirStmt *const *all = kids;
+  if (st->kind == TIR_S_SEQ && st->seq.n > 64) all = st->seq.stmts, k = st->seq.n;
+  for (int i = 0; i < k; i++) {
+    const TirStmt *r = first_realize(all[i]);
+    if (r) return r;
+  }
+  return NULL;
+}
+
+/* TVM's loop properties: the block is the first one under the outermost
+ * loop; no loop bound into both kinds of iters; the factorized loop not
+ * bound into a spatial iter; the outermost loop bound into reduce iters
+ * holds only this block; no loop bound into none below it unless unit. */
+static bool check_loop_properties(RfState *st) {
+  Schedule *s = st->s;
+  const SchPath *bp = &st->bp;
+  const TirBlock *b = st->b;
+  if (first_realize(bp->s[st->loopd[0]]) != st->realize) {
+    sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
+             "%s: block '%s' must be the first block under loop '%s', the outermost loop above it",
+             st->prim, b->name, sch_loop_name(bp->s[st->loopd[0]]));
+    return false;
+  }
+  bool met_reduce = false;
+  for (int i = 0; i < st->nloops; i++) {
+    const TirStmt *l = bp->s[st->loopd[i]];
+    bool sp = loop_used_by(st->realize, b, l->loop.var, TIR_ITER_SPATIAL);
+    bool rd = loop_used_by(st->realize, b, l->loop.var, TIR_ITER_REDUCE);
+    const char *why = NULL;
+    if (sp && rd) why = "is bound into both data-parallel and reduce iters of block";
+    else if (sp && l == st->loop) why = "is bound into a data-parallel iter of block";
+    else if (rd && !met_reduce) {
+      met_reduce = true;
+      if (count_realizes(l->loop.body) != 1)
+        why = "is the outermost loop bound into reduce iters, and holds another block besides";
+    } else if (!sp && !rd && met_reduce && !tir_is_one(l->loop.extent)) {
+      why = "is bound into no iter, under a loop bound into reduce iters, and is not unit, for block";
+    }
+    if (why) {
+      sch_fail(s, SCH_ERR_REDUCTION, 0, "%s: loop '%s' %s '%s'", st->prim, sch_loop_name(l), why,
+               b->name);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* TVM's conditions a reduction block must meet for rfactor. */
+static const char *const reduction_conditions[] = {
+    "",
+    "the init is a single store or a sequence of stores",
+    "the stores of the init write different buffers",
+    "the body has as many LetStmts as the init has stores",
+    "the LetStmts of the body bind different variables",
+    "the body of the innermost LetStmt is a store or a sequence of stores",
+    "the body has as many stores as the init",
+    "the stores of the body store the let variables and only them",
+    "each let variable is stored once",
+    "the stores of the body write different buffers",
+    "the buffers of the init and of the body match",
+    "the buffers written have the same shape",
+    "all the stores use the same indices",
+};
+
+/* The loops above the block and their properties, then the reducer and the
+ * factor axis. */
 static bool check_rfactor_loops(RfState *st, int factor_axis) {
   Schedule *s = st->s;
   const char *prim = st->prim;
   const SchPath *bp = &st->bp;
   const TirBlock *b = st->b;
   st->scope_i = sch_scope_index(bp, bp->n - 1);
-  if (!loop_used_by(st->realize, b, st->loop->loop.var, TIR_ITER_REDUCE)) {
-    sch_fail(s, SCH_ERR_REDUCTION, 0, "%s: loop '%s' is not bound to any reduce iter of block '%s'",
-             prim, sch_loop_name(st->loop), b->name);
+  st->nloops = 0;
+  for (int d = st->scope_i + 1; d < bp->n - 1 && st->nloops < 64; d++)
+    if (bp->s[d]->kind == TIR_S_FOR) st->loopd[st->nloops++] = d;
+  if (!check_loop_properties(st)) return false;
+  int bad = sch_match_reduction(b, &st->red);
+  if (bad > 0) {
+    sch_fail(s, SCH_ERR_REDUCTION, 0,
+             "%s: block '%s' violates condition #%d of a reduction block rfactor applies to: %s",
+             prim, b->name, bad, reduction_conditions[bad]);
     return false;
   }
-  int outer = -1;
-  for (int d = st->scope_i + 1; d < bp->n - 1; d++) {
-    if (bp->s[d]->kind != TIR_S_FOR) continue;
-    bool sp = loop_used_by(st->realize, b, bp->s[d]->loop.var, TIR_ITER_SPATIAL);
-    bool rd = loop_used_by(st->realize, b, bp->s[d]->loop.var, TIR_ITER_REDUCE);
-    if (sp && rd) {
-      sch_fail(s, SCH_ERR_REDUCTION, 0,
-               "%s: loop '%s' is bound into both data-parallel and reduce iters of block '%s'", prim,
-               sch_loop_name(bp->s[d]), b->name);
-      return false;
-    }
-    if (rd && outer < 0) outer = d;
-  }
-  st->outer = outer;
-  for (int d = outer; d < bp->n - 1; d++) {
-    TirStmt *next = bp->s[d + 1];
-    if (bp->s[d]->kind != TIR_S_FOR || bp->s[d]->loop.body != next) {
-      sch_fail(s, SCH_ERR_LOOP_STRUCTURE, 0,
-               "%s: block '%s' must be the only child of the loops from '%s', the outermost "
-               "loop bound into its reduce iters",
-               prim, b->name, sch_loop_name(bp->s[outer]));
-      return false;
-    }
-  }
-  if (!match_reducer(b, &st->red)) {
+  if (bad < 0) {
     sch_fail(s, SCH_ERR_REDUCTION, 0,
              "%s: no matched reducer for the init and the update of block '%s' (expected "
-             "`x + y`, `x * y`, `T.min` or `T.max` with its identity in T.init())",
+             "`x + y`, `x * y`, `T.min`, `T.max` or an argmax/argmin pair with its identity in "
+             "T.init(), the accumulator on the left)",
              prim, b->name);
     return false;
   }
-  TirBuffer *buf = st->red.store->store.buf;
-  int nd = buf->ndim;
+  int nd = st->red.nidx;
   if (factor_axis < -(nd + 1) || factor_axis > nd) {
     sch_fail(s, SCH_ERR_INVALID_ARGUMENT, 1, "%s: factor_axis %d is out of range [%d, %d] for buffer '%s'",
-             prim, factor_axis, -(nd + 1), nd, buf->name);
+             prim, factor_axis, -(nd + 1), nd, st->red.buf[0]->name);
     return false;
   }
-  st->buf = buf;
-  st->nd = nd;
   st->fa = factor_axis < 0 ? factor_axis + nd + 1 : factor_axis;
   return true;
 }
 
-/* The rf buffer: the output's shape with the loop's extent inserted at fa. */
-static TirBuffer *build_rf_buffer(IrHeap *h, const RfState *st) {
-  const TirBuffer *buf = st->buf;
-  int nd = st->nd;
-  TirExpr **shape = ir_alloc(h, (size_t)(nd + 1) * sizeof *shape);
-  for (int d = 0, j = 0; d <= nd; d++) shape[d] = d == st->fa ? st->loop->loop.extent : buf->shape[j++];
-  char *nm_rf = xasprintf("%s_rf", buf->name);
-  TirBuffer *rfbuf = tir_buffer(h, nm_rf, buf->dtype, shape, nd + 1, buf->scope);
-  rfbuf->span = buf->span;
-  free(nm_rf);
-  return rfbuf;
+/* The rf buffers: each output's shape with the loop's extent inserted at fa. */
+static void build_rf_buffers(IrHeap *h, RfState *st) {
+  int nd = st->red.nidx;
+  for (int i = 0; i < st->red.n; i++) {
+    const TirBuffer *buf = st->red.buf[i];
+    TirExpr **shape = ir_alloc(h, (size_t)(nd + 1) * sizeof *shape);
+    for (int d = 0, j = 0; d <= nd; d++) shape[d] = d == st->fa ? st->loop->loop.extent : buf->shape[j++];
+    char *nm_rf = xasprintf("%s_rf", buf->name);
+    TirBuffer *rfbuf = tir_buffer(h, nm_rf, buf->dtype, shape, nd + 1, buf->scope);
+    rfbuf->span = buf->span;
+    free(nm_rf);
+    st->rfbuf[i] = rfbuf;
+  }
 }
 
-/* The rf block: [v<loop>] + spatial iters + one reduce iter per reduce loop,
- * reducing into rfbuf, under the original loops from outer.  *rf_realize
- * gets its realize; returns the nest. */
-static TirStmt *build_rf_nest(IrHeap *h, const RfState *st, TirBuffer *rfbuf, TirStmt **rf_realize) {
+/* The index of path position d among the loops (-1 if not a loop above). */
+static const TirStmt *loop_of_var(const RfState *st, const TirVar *v) {
+  for (int i = 0; i < st->nloops; i++)
+    if (st->bp.s[st->loopd[i]]->loop.var == v) return st->bp.s[st->loopd[i]];
+  return NULL;
+}
+
+typedef struct VarCollect {
+  const TirVar *vars[64];
+  int n;
+} VarCollect;
+
+static bool collect_var(TirVisitor *v, const TirExpr *e) {
+  VarCollect *vc = v->ctx;
+  if (e->kind != TIR_VAR) return true;
+  for (int i = 0; i < vc->n; i++)
+    if (vc->vars[i] == e->var) return true;
+  if (vc->n < 64) vc->vars[vc->n++] = e->var;
+  return true;
+}
+
+/* The body of a block storing value i into bufs[i][idx] for each buffer:
+ * one store, or (several buffers) LetStmts then the stores, as TVM builds. */
+static TirStmt *stores_body(IrHeap *h, const RfState *st, TirBuffer *const *bufs, TirExpr **idx, int n,
+                            TirExpr **values) {
+  if (st->red.n == 1) return tir_store(h, bufs[0], values[0], idx, n);
+  TirStmt *stores[SCH_RED_MAX];
+  TirVar *vars[SCH_RED_MAX];
+  for (int i = 0; i < st->red.n; i++) {
+    char *nm = xasprintf("v_%s", bufs[i]->name);
+    vars[i] = tir_var(h, nm, values[i]->dtype);
+    free(nm);
+    stores[i] = tir_store(h, bufs[i], tir_var_ref(h, vars[i]), idx, n);
+  }
+  TirStmt *body = tir_seq(h, stores, st->red.n);
+  for (int i = st->red.n - 1; i >= 0; i--) body = tir_let_stmt(h, vars[i], values[i], body);
+  return body;
+}
+
+static TirStmt *inits_body(IrHeap *h, const RfState *st, TirBuffer *const *bufs, TirExpr **idx, int n) {
+  TirStmt *stores[SCH_RED_MAX];
+  for (int i = 0; i < st->red.n; i++) stores[i] = tir_store(h, bufs[i], st->red.init[i], idx, n);
+  return tir_seq(h, stores, st->red.n);
+}
+
+/* The rf block's iters (TVM's RFactorBlockCreator): the spatial iter over
+ * the loop first; the old iters kept, except the reduce iters whose binding
+ * uses the loop, which become one new reduce iter per loop in the binding.
+ * Fills rb's iters, vals, and var_map (old iter -> its new expression). */
+static void rf_block_iters(IrHeap *h, RfState *st, TirBlock *rb, TirExpr **vals, IrPtrMap *var_map) {
   const TirStmt *rl = st->loop, *realize = st->realize;
   const TirBlock *b = st->b;
-  const SchPath *bp = &st->bp;
-  int nd = st->nd, outer = st->outer;
-  IrPtrMap rf_sub = {0};
-  int maxit = b->niters + (bp->n - outer) + 1;
+  IrPtrMap loop2iter = {0};
+  char *vn = xasprintf("v%s", rl->loop.var->name);
+  TirVar *add = tir_var(h, vn, rl->loop.var->dtype);
+  free(vn);
+  st->add_iter = (TirIterVar){add, {rl->loop.min, rl->loop.extent}, TIR_ITER_SPATIAL};
+  rb->iters[0] = st->add_iter;
+  vals[0] = tir_var_ref(h, rl->loop.var);
+  rb->niters = 1;
+  ir_ptrmap_put(&loop2iter, rl->loop.var, tir_var_ref(h, add));
+  for (int k = 0; k < b->niters; k++) {
+    TirExpr *bind = realize->realize.values[k];
+    if (b->iters[k].type == TIR_ITER_SPATIAL || !tir_expr_uses_var(bind, rl->loop.var)) {
+      vals[rb->niters] = bind;
+      rb->iters[rb->niters++] = b->iters[k];
+      continue;
+    }
+    VarCollect vc = {{0}, 0};
+    TirVisitor v = {0};
+    v.pre_expr = collect_var;
+    v.ctx = &vc;
+    tir_visit_expr(&v, bind);
+    for (int i = 0; i < vc.n; i++) {
+      const TirStmt *l = loop_of_var(st, vc.vars[i]);
+      if (!l || ir_ptrmap_get(&loop2iter, l->loop.var)) continue;
+      char *n2 = xasprintf("v%s", l->loop.var->name);
+      TirVar *nv = tir_var(h, n2, l->loop.var->dtype);
+      free(n2);
+      ir_ptrmap_put(&loop2iter, l->loop.var, tir_var_ref(h, nv));
+      vals[rb->niters] = tir_var_ref(h, l->loop.var);
+      rb->iters[rb->niters++] = (TirIterVar){nv, {l->loop.min, l->loop.extent}, TIR_ITER_REDUCE};
+    }
+    ir_ptrmap_put(var_map, b->iters[k].var, tir_substitute_expr(h, bind, &loop2iter));
+  }
+  ir_ptrmap_free(&loop2iter);
+}
+
+/* Regions of `regs` with var_map applied; with insert, the rf axis is
+ * inserted and the reduced buffers become the rf buffers. */
+static TirBufferRegion *rf_regions(IrHeap *h, const RfState *st, const TirBufferRegion *regs, int n,
+                                   const IrPtrMap *var_map, bool insert) {
+  TirBufferRegion *out = ir_alloc(h, (size_t)(n ? n : 1) * sizeof *out);
+  for (int r = 0; r < n; r++) {
+    TirBuffer *buf = regs[r].buffer;
+    int m = regs[r].n + (insert ? 1 : 0);
+    TirRange *rg = ir_alloc(h, (size_t)(m ? m : 1) * sizeof *rg);
+    for (int d = 0, j = 0; d < m; d++) {
+      if (insert && d == st->fa) {
+        rg[d] = (TirRange){tir_var_ref(h, st->add_iter.var), tir_int(h, st->add_iter.var->dtype, 1)};
+        continue;
+      }
+      rg[d].min = tir_substitute_expr(h, regs[r].ranges[j].min, var_map);
+      rg[d].extent = tir_substitute_expr(h, regs[r].ranges[j++].extent, var_map);
+    }
+    if (insert)
+      for (int i = 0; i < st->red.n; i++)
+        if (st->red.buf[i] == buf) buf = st->rfbuf[i];
+    out[r] = (TirBufferRegion){buf, rg, m};
+  }
+  return out;
+}
+
+/* The rf block `<block>_rf` reducing into the rf buffers. */
+static TirStmt *build_rf_realize(IrHeap *h, RfState *st) {
+  const TirBlock *b = st->b;
+  int nd = st->red.nidx, maxit = b->niters + st->nloops + 1;
   TirBlock rb = {0};
   char *bn = xasprintf("%s_rf", b->name);
   rb.name = ir_strdup(h, bn);
   free(bn);
   rb.iters = ir_alloc(h, (size_t)maxit * sizeof *rb.iters);
-  TirExpr **rvals = ir_alloc(h, (size_t)maxit * sizeof *rvals);
-  char *vn = xasprintf("v%s", rl->loop.var->name);
-  TirVar *rf_iter = tir_var(h, vn, rl->loop.var->dtype);
-  free(vn);
-  rb.iters[0] = (TirIterVar){rf_iter, {rl->loop.min, rl->loop.extent}, TIR_ITER_SPATIAL};
-  rvals[0] = tir_var_ref(h, rl->loop.var);
-  rb.niters = 1;
-  IrPtrMap loop_sub = {0}; /* reduce loop var -> rf block iter */
-  ir_ptrmap_put(&loop_sub, rl->loop.var, tir_var_ref(h, rf_iter));
+  TirExpr **vals = ir_alloc(h, (size_t)maxit * sizeof *vals);
+  IrPtrMap var_map = {0};
+  rf_block_iters(h, st, &rb, vals, &var_map);
+  TirExpr **ridx = ir_alloc(h, (size_t)(nd + 1) * sizeof *ridx);
+  for (int d = 0, j = 0; d <= nd; d++)
+    ridx[d] = d == st->fa ? tir_var_ref(h, st->add_iter.var) : st->red.idx[j++];
+  st->rf_idx = ridx;
+  bool has_reduce = false;
+  for (int k = 0; k < rb.niters; k++) has_reduce |= rb.iters[k].type == TIR_ITER_REDUCE;
+  TirExpr *values[SCH_RED_MAX], *lhs[SCH_RED_MAX];
+  for (int i = 0; i < st->red.n; i++) lhs[i] = tir_load(h, st->rfbuf[i], ridx, nd + 1);
+  for (int i = 0; i < st->red.n; i++)
+    values[i] = has_reduce ? sch_reducer_combine(h, st->red.kind, i, lhs, st->red.rhs) : st->red.rhs[i];
+  rb.body = tir_substitute_stmt(h, stores_body(h, st, st->rfbuf, ridx, nd + 1, values), &var_map);
+  if (has_reduce) rb.init = tir_substitute_stmt(h, inits_body(h, st, st->rfbuf, ridx, nd + 1), &var_map);
+  rb.reads = rf_regions(h, st, b->reads, b->nreads, &var_map, false);
+  rb.nreads = b->nreads;
+  rb.writes = rf_regions(h, st, b->writes, b->nwrites, &var_map, true);
+  rb.nwrites = b->nwrites;
+  rb.annotations = b->annotations;
+  st->rf_idx = ir_alloc(h, (size_t)(nd + 1) * sizeof *st->rf_idx);
+  for (int d = 0; d <= nd; d++) st->rf_idx[d] = tir_substitute_expr(h, ridx[d], &var_map);
+  ir_ptrmap_free(&var_map);
+  TirStmt *r = tir_block_realize(h, vals, rb.niters, st->realize->realize.pred, tir_block(h, &rb));
+  r->span = st->realize->span;
+  return r;
+}
+
+/* The rf nest: copies of all the loops above the block (new vars). */
+static TirStmt *build_rf_nest(IrHeap *h, const RfState *st, TirStmt *rf_realize) {
+  IrPtrMap lmap = {0};
+  TirVar *nv[64];
+  for (int i = 0; i < st->nloops; i++) {
+    const TirVar *ov = st->bp.s[st->loopd[i]]->loop.var;
+    nv[i] = tir_var(h, ov->name, ov->dtype);
+    ir_ptrmap_put(&lmap, ov, tir_var_ref(h, nv[i]));
+  }
+  TirStmt *nest = tir_substitute_stmt(h, rf_realize, &lmap);
+  ir_ptrmap_free(&lmap);
+  for (int i = st->nloops - 1; i >= 0; i--) {
+    nest = sch_for_with_body(h, st->bp.s[st->loopd[i]], nest);
+    nest->loop.var = nv[i];
+  }
+  return nest;
+}
+
+/* The write-back block (TVM's WriteBackBlockCreator): a reduce iter over
+ * the rf axis first, then copies of the spatial iters; it reduces the rf
+ * buffers into the outputs. */
+static TirStmt *build_writeback_realize(IrHeap *h, const RfState *st) {
+  const TirStmt *rl = st->loop, *realize = st->realize;
+  const TirBlock *b = st->b;
+  const SchReduction *red = &st->red;
+  int nd = red->nidx;
+  TirBlock wb = *b;
+  wb.iters = ir_alloc(h, (size_t)(b->niters + 1) * sizeof *wb.iters);
+  TirExpr **wvals = ir_alloc(h, (size_t)(b->niters + 1) * sizeof *wvals);
+  IrPtrMap var_map = {0};
+  char *n3 = xasprintf("v%s", rl->loop.var->name);
+  TirVar *wv = tir_var(h, n3, rl->loop.var->dtype);
+  free(n3);
+  wb.iters[0] = (TirIterVar){wv, {rl->loop.min, rl->loop.extent}, TIR_ITER_REDUCE};
+  wvals[0] = tir_var_ref(h, rl->loop.var);
+  wb.niters = 1;
+  ir_ptrmap_put(&var_map, st->add_iter.var, tir_var_ref(h, wv));
   for (int k = 0; k < b->niters; k++) {
     if (b->iters[k].type != TIR_ITER_SPATIAL) continue;
     TirIterVar iv = b->iters[k];
     iv.var = tir_var(h, iv.var->name, iv.var->dtype);
-    ir_ptrmap_put(&rf_sub, b->iters[k].var, tir_var_ref(h, iv.var));
-    rvals[rb.niters] = realize->realize.values[k];
-    rb.iters[rb.niters++] = iv;
+    ir_ptrmap_put(&var_map, b->iters[k].var, tir_var_ref(h, iv.var));
+    wvals[wb.niters] = realize->realize.values[k];
+    wb.iters[wb.niters++] = iv;
   }
-  for (int d = outer; d < bp->n - 1; d++) {
-    const TirStmt *l = bp->s[d];
-    if (l == rl || !loop_used_by(realize, b, l->loop.var, TIR_ITER_REDUCE)) continue;
-    char *n2 = xasprintf("v%s", l->loop.var->name);
-    TirVar *v = tir_var(h, n2, l->loop.var->dtype);
-    free(n2);
-    ir_ptrmap_put(&loop_sub, l->loop.var, tir_var_ref(h, v));
-    rvals[rb.niters] = tir_var_ref(h, l->loop.var);
-    rb.iters[rb.niters++] = (TirIterVar){v, {l->loop.min, l->loop.extent}, TIR_ITER_REDUCE};
-  }
-  for (int k = 0; k < b->niters; k++)
-    if (b->iters[k].type == TIR_ITER_REDUCE)
-      ir_ptrmap_put(&rf_sub, b->iters[k].var,
-                    tir_substitute_expr(h, realize->realize.values[k], &loop_sub));
-  ir_ptrmap_free(&loop_sub);
+  TirExpr *rhs[SCH_RED_MAX], *lhs[SCH_RED_MAX], *values[SCH_RED_MAX];
+  TirExpr **idx = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *idx);
+  for (int d = 0; d < nd; d++) idx[d] = tir_substitute_expr(h, red->idx[d], &var_map);
   TirExpr **ridx = ir_alloc(h, (size_t)(nd + 1) * sizeof *ridx);
-  for (int d = 0, j = 0; d <= nd; d++)
-    ridx[d] = d == st->fa ? tir_var_ref(h, rf_iter)
-                          : tir_substitute_expr(h, st->red.store->store.idx[j++], &rf_sub);
-  TirExpr *rhs = tir_substitute_expr(h, st->red.rhs, &rf_sub);
-  ir_ptrmap_free(&rf_sub);
-  rb.init = tir_store(h, rfbuf, b->init->store.value, ridx, nd + 1);
-  rb.body = tir_store(h, rfbuf, combine(h, &st->red, tir_load(h, rfbuf, ridx, nd + 1), rhs), ridx, nd + 1);
-  rb.annotations = b->annotations;
-  tir_infer_access_regions(h, &rb, &rb.reads, &rb.nreads, &rb.writes, &rb.nwrites);
-  *rf_realize = tir_block_realize(h, rvals, rb.niters, tir_bool(h, true), tir_block(h, &rb));
-  (*rf_realize)->span = realize->span;
-  TirStmt *rf_nest = *rf_realize;
-  for (int d = bp->n - 2; d >= outer; d--) rf_nest = sch_for_with_body(h, bp->s[d], rf_nest);
-  return rf_nest;
+  for (int d = 0; d <= nd; d++) ridx[d] = tir_substitute_expr(h, st->rf_idx[d], &var_map);
+  wb.reads = ir_alloc(h, (size_t)red->n * sizeof *wb.reads);
+  wb.writes = ir_alloc(h, (size_t)red->n * sizeof *wb.writes);
+  for (int i = 0; i < red->n; i++) {
+    rhs[i] = tir_load(h, st->rfbuf[i], ridx, nd + 1);
+    lhs[i] = tir_substitute_expr(h, red->lhs[i], &var_map);
+    TirRange *rr = ir_alloc(h, (size_t)(nd + 1) * sizeof *rr);
+    for (int d = 0; d <= nd; d++) rr[d] = (TirRange){ridx[d], tir_int(h, ridx[d]->dtype, 1)};
+    wb.reads[i] = (TirBufferRegion){st->rfbuf[i], rr, nd + 1};
+    TirRange *wr = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *wr);
+    for (int d = 0; d < nd; d++) wr[d] = (TirRange){lhs[i]->load.idx[d], tir_int(h, lhs[i]->load.idx[d]->dtype, 1)};
+    wb.writes[i] = (TirBufferRegion){red->buf[i], wr, nd};
+  }
+  wb.nreads = wb.nwrites = red->n;
+  for (int i = 0; i < red->n; i++) values[i] = sch_reducer_combine(h, red->kind, i, lhs, rhs);
+  wb.body = stores_body(h, st, red->buf, idx, nd, values);
+  wb.init = inits_body(h, st, red->buf, idx, nd);
+  ir_ptrmap_free(&var_map);
+  TirStmt *r = tir_block_realize(h, wvals, wb.niters, tir_bool(h, true), tir_block(h, &wb));
+  r->span = realize->span;
+  r->realize.block->span = realize->realize.block->span;
+  return r;
 }
 
-/* The write-back: the original block, reducing rfbuf over the rf axis into
- * the output, over copies of the needed loops (those bound into spatial
- * iters, and the factorized one). */
-static TirStmt *build_writeback_nest(IrHeap *h, const RfState *st, TirBuffer *rfbuf) {
-  const TirStmt *rl = st->loop, *realize = st->realize;
-  const TirBlock *b = st->b;
-  const SchPath *bp = &st->bp;
-  const Reducer *red = &st->red;
-  int nd = st->nd;
-  IrPtrMap wb_sub = {0};
-  TirStmt *wb_loops[64];
-  int nwb = 0;
-  TirVar *wb_rf_loop = NULL;
-  for (int d = st->outer; d < bp->n - 1 && nwb < 64; d++) {
-    const TirStmt *l = bp->s[d];
-    if (l != rl && !loop_used_by(realize, b, l->loop.var, TIR_ITER_SPATIAL)) continue;
-    TirVar *nv = tir_var(h, l->loop.var->name, l->loop.var->dtype);
-    ir_ptrmap_put(&wb_sub, l->loop.var, tir_var_ref(h, nv));
-    if (l == rl) wb_rf_loop = nv;
-    TirStmt *c = sch_for_with_body(h, l, l->loop.body);
-    c->loop.var = nv;
-    wb_loops[nwb++] = c;
-  }
-  TirBlock wb = *b;
-  wb.iters = ir_alloc(h, (size_t)(b->niters + 1) * sizeof *wb.iters);
-  TirExpr **wvals = ir_alloc(h, (size_t)(b->niters + 1) * sizeof *wvals);
-  wb.niters = 0;
-  for (int k = 0; k < b->niters; k++) {
-    if (b->iters[k].type != TIR_ITER_SPATIAL) continue;
-    wvals[wb.niters] = tir_substitute_expr(h, realize->realize.values[k], &wb_sub);
-    wb.iters[wb.niters++] = b->iters[k];
-  }
-  ir_ptrmap_free(&wb_sub);
-  /* The reduce iter over the rf axis (reusing the first iter's var when
-   * no spatial iter is left, so the block's handle stays valid). */
-  TirVar *wv;
-  if (wb.niters == 0) {
-    wv = b->iters[0].var;
-  } else {
-    char *n3 = xasprintf("v%s", rl->loop.var->name);
-    wv = tir_var(h, n3, rl->loop.var->dtype);
-    free(n3);
-  }
-  wvals[wb.niters] = tir_var_ref(h, wb_rf_loop);
-  wb.iters[wb.niters++] = (TirIterVar){wv, {rl->loop.min, rl->loop.extent}, TIR_ITER_REDUCE};
-  TirExpr **widx = ir_alloc(h, (size_t)(nd + 1) * sizeof *widx);
-  for (int d = 0, j = 0; d <= nd; d++)
-    widx[d] = d == st->fa ? tir_var_ref(h, wv) : red->store->store.idx[j++];
-  TirExpr *acc = tir_load(h, st->buf, red->store->store.idx, nd);
-  wb.body = tir_store(h, st->buf, combine(h, red, acc, tir_load(h, rfbuf, widx, nd + 1)),
-                      red->store->store.idx, nd);
-  tir_infer_access_regions(h, &wb, &wb.reads, &wb.nreads, &wb.writes, &wb.nwrites);
-  TirStmt *wb_nest = tir_block_realize(h, wvals, wb.niters, tir_bool(h, true), tir_block(h, &wb));
-  wb_nest->span = realize->span;
-  wb_nest->realize.block->span = realize->realize.block->span;
-  for (int i = nwb - 1; i >= 0; i--) {
-    wb_loops[i]->loop.body = wb_nest;
-    wb_nest = wb_loops[i];
-  }
-  return wb_nest;
-}
-
-/* The new root: the two nests in place of the loops from outer, the scope
- * block allocating rfbuf. */
+/* The new scope: from the block up, the write-back block under the loops
+ * that stay (the factorized one and those not bound into reduce iters), the
+ * rf nest before the outermost loop; the scope block allocates the rf
+ * buffers (TVM's BlockReplacer). */
 static TirStmt *replace_rfactor_scope(IrHeap *h, const RfState *st, TirStmt *rf_nest,
-                                      TirStmt *wb_nest, TirBuffer *rfbuf) {
+                                      TirStmt *wb_realize) {
   const SchPath *bp = &st->bp;
-  int scope_i = st->scope_i;
-  TirStmt *pair[2] = {rf_nest, wb_nest};
-  TirStmt *cur = tir_seq(h, pair, 2);
-  /* Rebuild the spine up to the scope block, which also allocates the rf buffer. */
-  for (int d = st->outer - 1; d > scope_i; d--) cur = sch_replace_child(h, bp->s[d], bp->s[d + 1], cur);
-  TirStmt *nscope = sch_replace_child(h, bp->s[scope_i], bp->s[scope_i + 1], cur);
-  TirBlock nb = nscope->block;
-  nb.allocs = ir_alloc(h, (size_t)(nb.nallocs + 1) * sizeof *nb.allocs);
-  if (nscope->block.nallocs)
-    memcpy(nb.allocs, nscope->block.allocs, (size_t)nb.nallocs * sizeof *nb.allocs);
-  nb.allocs[nb.nallocs++] = rfbuf;
+  int scope_i = st->scope_i, outer = st->loopd[0];
+  TirStmt *cur = wb_realize;
+  for (int d = bp->n - 2; d >= outer; d--) {
+    const TirStmt *p = bp->s[d];
+    if (p->kind != TIR_S_FOR) {
+      cur = sch_replace_child(h, p, bp->s[d + 1], cur);
+      continue;
+    }
+    if (p == st->loop || !loop_used_by(st->realize, st->b, p->loop.var, TIR_ITER_REDUCE))
+      cur = sch_for_with_body(h, p, cur);
+  }
+  const TirStmt *parent = bp->s[outer - 1];
+  TirStmt *pair[2] = {rf_nest, cur};
+  if (parent->kind == TIR_S_SEQ) {
+    int n = parent->seq.n;
+    TirStmt **items = ir_alloc(h, (size_t)(n + 1) * sizeof *items);
+    for (int i = 0, m = 0; i < n; i++) {
+      if (parent->seq.stmts[i] == bp->s[outer]) items[m++] = rf_nest, items[m++] = cur;
+      else items[m++] = parent->seq.stmts[i];
+    }
+    cur = tir_seq(h, items, n + 1);
+  } else {
+    cur = sch_replace_child(h, parent, bp->s[outer], tir_seq(h, pair, 2));
+  }
+  for (int d = outer - 2; d > scope_i; d--) cur = sch_replace_child(h, bp->s[d], bp->s[d + 1], cur);
+  if (outer - 1 > scope_i) cur = sch_replace_child(h, bp->s[scope_i], bp->s[scope_i + 1], cur);
+  TirBlock nb = cur->block;
+  nb.allocs = ir_alloc(h, (size_t)(nb.nallocs + st->red.n) * sizeof *nb.allocs);
+  if (cur->block.nallocs) memcpy(nb.allocs, cur->block.allocs, (size_t)nb.nallocs * sizeof *nb.allocs);
+  for (int i = 0; i < st->red.n; i++) nb.allocs[nb.nallocs++] = st->rfbuf[i];
   TirStmt *nblk = tir_block(h, &nb);
   nblk->span = bp->s[scope_i]->span;
   return sch_replace_at(h, bp, scope_i, nblk);
@@ -437,13 +519,16 @@ SchRV sch_rfactor(Schedule *s, SchRV loop_rv, int factor_axis) {
     if (check_rfactor_block(&st) && check_rfactor_loops(&st, factor_axis)) {
       IrModule *nm = sch_begin(s);
       IrHeap *h = nm->heap;
-      TirBuffer *rfbuf = build_rf_buffer(h, &st);
-      TirStmt *rf_realize;
-      TirStmt *rf_nest = build_rf_nest(h, &st, rfbuf, &rf_realize);
-      TirStmt *wb_nest = build_writeback_nest(h, &st, rfbuf);
-      TirStmt *root = replace_rfactor_scope(h, &st, rf_nest, wb_nest, rfbuf);
+      build_rf_buffers(h, &st);
+      TirStmt *rf_realize = build_rf_realize(h, &st);
+      TirStmt *rf_nest = build_rf_nest(h, &st, rf_realize);
+      TirStmt *wb_realize = build_writeback_realize(h, &st);
+      TirStmt *root = replace_rfactor_scope(h, &st, rf_nest, wb_realize);
       sch_commit(s, nm, st.func, root);
-      res = sch_block_rv(s, st.func, rf_realize);
+      sch_rekey_block_handles(s, st.b, tir_realize_block(wb_realize));
+      TirStmt *inner = rf_nest;
+      while (inner->kind == TIR_S_FOR) inner = inner->loop.body;
+      res = sch_block_rv(s, st.func, inner);
       SchVal args[2] = {sch_val_rv(loop_rv), sch_val_int(factor_axis)};
       sch_record(s, st.prim, args, 2, &res, 1);
     }

@@ -308,4 +308,34 @@ static inline const TirStmt *sch_reduce_loop_above(const SchPath *path, int from
 bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *path, int scope_i,
                                   const char *what);
 
+/* inline_inverse.c: the consumer iters of block b at the point where the
+ * producer stores store_idx, given the indices with which b loads it
+ * (sums of mixed-radix digits of b's iters, unit iters absent); fills vmap
+ * (iter -> expression over store_idx); false when the loads have another
+ * form. */
+bool sch_inverse_load_indices(IrHeap *h, const TirBlock *b, TirExpr *const *load_idx, int n,
+                              TirExpr *const *store_idx, IrPtrMap *vmap);
+
+/* reducer.c: a reduction block matched against TVM's registered commutative
+ * reducers (sum, product, min, max, the pairwise sum, argmax/argmin and
+ * their tie-breaking forms). */
+#define SCH_RED_MAX 2
+typedef struct SchReduction {
+  int n;                           /* buffers reduced together (1 or 2) */
+  int kind;                        /* which reducer */
+  TirBuffer *buf[SCH_RED_MAX];     /* the buffers, in the body's let order */
+  TirExpr **upd_idx[SCH_RED_MAX];  /* each update's indices */
+  TirExpr **idx;                   /* the indices they share (the first update's) */
+  int nidx;
+  TirExpr *init[SCH_RED_MAX];      /* the identities, in the same order */
+  TirExpr *lhs[SCH_RED_MAX];       /* combiner operands: the buffers' loads */
+  TirExpr *rhs[SCH_RED_MAX];       /* and the values combined into them */
+} SchReduction;
+/* 0 when block b's init and body match a reducer; else TVM's violated
+ * condition number (1..12, see sch_reduction_condition) or -1 when no
+ * reducer matches. */
+int sch_match_reduction(const TirBlock *b, SchReduction *r);
+/* Value i of reducer `kind` combining x (accumulators) with y. */
+TirExpr *sch_reducer_combine(IrHeap *h, int kind, int i, TirExpr *const *x, TirExpr *const *y);
+
 #endif

@@ -170,6 +170,15 @@ void arith_floordiv_const(ArithCtx *ctx, const APoly *a, int64_t c, APoly *out) 
     } else {
       q.c = qc;
       uint64_t g = poly_gcd(&r, c);
+      /* (g2 * Y + k) // (g2 * c') == Y // c' when 0 <= k < g2 (g2 the gcd
+       * of the terms): the constant never reaches the next multiple */
+      uint64_t g2 = 0;
+      for (int i = 0; i < r.n; i++) g2 = arith_ugcd(g2, arith_uabs(r.terms[i].coef));
+      if (g == 1 && g2 > 1 && g2 <= (uint64_t)c && c % (int64_t)g2 == 0 && r.c >= 0 &&
+          (uint64_t)r.c < g2) {
+        r.c = 0;
+        g = g2;
+      }
       int64_t cc = c;
       if (g > 1) {
         for (int i = 0; i < r.n; i++) r.terms[i].coef /= (int64_t)g;
@@ -422,12 +431,7 @@ static TirExpr *simp_minmax(ArithCtx *ctx, const TirExpr *e) {
       return tir_binary(ctx->h, e->kind, a->bin.a, cc);
     }
   }
-  /* constants second */
-  if ((a->kind == TIR_INT || a->kind == TIR_FLOAT) && b->kind != TIR_INT && b->kind != TIR_FLOAT) {
-    TirExpr *tmp = a;
-    a = b;
-    b = tmp;
-  }
+  /* operands stay in order, as TVM's rewrite rules leave them */
   return rebuild_bin(ctx, e, a, b);
 }
 
@@ -452,6 +456,31 @@ static TirExprKind negate_cmp(TirExprKind k) {
     case TIR_EQ: return TIR_NE;
     default: return TIR_EQ;
   }
+}
+
+/* `x // c CMP k` (c > 0, k constant) as a comparison of x itself, as TVM's
+ * rewrite rules leave it: x // c < k is x < c * k, and k < x // c is
+ * (k + 1) * c - 1 < x (<= and >= are the negations).  NULL when l, r have
+ * another form. */
+static TirExpr *floordiv_cmp(ArithCtx *ctx, TirExprKind k, const APoly *l, const APoly *r) {
+  int64_t c, kc = r->c, bound;
+  if (l->n != 1 || l->c != 0 || r->n != 0 || l->terms[0].coef != 1 || l->terms[0].n != 1) return NULL;
+  const TirExpr *at = l->terms[0].atoms[0];
+  if (at->kind != TIR_FLOORDIV || !is_int_const(at->bin.b, &c) || c <= 0) return NULL;
+  bool overflow;
+  switch (k) {
+    case TIR_LT: case TIR_GE: overflow = __builtin_mul_overflow(kc, c, &bound); break;
+    case TIR_LE: case TIR_GT:
+      overflow = __builtin_add_overflow(kc, 1, &bound) || __builtin_mul_overflow(bound, c, &bound) ||
+                 __builtin_sub_overflow(bound, 1, &bound);
+      break;
+    default: return NULL;
+  }
+  if (overflow || arith_pwrap(l->t, (uint64_t)bound) != bound) return NULL;
+  TirExpr *x = at->bin.a, *cb = tir_int(ctx->h, l->t, bound);
+  if (k == TIR_GT) return tir_binary(ctx->h, TIR_LT, cb, x);
+  if (k == TIR_GE) return tir_binary(ctx->h, TIR_LE, cb, x);
+  return tir_binary(ctx->h, k, x, cb);
 }
 
 /* `d CMP 0` in canonical printed form (d not constant). */
@@ -491,7 +520,12 @@ static TirExpr *canonical_cmp(ArithCtx *ctx, TirExprKind k, APoly *d) {
     r = tmp;
     k = flip_cmp(k);
   }
-  TirExpr *res = tir_binary(ctx->h, k, arith_poly_to_expr(ctx, &l), arith_poly_to_expr(ctx, &r));
+  TirExpr *res = floordiv_cmp(ctx, k, &l, &r);
+  /* TVM's simplifier leaves no > or >=: a > b is b < a, a >= b is b <= a */
+  if (!res && (k == TIR_GT || k == TIR_GE))
+    res = tir_binary(ctx->h, k == TIR_GT ? TIR_LT : TIR_LE, arith_poly_to_expr(ctx, &r),
+                     arith_poly_to_expr(ctx, &l));
+  if (!res) res = tir_binary(ctx->h, k, arith_poly_to_expr(ctx, &l), arith_poly_to_expr(ctx, &r));
   arith_poly_free(&l);
   arith_poly_free(&r);
   return res;
@@ -559,6 +593,10 @@ static TirExpr *simp_andor(ArithCtx *ctx, const TirExpr *e) {
     return tir_bool(ctx->h, !is_and);
   if (a->kind >= TIR_EQ && a->kind <= TIR_GE && b->kind == negate_cmp(a->kind) &&
       !dt_is_float(a->bin.a->dtype) && same(a->bin.a, b->bin.a) && same(a->bin.b, b->bin.b))
+    return tir_bool(ctx->h, !is_and);
+  /* the negation written with its operands swapped (x < y, y <= x) */
+  if (a->kind >= TIR_EQ && a->kind <= TIR_GE && b->kind == flip_cmp(negate_cmp(a->kind)) &&
+      !dt_is_float(a->bin.a->dtype) && same(a->bin.a, b->bin.b) && same(a->bin.b, b->bin.a))
     return tir_bool(ctx->h, !is_and);
   return rebuild_bin(ctx, e, a, b);
 }

@@ -298,6 +298,9 @@ static void test_divmod(void) {
   SIMP(fmod_(mul(v(x), c(8)), c(4)), "0");
   SIMP(fdiv(v(j), c(16)), "0");
   SIMP(fmod_(v(j), c(16)), "j");
+  /* (8x + 7) // 16 == x // 2: the constant stays below the terms' gcd */
+  SIMP(fdiv(add(mul(v(x), c(8)), c(7)), c(16)), "x // 2");
+  SIMP(fdiv(add(mul(v(x), c(8)), c(9)), c(16)), "(x * 8 + 9) // 16");
   SIMP(fdiv(v(j), c(32)), "0");
   SIMP(fdiv(v(j), c(8)), "j // 8");
   SIMP(fmod_(v(j), c(8)), "j % 8");
@@ -388,8 +391,8 @@ static void test_minmax(void) {
   SIMP(mn(v(i), c(6)), "T.min(i, 6)");
   SIMP(mx(v(i), c(0)), "i");
   SIMP(mx(v(i), c(1)), "T.max(i, 1)");
-  SIMP(mx(c(1), v(i)), "T.max(i, 1)");
-  SIMP(mn(c(100), v(x)), "T.min(x, 100)");
+  SIMP(mx(c(1), v(i)), "T.max(1, i)");
+  SIMP(mn(c(100), v(x)), "T.min(100, x)");
   SIMP(mn(v(x), v(y)), "T.min(x, y)");
   SIMP(mn(mn(v(x), c(3)), c(5)), "T.min(x, 3)");
   SIMP(mn(mn(v(x), c(5)), c(3)), "T.min(x, 3)");
@@ -440,25 +443,31 @@ static void test_compare(void) {
   SIMP(ne(v(x), v(x)), "T.bool(False)");
   SIMP(lt(v(x), v(y)), "x < y");
   SIMP(lt(sub(v(x), v(y)), c(0)), "x < y");
-  SIMP(gt(v(y), v(x)), "y > x");
+  SIMP(gt(v(y), v(x)), "x < y");
   SIMP(lt(add(v(x), c(1)), v(y)), "x + 1 < y");
   SIMP(lt(v(x), add(v(y), c(3))), "x < y + 3");
   SIMP(lt(sub(v(x), c(3)), v(y)), "x < y + 3");
   SIMP(lt(mul(v(x), c(4)), c(16)), "x < 4");
   SIMP(lt(mul(v(x), c(4)), c(15)), "x < 4");
   SIMP(le(mul(v(x), c(4)), c(15)), "x <= 3");
-  SIMP(gt(mul(v(x), c(4)), c(15)), "x > 3");
-  SIMP(ge(mul(v(x), c(4)), c(15)), "x >= 4");
+  SIMP(gt(mul(v(x), c(4)), c(15)), "3 < x");
+  SIMP(ge(mul(v(x), c(4)), c(15)), "4 <= x");
   SIMP(eq(mul(v(x), c(4)), c(15)), "T.bool(False)");
   SIMP(ne(mul(v(x), c(4)), c(15)), "T.bool(True)");
   SIMP(eq(mul(v(x), c(4)), c(16)), "x == 4");
-  SIMP(lt(c(5), v(x)), "x > 5");
-  SIMP(lt(sub(c(0), v(x)), c(-5)), "x > 5");
+  SIMP(lt(c(5), v(x)), "5 < x");
+  SIMP(lt(sub(c(0), v(x)), c(-5)), "5 < x");
   SIMP(lt(add(mul(v(i), c(16)), v(j)), c(2048)), "T.bool(True)");
   SIMP(lt(add(mul(v(i), c(16)), v(j)), c(2047)), "i * 16 + j < 2047");
   SIMP(lt(add(mul(v(x), c(16)), v(y)), c(128)), "x * 16 + y < 128");
   SIMP(lt(mul(v(x), c(2)), add(mul(v(y), c(4)), c(2))), "x < y * 2 + 1");
   SIMP(lt(v(i), v(n)), "i < n");
+  /* x // c against a constant compares x (TVM's floordiv rules) */
+  SIMP(lt(fdiv(v(x), c(128)), c(127)), "x < 16256");
+  SIMP(lt(c(3), fdiv(v(x), c(8))), "31 < x");
+  SIMP(le(fdiv(v(x), c(8)), c(3)), "x <= 31");
+  SIMP(ge(fdiv(v(x), c(8)), c(3)), "24 <= x");
+  SIMP(lt(fdiv(v(x), c(8)), v(y)), "x // 8 < y");
   SIMP(ge(v(n), c(0)), "T.bool(True)");
   SIMP(lt(v(n), c(0)), "T.bool(False)");
   arith_push(A);
@@ -505,8 +514,8 @@ static void test_bool(void) {
   SIMP(or_(eq(v(x), c(1)), not_(eq(v(x), c(1)))), "T.bool(True)");
   SIMP(not_(T()), "T.bool(False)");
   SIMP(not_(F()), "T.bool(True)");
-  SIMP(not_(lt(v(x), v(y))), "x >= y");
-  SIMP(not_(le(v(x), v(y))), "x > y");
+  SIMP(not_(lt(v(x), v(y))), "y <= x");
+  SIMP(not_(le(v(x), v(y))), "y < x");
   SIMP(not_(gt(v(x), c(3))), "x <= 3");
   SIMP(not_(ge(v(x), c(3))), "x < 3");
   SIMP(not_(eq(v(x), c(3))), "x != 3");

@@ -112,7 +112,7 @@ static void test_reductions(void) {
   free(p);
   p = check_case("matmul.tvs", "main",
                  DEBUG "i, j, k = sch.get_loops(\"C\")\nk0, k1 = sch.split(k, factors=[4, 4])\n"
-                 "rf = sch.rfactor(k0, factor_axis=1)\nsch.decompose_reduction(rf, k1)\n");
+                 "rf = sch.rfactor(k0, factor_axis=1)\nsch.decompose_reduction(rf, sch.get_loops(rf)[3])\n");
   free(p);
   /* rfactor of a whole (unsplit) reduce loop, then the rf block moved. */
   p = check_case("reduce_max.tvs", "main", DEBUG "i, k = sch.get_loops(\"B\")\nrf = sch.rfactor(k, 0)\n");

@@ -120,7 +120,7 @@ static void test_index_map(void) {
   CHECK(sch_index_map_image(h, &im, ext, shape, &why));
   check_expr(shape[0], "8");
   CHECK(sch_index_map_inverse(h, &im, ext, NULL, &inv, &pad, &why));
-  check_expr(pad, "v0 * 4 + v2 >= 30");
+  check_expr(pad, "30 <= v0 * 4 + v2");
   CHECK(!sch_index_map_inverse(h, &im, ext, NULL, &inv, NULL, &why));
   /* fuse, and int64 */
   CHECK_EQ_INT(sch_index_map_parse(s, h, "lambda i, j: [i * 12 + j]", dt_int64, "t", 0, &im), 0);
@@ -191,7 +191,7 @@ static void test_cases(void) {
                  "sch.transform_layout(\"B\", (\"write\", 0), lambda i, j: (i // 4, j, i % 4), pad_value=0.0)\n");
   expect_contains(p, "B = T.alloc_buffer((4, 8, 4))");
   expect_contains(p, "for axis0, axis1, axis2 in T.grid(4, 8, 4):");
-  expect_contains(p, "B[v_axis0, v_axis1, v_axis2] = T.if_then_else(v_axis0 * 4 + v_axis2 >= 14, T.float32(0.0), "
+  expect_contains(p, "B[v_axis0, v_axis1, v_axis2] = T.if_then_else(14 <= v_axis0 * 4 + v_axis2, T.float32(0.0), "
                      "A[v_axis0 * 4 + v_axis2, v_axis1] + T.float32(1.0))");
   free(p);
   /* a writer that is not row-major: a block filling the padding after it */
@@ -199,7 +199,7 @@ static void test_cases(void) {
                  "i, j = sch.get_loops(\"B\")\nsch.reorder(j, i)\n"
                  "sch.transform_layout(\"B\", (\"write\", 0), lambda i, j: (i // 4, j, i % 4), pad_value=0.0)\n");
   expect_contains(p, "with T.block(\"buffer_B_padding\"):");
-  expect_contains(p, "T.where(axis0 * 4 + axis2 >= 14)");
+  expect_contains(p, "T.where(14 <= axis0 * 4 + axis2)");
   expect_contains(p, "B[v_axis0, v_axis1, v_axis2] = T.float32(0.0)");
   free(p);
   /* a reduction writer: init and update both store the pad value in the padding */
@@ -207,14 +207,14 @@ static void test_cases(void) {
                  "sch.transform_layout(\"B\", \"B\", lambda i: [i // 4, i % 4], pad_value=0.0)\n"
                  "sch.decompose_reduction(\"B\", sch.get_loops(\"B\")[2])\n");
   expect_contains(p, "v_axis0, v_axis1, vk = T.axis.remap(\"SSR\", [axis0, axis1, k])");
-  expect_contains(p, "B[v_axis0, v_axis1] = T.if_then_else(v_axis0 * 4 + v_axis1 >= 14, T.float32(0.0), "
+  expect_contains(p, "B[v_axis0, v_axis1] = T.if_then_else(14 <= v_axis0 * 4 + v_axis1, T.float32(0.0), "
                      "B[v_axis0, v_axis1] + A[v_axis0 * 4 + v_axis1, vk])");
   free(p);
   /* a lambda pad value reading the buffer itself */
   p = check_case("layout_pad.tvs", "main",
                  "sch.transform_layout(\"C\", (\"read\", 0), lambda i, j: (i // 4, j, i % 4), "
                  "pad_value=lambda a, b, c: B[a, b, 0] + T.float32(1))\n");
-  expect_contains(p, "T.if_then_else(v_axis0 * 4 + v_axis2 >= 14, B[v_axis0, v_axis1, 0] + T.float32(1.0), "
+  expect_contains(p, "T.if_then_else(14 <= v_axis0 * 4 + v_axis2, B[v_axis0, v_axis1, 0] + T.float32(1.0), "
                      "A[v_axis0 * 4 + v_axis2, v_axis1] + T.float32(1.0))");
   free(p);
   /* axis separators from the index map, and set_axis_separator on a parameter */
@@ -347,7 +347,7 @@ static void test_param_layouts(void) {
   PrintOptions opt = print_options_default();
   print_module(&pr, m2, &opt);
   CHECK(strstr(pr.data, "with T.block(\"buffer_A_assumptions\"):") != NULL);
-  CHECK(strstr(pr.data, "T.evaluate(T.assume(not v_axis0 * 4 + v_axis2 >= 14 or A[v_axis0, v_axis1, v_axis2] == T.float32(-1.0)))") != NULL);
+  CHECK(strstr(pr.data, "T.evaluate(T.assume(not 14 <= v_axis0 * 4 + v_axis2 or A[v_axis0, v_axis1, v_axis2] == T.float32(-1.0)))") != NULL);
   CHECK(strstr(pr.data, "def main(A: T.Buffer((4, 8, 4), \"float32\")") != NULL);
   sb_free(&pr);
   sb_free(&out);
@@ -385,7 +385,7 @@ static void test_refusals(void) {
     n++;                                   \
   } while (0)
   REFUSE(sch_transform_layout(s, b, true, 0, "lambda i, j: (i // 4, j, i % 4)", NULL, false),
-         "transform_layout: the transformation would introduce padding at axis0 * 4 + axis2 >= 14 in buffer 'B'");
+         "transform_layout: the transformation would introduce padding at 14 <= axis0 * 4 + axis2 in buffer 'B'");
   REFUSE(sch_transform_layout(s, b, true, 0, "lambda i, j: (i // 4, j, i % 4)", "0", false),
          "transform_layout: type mismatch: buffer 'B' has dtype float32 but pad_value has dtype int32");
   REFUSE(sch_transform_layout(s, b, true, 0, "lambda i, j: (i // 2, j)", NULL, false),

@@ -1456,11 +1456,12 @@ static const FixedCase fixed_cases[] = {
      "sch.compute_inline(sch.get_block(\"C_j0\"))\n",
      "is not the only writer of buffer 'C'"},
     /* sample_perfect_tile of a loop with a symbolic extent (after
-     * compute_at) records the decision [-1, 1], which the replay refused. */
+     * compute_at; rows of 12 in tiles of 5) records the decision [-1, 1],
+     * which the replay refused. */
     {"matmul_bias",
      "i, j = sch.get_loops(sch.get_block(\"add\"))\n"
      "f = sch.fuse(i, j)\n"
-     "fo, fi = sch.split(f, [None, 3])\n"
+     "fo, fi = sch.split(f, [None, 5])\n"
      "sch.compute_at(sch.get_block(\"multiply\"), fo)\n"
      "fo, ax0, ax1, ax2 = sch.get_loops(sch.get_block(\"multiply\"))\n"
      "v = sch.sample_perfect_tile(ax0, n=2)\n"

@@ -94,7 +94,7 @@ static void test_rfactor_refusals(void) {
   free(l);
   int nv = sch_num_versions(s), nt = sch_trace_len(s);
   CHECK_EQ_INT(sch_rfactor(s, j, 0), -1);
-  CHECK(strstr(last_msg(&d), "rfactor: loop 'j' is not bound to any reduce iter of block 'Y'") != NULL);
+  CHECK(strstr(last_msg(&d), "rfactor: loop 'j' is bound into a data-parallel iter of block 'Y'") != NULL);
   CHECK_EQ_INT(sch_rfactor(s, k, 3), -1);
   CHECK(strstr(last_msg(&d), "rfactor: factor_axis 3 is out of range [-3, 2] for buffer 'Y'") != NULL);
   CHECK_EQ_INT(sch_rfactor(s, k, -4), -1);

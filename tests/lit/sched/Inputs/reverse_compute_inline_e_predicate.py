@@ -1,1 +1,0 @@
-sch.reverse_compute_inline("out")

@@ -1,0 +1,5 @@
+r, c = sch.get_loops("amin")
+c0, c1 = sch.split(c, factors=[3, 4])
+rf = sch.rfactor(c1, 0)
+r2, c2 = sch.get_loops("rsum")
+sch.rfactor(c2, 1)
