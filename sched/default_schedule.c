@@ -194,8 +194,8 @@ static void undo_steps(SchDsQuiet *q, int k) {
 
 /* A reduction whose innermost loop is a long reduce loop (a sum or max along
  * the contiguous axis: mean, norms, softmax's sums, a reduction to a scalar)
- * runs one scalar accumulator per output, which LLVM may not vectorize (that
- * would reassociate).  As MetaSchedule's AddRFactor, the loop is split by the
+ * runs one scalar accumulator per output, which LLVM does not vectorize when
+ * it is a float (that would reassociate).  As MetaSchedule's AddRFactor, the loop is split by the
  * vector width and rfactor'ed on the inner part: `lanes` partial results
  * accumulate in a vector, and a short write-back block folds them.  Only
  * while the partials stay small (few outputs); the schedule is left as it
@@ -205,6 +205,8 @@ static bool rfactor_nest(SchDsQuiet *q, const SchDsNest *n, int lanes, int lead)
   int last = n->nloops - 1;
   int64_t ext, spatial = 1, work = 1;
   if (lead == n->nloops || sch_ds_loop_is_spatial(n, last)) return false;
+  /* LLVM vectorizes an integer reduction itself (integer + is associative) */
+  if (n->block->nwrites != 1 || !dt_is_float(n->block->writes[0].buffer->dtype)) return false;
   if (!tir_is_const_int(n->loops[last]->loop.extent, &ext) || ext % lanes || ext < 4 * lanes) return false;
   for (int i = 0; i < n->nloops; i++) {
     int64_t e;
