@@ -111,20 +111,88 @@ static bool bind_nest(SchDsQuiet *q, const SchDsNest *n) {
          sch_ds_try_ok(q, sch_bind(q->s, parts[1], "threadIdx.x"));
 }
 
+/* The largest of the candidates (descending) dividing n, or 0. */
+static int64_t divisor_of(int64_t n, const int64_t *cand, int ncand) {
+  for (int i = 0; i < ncand; i++)
+    if (n % cand[i] == 0) return cand[i];
+  return 0;
+}
+
+/* dlight's Matmul rule: a root nest of three loops over a matmul-like block
+ * (spatial, spatial, reduce; two inputs, one output; float32 and constant
+ * sizes) gets stdlib/schedules/matmul_gpu.sched.tvs with tiles that divide
+ * the sizes: 16 x 16 threads of 4 x 4 registers where they allow.  False
+ * (the schedule unchanged) when the sizes give no such tiles or a step is
+ * refused; the nest then takes the fallback. */
+static bool matmul_rule(IrModule **m, const SchDsNest *n) {
+  const TirBlock *b = n->block;
+  int64_t M, N, K;
+  if (n->nloops != 3 || b->niters != 3 || b->nreads != 2 || b->nwrites != 1 || b->iters[0].type != TIR_ITER_SPATIAL ||
+      b->iters[1].type != TIR_ITER_SPATIAL || b->iters[2].type != TIR_ITER_REDUCE ||
+      !dt_is_float(b->writes[0].buffer->dtype) || !tir_is_const_int(n->loops[0]->loop.extent, &M) ||
+      !tir_is_const_int(n->loops[1]->loop.extent, &N) || !tir_is_const_int(n->loops[2]->loop.extent, &K) ||
+      !sch_ds_loop_is_spatial(n, 0) || !sch_ds_loop_is_spatial(n, 1) || sch_ds_loop_is_spatial(n, 2))
+    return false;
+  static const int64_t thr[] = {16, 8}, reg[] = {4, 2, 1}, step[] = {8, 4, 2, 1};
+  int64_t ty = divisor_of(M, thr, 2), tx = divisor_of(N, thr, 2);
+  if (!ty || !tx) return false;
+  int64_t ri = divisor_of(M / ty, reg, 3), rj = divisor_of(N / tx, reg, 3), ki = divisor_of(K, step, 4);
+  /* scalar fetches: vectorize-loop cannot prove a fused (row, column) tile
+   * index contiguous across lanes here and would warn and scalarize them */
+  int64_t va = 1, vb = 1;
+  char prologue[512];
+  snprintf(prologue, sizeof prologue,
+           "block = sch.get_block(\"%s\")\nfi = [%lld, 1, %lld, %lld]\nfj = [%lld, 1, %lld, %lld]\nfk = [%lld, %lld]\n"
+           "va = %lld\nvb = %lld\n", b->name, (long long)(M / (ty * ri)), (long long)ty, (long long)ri,
+           (long long)(N / (tx * rj)), (long long)tx, (long long)rj, (long long)(K / ki), (long long)ki, (long long)va,
+           (long long)vb);
+  const char *text = sch_default_script("matmul_gpu.sched.tvs");
+  if (!text) return false;
+  char *full = xasprintf("%s%s", prologue, text);
+  SourceFile *src = src_from_string("matmul_gpu.sched.tvs", full, strlen(full));
+  free(full);
+  IrModule *trial = ir_module_copy(*m);
+  DiagCtx quiet;
+  diag_init(&quiet, NULL);
+  int rc = sch_eval_text(src, &trial, &quiet, NULL);
+  bool ok = rc == 0 && !quiet.nerr;
+  diag_free(&quiet);
+  src_free(src);
+  if (ok) {
+    ir_module_free(*m);
+    *m = trial;
+  } else {
+    ir_module_free(trial);
+  }
+  return ok;
+}
+
+/* The root-level loop nests of the only function of *m. */
+static int root_items(const IrModule *m, const TirStmt *const **items) {
+  const TirStmt *root = m->funcs[0].tir->body;
+  if (!root || root->kind != TIR_S_BLOCK_REALIZE) return -1;
+  const TirStmt *body = root->realize.block->block.body;
+  *items = body->kind == TIR_S_SEQ ? (const TirStmt *const *)body->seq.stmts
+                                   : (const TirStmt *const *)&root->realize.block->block.body;
+  return body->kind == TIR_S_SEQ ? body->seq.n : 1;
+}
+
 /* Schedules the only function of *m; false when a nest stays unbound. */
 static bool fallback_rule(IrModule **m) {
   sch_ds_inline_producers(m, NULL, 0);
-  const TirFunc *f = (*m)->funcs[0].tir;
-  const TirStmt *root = f->body;
-  if (!root || root->kind != TIR_S_BLOCK_REALIZE) return false;
-  const TirStmt *body = root->realize.block->block.body;
-  const TirStmt *const *items = body->kind == TIR_S_SEQ ? (const TirStmt *const *)body->seq.stmts : &body;
-  int nitems = body->kind == TIR_S_SEQ ? body->seq.n : 1;
+  const TirStmt *const *items;
+  int nitems = root_items(*m, &items);
+  for (int i = 0; i < nitems; i++) { /* a matmul first: its epilogue nests are bound after */
+    SchDsNest n;
+    if (items[i]->kind == TIR_S_FOR && sch_ds_perfect_nest(items[i], &n) && matmul_rule(m, &n)) break;
+  }
+  if ((nitems = root_items(*m, &items)) < 0) return false;
   SchDsQuiet q;
   sch_ds_quiet_open(&q, *m);
   bool all = true;
   for (int i = 0; i < nitems; i++) {
     SchDsNest n;
+    if (items[i]->kind == TIR_S_FOR && sch_ds_has_scheduled_loop(items[i])) continue; /* the matmul rule's */
     if (items[i]->kind != TIR_S_FOR || !sch_ds_perfect_nest(items[i], &n) || !bind_nest(&q, &n)) all = false;
   }
   sch_ds_quiet_close(&q, m);
