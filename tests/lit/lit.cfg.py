@@ -30,6 +30,17 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(filecheck), "/usr/lib/llvm-14/bin", os.environ.get("PATH", "/usr/bin:/bin")])
 
+# OpenCL (PoCL) for tests that run kernels on it (REQUIRES: opencl): absent in
+# sanitizer builds, which refuse the ICD, and on machines without an ICD.
+import subprocess
+try:
+    probe = subprocess.run([params.get("tvs", "tvs"), "run", os.path.join(os.path.dirname(__file__), "..", "gpu",
+                            "ewise.tvs"), "--target", "opencl"], capture_output=True, timeout=60)
+    if probe.returncode == 0:
+        config.available_features.add("opencl")
+except (OSError, subprocess.SubprocessError):
+    pass
+
 # Host ISA features, for tests of ISA-specific default schedules (REQUIRES: avx512).
 try:
     with open("/proc/cpuinfo") as f:
