@@ -29,6 +29,12 @@ static int done(TvsSchedule *s, int rc, const char *prim) {
   return api_fail_diag(TVS_ERR_SCHEDULE, &s->diag, prim);
 }
 
+/* done() for a primitive that makes one handle: *id is set on success only. */
+static int done_rv(TvsSchedule *s, SchRV rv, int64_t *id, const char *prim) {
+  if (rv >= 0 && !s->diag.nerr) *id = api_rv_id(s, rv);
+  return done(s, rv, prim);
+}
+
 /* Decodes n handles (ids[i * stride]) into a malloc'd array; NULL after
  * setting the message. */
 static SchRV *decode_all(TvsSchedule *s, const int64_t *ids, size_t stride, int n, const char *prim,
@@ -151,8 +157,7 @@ int tvs_sched_fuse(TvsSchedule *s, const TvsLoopRV *loops, int n, int preserve_u
   if (!l) return TVS_ERR_ARGUMENT;
   SchRV rv = sch_fuse(sc, l, n, preserve_unit_iters != 0);
   free(l);
-  if (rv >= 0 && !s->diag.nerr) out->id = api_rv_id(s, rv);
-  return done(s, rv, "fuse");
+  return done_rv(s, rv, &out->id, "fuse");
 }
 
 int tvs_sched_reorder(TvsSchedule *s, const TvsLoopRV *loops, int n) {
@@ -282,8 +287,7 @@ static int cache(TvsSchedule *s, const char *prim, CacheFn fn, TvsBlockRV block,
   if (n && !c) return TVS_ERR_ARGUMENT;
   SchRV rv = fn(sc, b, index, scope, c, n);
   free(c);
-  if (rv >= 0 && !s->diag.nerr) out->id = api_rv_id(s, rv);
-  return done(s, rv, prim);
+  return done_rv(s, rv, &out->id, prim);
 }
 
 int tvs_sched_cache_read(TvsSchedule *s, TvsBlockRV block, int read_buffer_index, const char *storage_scope,
@@ -324,8 +328,7 @@ int tvs_sched_rfactor(TvsSchedule *s, TvsLoopRV loop, int factor_axis, TvsBlockR
   SchRV l = api_rv_of(s, loop.id, "rfactor", "loop");
   if (l < 0) return TVS_ERR_ARGUMENT;
   SchRV rv = sch_rfactor(sc, l, factor_axis);
-  if (rv >= 0 && !s->diag.nerr) out->id = api_rv_id(s, rv);
-  return done(s, rv, "rfactor");
+  return done_rv(s, rv, &out->id, "rfactor");
 }
 
 int tvs_sched_decompose_reduction(TvsSchedule *s, TvsBlockRV block, TvsLoopRV loop, TvsBlockRV *out) {
@@ -336,8 +339,7 @@ int tvs_sched_decompose_reduction(TvsSchedule *s, TvsBlockRV block, TvsLoopRV lo
   SchRV l = b < 0 ? -1 : api_rv_of(s, loop.id, "decompose_reduction", "loop");
   if (b < 0 || l < 0) return TVS_ERR_ARGUMENT;
   SchRV rv = sch_decompose_reduction(sc, b, l);
-  if (rv >= 0 && !s->diag.nerr) out->id = api_rv_id(s, rv);
-  return done(s, rv, "decompose_reduction");
+  return done_rv(s, rv, &out->id, "decompose_reduction");
 }
 
 /* ------------------------------------------------ blockize and tensorize */
@@ -349,8 +351,7 @@ int tvs_sched_blockize(TvsSchedule *s, TvsLoopRV loop, int preserve_unit_iters, 
   SchRV l = api_rv_of(s, loop.id, "blockize", "target");
   if (l < 0) return TVS_ERR_ARGUMENT;
   SchRV rv = sch_blockize(sc, l, preserve_unit_iters != 0);
-  if (rv >= 0 && !s->diag.nerr) out->id = api_rv_id(s, rv);
-  return done(s, rv, "blockize");
+  return done_rv(s, rv, &out->id, "blockize");
 }
 
 int tvs_sched_blockize_blocks(TvsSchedule *s, const TvsBlockRV *blocks, int n, int preserve_unit_iters,
@@ -362,8 +363,7 @@ int tvs_sched_blockize_blocks(TvsSchedule *s, const TvsBlockRV *blocks, int n, i
   if (!b) return TVS_ERR_ARGUMENT;
   SchRV rv = sch_blockize_blocks(sc, b, n, preserve_unit_iters != 0);
   free(b);
-  if (rv >= 0 && !s->diag.nerr) out->id = api_rv_id(s, rv);
-  return done(s, rv, "blockize");
+  return done_rv(s, rv, &out->id, "blockize");
 }
 
 int tvs_sched_tensorize(TvsSchedule *s, TvsRV block_or_loop, const char *intrin_name, int preserve_unit_iters) {
