@@ -106,3 +106,13 @@ void cg_npu_lowered_print(FILE *out, const NpuLowered *l) {
     if (sync) print_deps(out, &p->insns[i], false);
   }
 }
+
+int cg_npu_lowered_finish(NpuLowered *l, int rc, NpuProgram *p, char *err, size_t errlen) {
+  if (rc || cg_npu_lower_to(l, NPU_STAGE_ISA, err, errlen)) {
+    cg_npu_lowered_free(l);
+    return -1;
+  }
+  npu_program_free(p);
+  cg_npu_lowered_take(l, p);
+  return 0;
+}

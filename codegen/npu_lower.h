@@ -63,6 +63,10 @@ NpuInsn *cg_npu_lowered_add(NpuLowered *l, NpuOpcode op, int task_vt, int acc_vt
 int cg_npu_lower_to(NpuLowered *l, NpuStage upto, char *err, size_t errlen);
 /* Hands the stream to p (l is freed). */
 void cg_npu_lowered_take(NpuLowered *l, NpuProgram *p);
+/* What the *_program entries share: l, emitted with status rc (0 or -1),
+ * taken to the npu-isa stage and handed to p (replacing what p held); 0, or
+ * -1 with a message (l freed either way). */
+int cg_npu_lowered_finish(NpuLowered *l, int rc, NpuProgram *p, char *err, size_t errlen);
 /* Prints l in its stage's form: the npu-isa text, earlier stages with the
  * threads as comments and the tokens as coproc_dep_push/pop statements. */
 void cg_npu_lowered_print(FILE *out, const NpuLowered *l);

@@ -189,11 +189,5 @@ int cg_npu_matmul_lower(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling
 int cg_npu_matmul_program(const NpuConfig *c, const NpuMatmul *mm, const NpuTiling *t, NpuProgram *p, char *err,
                           size_t errlen) {
   NpuLowered l;
-  if (cg_npu_matmul_lower(c, mm, t, &l, err, errlen) || cg_npu_lower_to(&l, NPU_STAGE_ISA, err, errlen)) {
-    cg_npu_lowered_free(&l);
-    return -1;
-  }
-  npu_program_free(p);
-  cg_npu_lowered_take(&l, p);
-  return 0;
+  return cg_npu_lowered_finish(&l, cg_npu_matmul_lower(c, mm, t, &l, err, errlen), p, err, errlen);
 }
