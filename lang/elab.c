@@ -287,6 +287,11 @@ const Ast *elab_kwarg(const Ast *call, const char *name) {
   return NULL;
 }
 
+const Ast *elab_arg(const Ast *call, int i, const char *name) {
+  const Ast *a = elab_posarg(call, i);
+  return a ? a : elab_kwarg(call, name);
+}
+
 const Ast *elab_posarg(const Ast *call, int i) {
   if (!call || call->kind != AST_CALL) return NULL;
   int k = 0;

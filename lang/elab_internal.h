@@ -86,6 +86,8 @@ bool elab_ptr_type(ElabCtx *c, const Ast *e, DType *elem, const char **scope);
 const Ast *elab_kwarg(const Ast *call, const char *name);
 /* Positional (non-keyword) argument i of a CALL, or NULL. */
 const Ast *elab_posarg(const Ast *call, int i);
+/* Argument i of a CALL given by position or by keyword name, or NULL. */
+const Ast *elab_arg(const Ast *call, int i, const char *name);
 int elab_num_posargs(const Ast *call);
 /* Reports unknown keyword arguments of call (allowed: NULL-terminated list). */
 bool elab_check_kwargs(ElabCtx *c, const Ast *call, const char *const *allowed);

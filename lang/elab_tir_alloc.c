@@ -35,10 +35,7 @@ static const char *const allocate_kw[] = {"extents", "dtype", "scope", "conditio
 static TirStmt *allocate_head(ElabCtx *c, const Ast *call, const Ast *name) {
   if (!elab_check_kwargs(c, call, allocate_kw)) return NULL;
   const Ast *slot[4];
-  for (int k = 0; k < 4; k++) {
-    slot[k] = elab_posarg(call, k);
-    if (!slot[k]) slot[k] = elab_kwarg(call, allocate_kw[k]);
-  }
+  for (int k = 0; k < 4; k++) slot[k] = elab_arg(call, k, allocate_kw[k]);
   if (elab_num_posargs(call) > 4 || !slot[0] || !slot[1]) {
     diag_error(c->diag, call->span,
                "T.allocate takes (extents, dtype, scope), e.g. T.allocate([128], \"float32\", \"global\")");
@@ -100,10 +97,7 @@ static const char *const const_kw[] = {"data", "dtype", "extents", "annotations"
 static TirStmt *allocate_const_head(ElabCtx *c, const Ast *call, const Ast *name) {
   if (!elab_check_kwargs(c, call, const_kw)) return NULL;
   const Ast *slot[3];
-  for (int k = 0; k < 3; k++) {
-    slot[k] = elab_posarg(call, k);
-    if (!slot[k]) slot[k] = elab_kwarg(call, const_kw[k]);
-  }
+  for (int k = 0; k < 3; k++) slot[k] = elab_arg(call, k, const_kw[k]);
   if (elab_num_posargs(call) > 3 || !slot[0] || !slot[1] || !slot[2]) {
     diag_error(c->diag, call->span,
                "T.allocate_const takes (data, dtype, extents), e.g. T.allocate_const([1, 2], \"int32\", [2])");

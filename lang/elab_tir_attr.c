@@ -41,8 +41,8 @@ static const char *const env_kw[] = {"thread_tag", "dtype", NULL};
 /* `tx = T.env_thread("threadIdx.x")`: a thread variable, bound later by T.launch_thread. */
 bool elab_tir_env_thread(ElabCtx *c, const Ast *target, const Ast *call) {
   if (!elab_check_kwargs(c, call, env_kw)) return false;
-  const Ast *tg = elab_posarg(call, 0) ? elab_posarg(call, 0) : elab_kwarg(call, "thread_tag");
-  const Ast *dt = elab_posarg(call, 1) ? elab_posarg(call, 1) : elab_kwarg(call, "dtype");
+  const Ast *tg = elab_arg(call, 0, "thread_tag");
+  const Ast *dt = elab_arg(call, 1, "dtype");
   const char *tag;
   if (!tag_arg(c, tg, "T.env_thread", &tag)) return false;
   DType t = dt_int32;
@@ -55,8 +55,8 @@ bool elab_tir_env_thread(ElabCtx *c, const Ast *target, const Ast *call) {
 static bool launch_head(ElabCtx *c, const Ast *call, const Ast *name, ElabAttrHead *h) {
   static const char *const kw[] = {"thread", "extent", NULL};
   if (!elab_check_kwargs(c, call, kw)) return false;
-  const Ast *th = elab_posarg(call, 0) ? elab_posarg(call, 0) : elab_kwarg(call, "thread");
-  const Ast *ext = elab_posarg(call, 1) ? elab_posarg(call, 1) : elab_kwarg(call, "extent");
+  const Ast *th = elab_arg(call, 0, "thread");
+  const Ast *ext = elab_arg(call, 1, "extent");
   if (!th || !ext || elab_num_posargs(call) > 2) {
     diag_error(c->diag, call->span, "T.launch_thread takes (thread, extent), e.g. T.launch_thread(\"threadIdx.x\", 32)");
     return false;
