@@ -30,6 +30,7 @@
 #include "driver/run.h"
 #include "ir/flops.h"
 #include "ir/structural_equal.h"
+#include "ir/transform.h"
 
 struct TuneMeasurer {
   const char *func;
@@ -203,9 +204,7 @@ static void time_candidate(CandCtx *c, DrvRunner *ru, double first_ms, TuneResul
   r->gflops = t->flops > 0 && r->median_ms > 0 ? t->flops / (r->median_ms * 1e6) : 0;
 }
 
-static bool gpu_target(const TuneMeasurer *t) {
-  return t->o.target && (!strcmp(t->o.target, "cuda") || !strcmp(t->o.target, "opencl"));
-}
+static bool gpu_target(const TuneMeasurer *t) { return tir_is_gpu_target(t->o.target); }
 
 /* A candidate on the GPU target: lowered on the GPU pipeline (a schedule
  * that does not bind its loops, or breaks a device limit, is a build

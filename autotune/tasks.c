@@ -81,9 +81,7 @@ static int pick(const Task *t, int n) {
   return best;
 }
 
-static bool gpu_target(const TuneOptions *o) {
-  return o->target && (!strcmp(o->target, "cuda") || !strcmp(o->target, "opencl"));
-}
+static bool gpu_target(const TuneOptions *o) { return tir_is_gpu_target(o->target); }
 
 /* Measures the task's default schedule and records it as the baseline (on a
  * GPU target the GPU default schedule of the module, which binds every

@@ -187,11 +187,6 @@ static void inline_epilogue(IrModule **m, const TirFunc *orig, const char *main_
 
 /* ------------------------------------------------------ the generic rule */
 
-/* Undoes the last k primitives of q's schedule. */
-static void undo_steps(SchDsQuiet *q, int k) {
-  while (k-- > 0) sch_undo(q->s);
-}
-
 /* A reduction whose innermost loop is a long reduce loop (a sum or max along
  * the contiguous axis: mean, norms, softmax's sums, a reduction to a scalar)
  * runs one scalar accumulator per output, which LLVM does not vectorize when
@@ -216,17 +211,17 @@ static bool rfactor_nest(SchDsQuiet *q, const SchDsNest *n, int lanes, int lead)
   }
   if (spatial > RFACTOR_MAX_OUTPUTS) return false;
   SchRV *loops = NULL, *rfl = NULL;
-  int done = 0; /* primitives applied (a refused one changes nothing) */
+  int before = sch_num_versions(q->s);
   int nl = sch_get_loops(q->s, sch_get_block(q->s, n->block->name, NULL), &loops);
   int64_t factors[2] = {0, lanes};
   SchRV parts[2], rf = -1;
   bool ok = sch_ds_try_ok(q, nl) && nl == n->nloops &&
-            sch_ds_try_ok(q, sch_split(q->s, loops[last], factors, 2, true, false, parts)) && ++done &&
-            sch_ds_try_ok(q, rf = sch_rfactor(q->s, parts[1], -1)) && ++done;
+            sch_ds_try_ok(q, sch_split(q->s, loops[last], factors, 2, true, false, parts)) &&
+            sch_ds_try_ok(q, rf = sch_rfactor(q->s, parts[1], -1));
   int nrf = ok ? sch_get_loops(q->s, rf, &rfl) : -1;
   ok = ok && sch_ds_try_ok(q, nrf) && nrf == n->nloops + 1 && sch_ds_try_ok(q, sch_vectorize(q->s, rfl[nrf - 1])) &&
-       ++done && sch_ds_try_ok(q, sch_decompose_reduction(q->s, rf, rfl[lead])) && ++done;
-  if (!ok) undo_steps(q, done);
+       sch_ds_try_ok(q, sch_decompose_reduction(q->s, rf, rfl[lead]));
+  if (!ok) sch_ds_undo_to(q, before);
   if (ok && lead > 0 && work >= PARALLEL_MIN_WORK) {
     SchRV outer = lead > 1 ? sch_fuse(q->s, rfl, lead, true) : rfl[0];
     if (sch_ds_try_ok(q, outer)) sch_ds_try_ok(q, sch_parallel(q->s, outer));

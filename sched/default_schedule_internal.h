@@ -43,6 +43,9 @@ void sch_ds_quiet_open(SchDsQuiet *q, const IrModule *m);
 void sch_ds_quiet_close(SchDsQuiet *q, IrModule **m);
 /* Tries a primitive; on failure forgets its error (the schedule is unchanged). */
 bool sch_ds_try_ok(SchDsQuiet *q, int rc);
+/* Takes q's schedule back to module version `version` (sch_num_versions
+ * before a rule's steps): a rule refused halfway leaves nothing behind. */
+void sch_ds_undo_to(SchDsQuiet *q, int version);
 
 /* Whether s is a perfect loop nest down to one block (filled into n). */
 bool sch_ds_perfect_nest(const TirStmt *s, SchDsNest *n);

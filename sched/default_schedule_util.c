@@ -96,6 +96,10 @@ void sch_ds_quiet_close(SchDsQuiet *q, IrModule **m) {
 }
 
 /* Tries a primitive; on failure forgets its error (the schedule is unchanged). */
+void sch_ds_undo_to(SchDsQuiet *q, int version) {
+  while (sch_num_versions(q->s) > version && sch_undo(q->s)) {}
+}
+
 bool sch_ds_try_ok(SchDsQuiet *q, int rc) {
   if (rc >= 0 && !q->d.nerr) return true;
   diag_clear(&q->d);

@@ -70,8 +70,7 @@ static bool bind_reduction(SchDsQuiet *q, const SchDsNest *n, int lead) {
   ok = ok && sch_ds_try_ok(q, r) && sch_ds_try_ok(q, outer) &&
        sch_ds_try_ok(q, sch_split(q->s, r, factors, 2, true, false, parts)) &&
        sch_ds_try_ok(q, sch_bind(q->s, parts[0], "threadIdx.x")) && sch_ds_try_ok(q, sch_bind(q->s, outer, "blockIdx.x"));
-  if (!ok)
-    while (sch_num_versions(q->s) > before) sch_undo(q->s);
+  if (!ok) sch_ds_undo_to(q, before);
   free(loops);
   return ok;
 }
