@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/fuzz_targets.sh
-usage() { echo "usage: scripts/fuzz_campaign.sh TARGET [SECONDS] [--merge-seeds] [--seed N] [--jobs N]" >&2
+usage() { echo "usage: scripts/fuzz_campaign.sh TARGET [SECONDS] [--fresh] [--merge-seeds] [--keep-grown] [--seed N] [--jobs N]" >&2
           echo "targets: ${fuzz_targets[*]}" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 t=$1; shift
