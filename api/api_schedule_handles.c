@@ -111,21 +111,21 @@ static int lookup_one(const TvsSchedule *s, const char *name, SchRVKind kind, in
 }
 
 int tvs_sched_lookup_block(const TvsSchedule *s, const char *name, TvsBlockRV *out) {
-  int64_t id;
+  int64_t id = 0;
   int rc = lookup_one(s, name, SCH_RV_BLOCK, &id);
   if (rc == TVS_OK) out->id = id;
   return rc;
 }
 
 int tvs_sched_lookup_loop(const TvsSchedule *s, const char *name, TvsLoopRV *out) {
-  int64_t id;
+  int64_t id = 0;
   int rc = lookup_one(s, name, SCH_RV_LOOP, &id);
   if (rc == TVS_OK) out->id = id;
   return rc;
 }
 
 int tvs_sched_lookup_expr(const TvsSchedule *s, const char *name, TvsExprRV *out) {
-  int64_t id;
+  int64_t id = 0;
   int rc = lookup_one(s, name, SCH_RV_EXPR, &id);
   if (rc == TVS_OK) out->id = id;
   return rc;

@@ -126,7 +126,7 @@ static int sync_insn(NpuLowered *l, SyncState *st, int64_t i, char *err, size_t 
     st->waited[m][me] = dep[m];
   }
   for (int k = 0; k < n; k++) {
-    copies(l, &acc[k], &c0, &c1);
+    if (copies(l, &acc[k], &c0, &c1)) continue; /* refused above, when the dependencies were read */
     for (int c = c0; c <= c1; c++) (acc[k].write ? st->last_write : st->last_read)[acc[k].mem][c][me] = i;
   }
   return 0;

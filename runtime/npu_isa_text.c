@@ -241,7 +241,7 @@ static int parse_insn(Parser *ps, Tok *toks, int n) {
 
 static int parse_decl(Parser *ps, Tok *t, int n) {
   if (tok_is(t[0], "buffer")) {
-    NpuMem mem;
+    NpuMem mem = NPU_MEM_INP; /* set by parse_mem_or_kind; -O3 cannot see that */
     int64_t nt;
     if (n != 4) return perr(ps, t[0].s, "expected: buffer NAME KIND TILES");
     if (t[1].n >= sizeof ps->p->bufs[0].name) return perr(ps, t[1].s, "buffer name too long");
