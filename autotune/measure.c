@@ -52,8 +52,34 @@ const char *tune_status_name(TuneStatus s) {
 
 /* ------------------------------------------------------------ child work */
 
-/* Runs fn(ctx, &r) in a child; the parent waits up to timeout_s. */
-static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double timeout_s, TuneResult *r) {
+/* The worker's end of its pipe (in the child only): the worker writes one
+ * byte when its candidate is built, then its result. */
+static int built_fd = -1;
+
+/* The build limit of a candidate. */
+static double build_limit(const TuneMeasurer *t) { return t->o.build_timeout_s > 0 ? t->o.build_timeout_s : 60; }
+
+/* Tells the parent the build is done: from here the run limit counts. */
+static void report_built(void) {
+  if (built_fd < 0) return;
+  ssize_t w = write(built_fd, "B", 1);
+  (void)w; /* a parent gone: the result's write fails too */
+  built_fd = -1;
+}
+
+/* Reads n bytes from fd within limit_s; 1 read, 0 end of file / short,
+ * -1 timed out. */
+static int read_within(int fd, void *buf, size_t n, double limit_s) {
+  struct pollfd p = {fd, POLLIN, 0};
+  int pr = poll(&p, 1, (int)(limit_s * 1000));
+  if (pr == 0) return -1;
+  return pr > 0 && read(fd, buf, n) == (ssize_t)n;
+}
+
+/* Runs fn(ctx, &r) in a child; the parent waits up to build_s for the
+ * build, then up to run_s for the result (a builder and a runner timeout,
+ * as MetaSchedule's). */
+static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double build_s, double run_s, TuneResult *r) {
   memset(r, 0, sizeof *r);
   int fds[2];
   if (pipe(fds)) {
@@ -69,9 +95,11 @@ static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double timeout
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
     close(fds[0]);
+    built_fd = fds[1];
     TuneResult cr;
     memset(&cr, 0, sizeof cr);
     fn(ctx, &cr);
+    report_built(); /* a failed build ends here too */
     ssize_t w = write(fds[1], &cr, sizeof cr);
     _exit(w == (ssize_t)sizeof cr ? 0 : 1);
   }
@@ -82,18 +110,19 @@ static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double timeout
     snprintf(r->msg, sizeof r->msg, "fork failed");
     return;
   }
-  struct pollfd p = {fds[0], POLLIN, 0};
-  int pr = poll(&p, 1, (int)(timeout_s * 1000));
-  ssize_t got = pr > 0 ? read(fds[0], r, sizeof *r) : 0;
-  if (pr == 0) kill(pid, SIGKILL);
+  char mark;
+  int got = read_within(fds[0], &mark, 1, build_s);
+  bool building = got < 0;
+  if (got > 0) got = read_within(fds[0], r, sizeof *r, run_s);
+  if (got < 0) kill(pid, SIGKILL);
   int st = 0;
   waitpid(pid, &st, 0);
   close(fds[0]);
-  if (pr == 0) {
+  if (got < 0) {
     memset(r, 0, sizeof *r);
     r->status = TUNE_ERR_TIMEOUT;
-    snprintf(r->msg, sizeof r->msg, "killed after %.1f s", timeout_s);
-  } else if (got != (ssize_t)sizeof *r) {
+    snprintf(r->msg, sizeof r->msg, building ? "build killed after %.1f s" : "killed after %.1f s", building ? build_s : run_s);
+  } else if (got == 0) {
     memset(r, 0, sizeof *r);
     r->status = TUNE_ERR_CRASH;
     if (WIFSIGNALED(st)) snprintf(r->msg, sizeof r->msg, "worker died: %s", strsignal(WTERMSIG(st)));
@@ -225,6 +254,7 @@ static void run_candidate_gpu(CandCtx *c, TuneResult *r) {
   CgOptions cg = cg_options_default();
   double ms = 0;
   int rc = low ? drv_gpu_open(&g, low, t->o.target, &cg, &d, err, sizeof err) : -2;
+  report_built();
   if (rc) {
     r->status = TUNE_ERR_BUILD;
     if (err[0]) snprintf(r->msg, sizeof r->msg, "%.*s", (int)sizeof r->msg - 1, err);
@@ -262,8 +292,10 @@ static void run_candidate(void *ctx, TuneResult *r) {
     signal(SIGSEGV, SIG_DFL); /* a plain crash, not a sanitizer report */
     raise(SIGSEGV);
   }
-  if (c->trial >= 0 && c->trial == fault_trial("hang"))
+  if (c->trial >= 0 && c->trial == fault_trial("hang")) {
+    report_built(); /* a hang while running: the run limit kills it */
     for (;;) pause();
+  }
   tvs_thread_pool_set_num_threads(t->o.threads > 0 ? t->o.threads : 1);
   CgOptions cg = cg_options_default();
   cg.fast_math = t->o.fast_math;
@@ -273,7 +305,9 @@ static void run_candidate(void *ctx, TuneResult *r) {
   DrvRunner ru;
   double first_ms = 0;
   zero_outputs(t);
-  if (drv_runner_init(&ru, c->m, t->func, &cg, true, &d) != DRV_RUN_OK) {
+  bool built = drv_runner_init(&ru, c->m, t->func, &cg, true, &d) == DRV_RUN_OK;
+  report_built();
+  if (!built) {
     r->status = TUNE_ERR_BUILD;
     first_error(&d, "does not compile", r->msg, sizeof r->msg);
   } else if ((first_ms = drv_now_ms(), call_once(&(CallCtx){&ru, t}))) {
@@ -347,7 +381,7 @@ TuneMeasurer *tune_measurer_new(const IrModule *m, const char *func, const TuneM
   t->ref = p;
   CandCtx c = {t, m, -1, true};
   TuneResult r;
-  in_child(run_candidate, &c, o->timeout_s * 20 + 60, &r);
+  in_child(run_candidate, &c, build_limit(t), o->timeout_s * 20 + 60, &r);
   if (r.status != TUNE_OK) {
     diag_error(diag, span_none, "tune: the untuned '%s' does not run (%s: %s)", func, tune_status_name(r.status), r.msg);
     goto fail;
@@ -376,7 +410,7 @@ void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *
   CandCtx c = {t, cand, trial, false};
   /* Once a best is known, far slower candidates are cut short (not under
    * injected times, where the best says nothing about build times). */
-  double limit = t->o.timeout_s, cut = 10 + 0.02 * t->best_ms;
+  double limit = t->o.timeout_s, cut = 2 + 0.03 * t->best_ms; /* 2 s + 30x the best: its runs, not its build */
   if (t->best_ms > 0 && cut < limit && !fake_times()) limit = cut;
-  in_child(run_candidate, &c, limit, r);
+  in_child(run_candidate, &c, build_limit(t), limit, r);
 }

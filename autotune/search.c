@@ -278,9 +278,9 @@ TuneOptions tune_options_default(void) {
   o.trials = 64;
   o.batch = 8;
   o.seed = 1;
-  o.epsilon = 0.25;
-  o.population = 128;
-  o.generations = 4;
+  o.epsilon = 0.05;      /* MetaSchedule's EvolutionarySearch defaults: eps_greedy, */
+  o.population = 512;    /* population_size */
+  o.generations = 4;     /* genetic_num_iters */
   o.threads = 1;
   return o;
 }

@@ -131,12 +131,13 @@ typedef struct TuneMeasurer TuneMeasurer;
 typedef struct TuneMeasureOptions {
   int threads;        /* thread pool size for the timed calls */
   double budget_ms;   /* timing: calls spanning at least this long (>= 3 calls) */
-  double timeout_s;   /* a candidate running longer is killed */
+  double timeout_s;   /* a candidate running longer (after its build) is killed */
   bool fast_math;     /* CgOptions.fast_math */
   uint64_t input_seed;/* random inputs */
   const char *target; /* NULL or "cpu": native; "cuda" / "opencl": candidates run on the device
                          (kernels timed), the reference on the CPU */
   CgFpContract fp_contract; /* CgOptions.fp_contract */
+  double build_timeout_s; /* a build taking longer is killed (0: 60 s), as MetaSchedule's builder timeout */
 } TuneMeasureOptions;
 
 /* Prepares inputs for prim_func func of m (static shapes) and the reference

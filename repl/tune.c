@@ -55,7 +55,7 @@ int repl_cmd_tune(Repl *r, int argc, char **argv) {
   if (parse_tune(r, argc, argv, &tc)) return -1;
   IrModule *m = ir_module_copy(repl_cur_mod(r));
   char *func = xstrdup(tc.func);
-  TuneMeasureOptions mo = {r->threads > 0 ? r->threads : 1, 200, 20, false, 1, NULL, CG_FP_CONTRACT_FAST};
+  TuneMeasureOptions mo = {r->threads > 0 ? r->threads : 1, 200, 20, false, 1, NULL, CG_FP_CONTRACT_FAST, 0};
   diag_clear(&r->diag);
   TuneMeasurer *t = tune_measurer_new(m, func, &mo, &r->diag);
   TuneOptions o = tune_options_default();

@@ -103,7 +103,7 @@ if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target ope
   expect '[ $? -eq 0 ] && grep -q "after 3 trials (0 failed)" bind.txt && grep -q "sample_categorical(candidates=\[32, 64, 128, 256, 512, 1024\]" bind.txt'
   # Whole-model tuning on the GPU: each task in its GPU space, the GPU default
   # schedule as the baseline; the tuned model runs the same on OpenCL.
-  "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl --trials 4 --batch 2 --db mlp_gpu.jsonl > mlp_gpu.txt 2> /dev/null
+  "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --population 32 --target opencl --trials 4 --batch 2 --db mlp_gpu.jsonl > mlp_gpu.txt 2> /dev/null
   expect '[ $? -eq 0 ] && [ "$(grep -c "^# task fused_.*default schedule" mlp_gpu.txt)" -eq 2 ] && grep -q "\"target\": \"opencl\"" mlp_gpu.jsonl'
   "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl > mlp_gpu_plain.txt
   "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl --tuning-db mlp_gpu.jsonl > mlp_gpu_run.txt
@@ -124,7 +124,7 @@ expect 'grep -q "after 5 trials ([345] failed)" fout.txt'
 expect 'grep -q "trial 1/5: crash: worker died" ferr.txt'
 
 # Killed mid-way: the database loads, --resume finishes the budget.
-TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=hang=3 "$TVS" tune mm.tvs --trials 8 --batch 1 --timeout 30 --db kill.jsonl \
+TVS_TUNE_FAKE_TIME=1 TVS_TUNE_FAULT=hang=3 "$TVS" tune mm.tvs --population 32 --trials 8 --batch 1 --timeout 30 --db kill.jsonl \
   > /dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do [ -s kill.jsonl ] && [ "$(wc -l < kill.jsonl)" -ge 3 ] && break; sleep 0.1; done
@@ -134,12 +134,12 @@ pkill -9 -P $pid 2>/dev/null
 n=$(wc -l < kill.jsonl)
 expect '[ "$n" -ge 3 ] && [ "$n" -lt 8 ]'
 expect '"$TVS" tune --top 1 --db kill.jsonl > /dev/null'
-TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --trials 8 --batch 2 --db kill.jsonl --resume > /dev/null 2>&1
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --population 32 --trials 8 --batch 2 --db kill.jsonl --resume > /dev/null 2>&1
 expect '[ $? -eq 0 ] && [ "$(wc -l < kill.jsonl)" -eq 8 ]'
 
 # Whole-model tuning: the fused kernels of a graph function are the tasks;
 # -o writes the fused module with the best schedules, which runs the same.
-TVS_TUNE_FAKE_TIME=1 "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --trials 6 --batch 2 -o mlp_tuned.tvs \
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --population 32 --trials 6 --batch 2 -o mlp_tuned.tvs \
   > mlp.txt 2> /dev/null
 expect '[ $? -eq 0 ] && [ "$(grep -c "^# task fused_" mlp.txt)" -eq 2 ]'
 expect 'grep -q "sample_perfect_tile\|T.parallel\|T.vectorized" mlp_tuned.tvs'
@@ -149,7 +149,7 @@ expect 'cmp -s mlp_plain.txt mlp_run.txt'
 # Each task's default schedule is measured first and kept as a "baseline"
 # record; a function whose baseline beats its best record keeps the default
 # schedule when the database is applied (tuning never slows a kernel down).
-TVS_TUNE_FAKE_TIME=1 "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --trials 4 --batch 2 --db mlp.jsonl \
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune "$TVS_SOURCE_DIR/examples/mlp.tvs" --population 32 --trials 4 --batch 2 --db mlp.jsonl \
   > mlp2.txt 2> /dev/null
 expect '[ "$(grep -c "\"status\": \"baseline\"" mlp.jsonl)" -eq 2 ]'
 expect '[ "$(grep -c "default schedule [0-9.]* ms: \(tuned\|kept\)$" mlp2.txt)" -eq 2 ]'
@@ -176,14 +176,16 @@ expect 'grep -q "^undid: v0 = sch.sample_categorical" repl.txt && grep -q "nope"
 "$TVS" tune missing.tvs > /dev/null 2> e3.txt; expect '[ $? -ne 0 ] && grep -q "missing.tvs" e3.txt'
 "$TVS" tune mm.tvs --func nope > /dev/null 2> e4.txt; expect '[ $? -ne 0 ] && grep -q "no prim_func .nope." e4.txt'
 "$TVS" tune --top 3 > /dev/null 2> e5.txt; expect '[ $? -eq 2 ] && grep -q "needs --db" e5.txt'
+"$TVS" tune mm.tvs --epsilon 1.5 > /dev/null 2> e6.txt; expect '[ $? -eq 2 ] && grep -q "epsilon needs a number from 0 to 1" e6.txt'
+"$TVS" tune mm.tvs --population 1 > /dev/null 2> e7.txt; expect '[ $? -eq 2 ] && grep -q "population needs an integer >= 2" e7.txt'
 
 # MPI: rank 0 searches, ranks 1-2 measure; same best as one process.
 if command -v mpirun > /dev/null && [ -z "${TVS_TEST_QUICK:-}" ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_warn_on_fork=0
-  TVS_TUNE_FAKE_TIME=1 timeout 120 mpirun --oversubscribe -n 3 "$TVS" tune mm.tvs --trials 8 --batch 4 --seed 5 \
+  TVS_TUNE_FAKE_TIME=1 timeout 120 mpirun --oversubscribe -n 3 "$TVS" tune mm.tvs --population 32 --trials 8 --batch 4 --seed 5 \
     --db mpi.jsonl > mpi.txt 2> mpi_err.txt
   expect '[ $? -eq 0 ] && [ "$(wc -l < mpi.jsonl)" -eq 8 ]'
-  TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --trials 8 --batch 4 --seed 5 > single.txt 2> /dev/null
+  TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --population 32 --trials 8 --batch 4 --seed 5 > single.txt 2> /dev/null
   expect 'cmp -s mpi.txt single.txt'
 else
   echo "[SKIP] mpirun"

@@ -154,8 +154,8 @@ static void test_search(const IrModule *m) {
   diag_init(&d, stderr);
   /* A short timeout for the hang; a long one where no candidate hangs (a
    * build on a loaded machine must not time out there). */
-  TuneMeasureOptions mo = {1, 20, 6.0, false, 1, NULL, CG_FP_CONTRACT_FAST},
-                     mo_long = {1, 20, 120.0, false, 1, NULL, CG_FP_CONTRACT_FAST};
+  TuneMeasureOptions mo = {1, 20, 6.0, false, 1, NULL, CG_FP_CONTRACT_FAST, 0},
+                     mo_long = {1, 20, 120.0, false, 1, NULL, CG_FP_CONTRACT_FAST, 0};
   TuneMeasurer *t = tune_measurer_new(m, "mm", &mo, &d), *tl = tune_measurer_new(m, "mm", &mo_long, &d);
   diag_flush(&d);
   CHECK(t != NULL && tl != NULL);

@@ -16,15 +16,15 @@
 
 typedef struct TuneArgs {
   const char *file, *func, *db, *plot, *schedule, *output, *space, *target;
-  int trials, batch, threads, top;
+  int trials, batch, threads, top, population, generations;
   uint64_t seed;
   bool random, compare_random, resume, fast_math;
   CgFpContract fp_contract;
-  double timeout_s, budget_ms;
+  double timeout_s, budget_ms, epsilon;
 } TuneArgs;
 
 enum { TN_FUNC, TN_TRIALS, TN_BATCH, TN_DB, TN_SEED, TN_THREADS, TN_SEARCH, TN_COMPARE, TN_PLOT, TN_TOP,
-       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_FP_CONTRACT, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_HELP };
+       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_FP_CONTRACT, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_POPULATION, TN_GENERATIONS, TN_EPSILON, TN_HELP };
 
 static const ToolOption tune_options[] = {
     {TN_FUNC, "--func", NULL, "F", 0, "the prim_func to tune (default: the only one, or main)"},
@@ -51,6 +51,9 @@ static const ToolOption tune_options[] = {
     {TN_TARGET, "--target", NULL, "cpu|cuda|opencl", 0, "measure candidates natively (cpu, the default) or on a GPU\n"
      "(kernels timed; without --space, a matmul-like function gets the generated\n"
      "GPU space: thread-bound tiles, shared-memory staging, register tiles)"},
+    {TN_POPULATION, "--population", NULL, "N", 0, "candidates the evolutionary search keeps per generation (default 512)"},
+    {TN_GENERATIONS, "--generations", NULL, "N", 0, "evolution steps before each batch (default 4)"},
+    {TN_EPSILON, "--epsilon", NULL, "E", 0, "share of each batch drawn at random, 0..1 (default 0.05)"},
     {TN_HELP, "--help", "-h", NULL, 0, "this help"},
     {0, NULL, NULL, NULL, 0, NULL},
 };
@@ -60,6 +63,15 @@ static int parse_int(const char *opt, const char *v, int lo, int *out) {
   long x = v ? strtol(v, &end, 10) : 0;
   if (!v || *end || x < lo || x > 1000000) return tool_usage_error("tune", "%s needs an integer >= %d", opt, lo);
   *out = (int)x;
+  return 0;
+}
+
+/* A share from 0 to 1 (--epsilon). */
+static int parse_share(const char *opt, const char *v, double *out) {
+  char *end;
+  double x = v ? strtod(v, &end) : -1;
+  if (!v || *end || !(x >= 0 && x <= 1)) return tool_usage_error("tune", "%s needs a number from 0 to 1", opt);
+  *out = x;
   return 0;
 }
 
@@ -76,6 +88,9 @@ static int set_value(TuneArgs *ta, int id, const char *v, const char *spelled) {
   switch (id) {
     case TN_TRIALS: return parse_int(spelled, v, 1, &ta->trials);
     case TN_BATCH: return parse_int(spelled, v, 1, &ta->batch);
+    case TN_POPULATION: return parse_int(spelled, v, 2, &ta->population);
+    case TN_GENERATIONS: return parse_int(spelled, v, 0, &ta->generations);
+    case TN_EPSILON: return parse_share(spelled, v, &ta->epsilon);
     case TN_THREADS: return parse_int(spelled, v, 1, &ta->threads);
     case TN_TOP: return parse_int(spelled, v, 1, &ta->top);
     case TN_SEED:
@@ -185,6 +200,9 @@ static TuneOptions search_options(const TuneArgs *ta, const char *func) {
   o.func = func;
   o.trials = ta->trials;
   o.batch = ta->batch;
+  o.population = ta->population;
+  o.generations = ta->generations;
+  o.epsilon = ta->epsilon;
   o.seed = ta->seed;
   o.kind = ta->random ? TUNE_SEARCH_RANDOM : TUNE_SEARCH_EVOLUTIONARY;
   o.db = ta->db;
@@ -257,7 +275,7 @@ static int tune_model(const IrModule *m, const TuneArgs *ta, DiagCtx *d) {
   diag_flush(d);
   if (!fused) return 1;
   TuneOptions o = search_options(ta, NULL);
-  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target, ta->fp_contract};
+  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target, ta->fp_contract, 0};
   IrModule *tuned = NULL;
   int rc = tune_graph(fused, &o, &mo, stdout, ta->output ? &tuned : NULL, d);
   diag_flush(d);
@@ -308,7 +326,7 @@ static int tune_file(const TuneArgs *ta, const ToolCommon *common, int rank, int
             "a design space whose schedules bind the loops to GPU threads\n", ta->target, reason);
     func = NULL;
   }
-  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target, ta->fp_contract};
+  TuneMeasureOptions mo = {ta->threads, ta->budget_ms, ta->timeout_s, ta->fast_math, 1, ta->target, ta->fp_contract, 0};
   TuneMeasurer *t = func ? tune_measurer_new(m, func, &mo, &d) : NULL;
   diag_flush(&d);
   if (t && rank > 0) {
@@ -331,6 +349,8 @@ int cmd_tune(int argc, char **argv) {
   ToolCommon common = {DIAG_FORMAT_TEXT, -1};
   TuneArgs ta = {0};
   ta.trials = 64, ta.batch = 8, ta.threads = 1, ta.seed = 1, ta.timeout_s = 20, ta.budget_ms = 300;
+  TuneOptions defaults = tune_options_default();
+  ta.population = defaults.population, ta.generations = defaults.generations, ta.epsilon = defaults.epsilon;
   int rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
     int r = tool_common_option(&common, argc, argv, &i);
