@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""compare_search.py - the cost-model search against random search on five kernels.
+
+For each kernel (the 1024^3 matmul of bench/kernels, and the four of
+bench/tune/kernels: a ResNet-18 conv2d layer, a batch matmul, a softmax, a
+reduction with an epilogue) it runs `tvs tune --compare-random` (both searches,
+the same budget, seed and measurer), reads the per-trial best from the progress
+log, and prints how many trials each search needed to reach 90% of the best
+either found, and whether the cost model needed at most half of random's.
+Not a test: it prints figures (and one SVG curve per kernel in OUT_DIR).
+
+usage: bench/tune/compare_search.py BUILD_DIR [--trials N] [--seed S] [--out DIR]
+                                    [--kernels NAME,...]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+KERNELS = [
+    ("matmul", os.path.join(SRC, "bench/kernels/mm_1024.tvs")),
+    ("conv2d", os.path.join(HERE, "kernels/conv2d_resnet18_l2.tvs")),
+    ("batch_matmul", os.path.join(HERE, "kernels/batch_matmul.tvs")),
+    ("softmax", os.path.join(HERE, "kernels/softmax.tvs")),
+    ("mean_bias_relu", os.path.join(HERE, "kernels/mean_bias_relu.tvs")),
+]
+LINE = re.compile(r"^\[(tune|random)\] [^:]+: trial (\d+)/\d+: .*best ([0-9.]+) GFLOP/s")
+
+
+def curves(log):
+    """Best-so-far per trial of each search, from tvs tune's progress lines."""
+    out = {"tune": [], "random": []}
+    for line in log.splitlines():
+        m = LINE.match(line)
+        if m:
+            out[m.group(1)].append(float(m.group(3)))
+    return out
+
+
+def first_reaching(curve, target):
+    for i, v in enumerate(curve):
+        if v >= target:
+            return i + 1
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build")
+    ap.add_argument("--trials", type=int, default=64)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--kernels", default=None, help="comma-separated subset of " + ",".join(k for k, _ in KERNELS))
+    a = ap.parse_args()
+    tvs = os.path.join(os.path.abspath(a.build), "tvs")
+    out = a.out or os.path.join(os.path.abspath(a.build), "bench-compare-search")
+    os.makedirs(out, exist_ok=True)
+    want = set(a.kernels.split(",")) if a.kernels else None
+    env = dict(os.environ)
+    for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        env.pop(v, None)
+    rows = []
+    for name, path in KERNELS:
+        if want and name not in want:
+            continue
+        t0 = time.time()
+        cmd = [tvs, "tune", path, "--trials", str(a.trials), "--seed", str(a.seed), "--threads", "1",
+               "--fast-math", "--compare-random", "--plot", os.path.join(out, name + ".svg")]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        with open(os.path.join(out, name + ".log"), "w") as f:
+            f.write(r.stderr)
+        if r.returncode != 0:
+            print(f"{name}: tvs tune failed ({r.returncode}): {r.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+            continue
+        c = curves(r.stderr)
+        cm, rnd = c["tune"], c["random"]
+        best = max(cm[-1] if cm else 0, rnd[-1] if rnd else 0)
+        t_cm, t_rnd = first_reaching(cm, 0.9 * best), first_reaching(rnd, 0.9 * best)
+        # random never reaching the target within the budget counts as the budget + 1
+        ok = t_cm is not None and t_cm <= ((t_rnd if t_rnd is not None else a.trials + 1) / 2)
+        rows.append((name, cm[-1] if cm else 0, rnd[-1] if rnd else 0, t_cm, t_rnd, ok, time.time() - t0))
+        print(f"{name}: done in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
+    print(f"cost-model vs random search, {a.trials} trials each, seed {a.seed}, 1 thread "
+          f"(GFLOP/s over the worker's CPU time); target: 90% of the best either found")
+    print(f"{'kernel':<16}{'model best':>11}{'random best':>12}{'model trials':>13}{'random trials':>14}"
+          f"{'  <= half?':>10}{'wall s':>8}")
+    for name, b_cm, b_rnd, t_cm, t_rnd, ok, wall in rows:
+        fmt = lambda t: str(t) if t is not None else "never"
+        print(f"{name:<16}{b_cm:>11.2f}{b_rnd:>12.2f}{fmt(t_cm):>13}{fmt(t_rnd):>14}{'yes' if ok else 'no':>10}{wall:>8.0f}")
+    n_ok = sum(1 for r in rows if r[5])
+    print(f"cost model within half of random's trials on {n_ok} of {len(rows)} kernels (goal: 4 of 5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
