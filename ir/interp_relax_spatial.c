@@ -237,7 +237,7 @@ int rx_eval_conv2d_transpose(struct RxInterpCtx *c, const RxExpr *e, struct RxIn
 /* ------------------------------------------------------------ pooling */
 
 typedef struct Pool {
-  int dp[4], op[4];
+  RxLayoutMap dp, op;
   int64_t k[2], s[2], d[2], p[4];
   bool ceil_mode, include_pad, is_max;
   int64_t in[2];
@@ -262,7 +262,7 @@ static double pool_at(const DLTensor *x, const Pool *pl, int64_t n, int64_t ch, 
     for (int64_t kx = 0; kx < pl->k[1]; kx++) {
       int64_t iy = y * pl->s[0] + ky * pl->d[0] - pl->p[0], ix = xx * pl->s[1] + kx * pl->d[1] - pl->p[1];
       bool in = iy >= 0 && iy < pl->in[0] && ix >= 0 && ix < pl->in[1];
-      double v = in ? get(x, pl->dp, n, ch, iy, ix) : pl->is_max ? -FLT_MAX : 0;
+      double v = in ? getm(x, &pl->dp, n, ch, iy, ix) : pl->is_max ? -FLT_MAX : 0;
       acc = pl->is_max ? (v > acc ? v : acc) : acc + v;
     }
   if (pl->is_max) return acc;
@@ -273,10 +273,10 @@ static double pool_at(const DLTensor *x, const Pool *pl, int64_t n, int64_t ch, 
 int rx_eval_pool2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out) {
   struct RxInterpVal *v[1];
   const DLTensor *t[1];
-  if (operands(c, e, 1, v, t)) return -1;
   Pool pl;
-  layout(e, "layout", "NCHW", pl.dp);
-  layout(e, "out_layout", "NCHW", pl.op);
+  layout_map(e, "layout", "NCHW", &pl.dp);
+  layout_map(e, "out_layout", "NCHW", &pl.op);
+  if (operands_ranked(c, e, 1, v, t, &pl.dp.ndim)) return -1;
   ints(e, "pool_size", pl.k, 2, 1);
   ints(e, "strides", pl.s, 2, 1);
   ints(e, "dilation", pl.d, 2, 1);
@@ -285,19 +285,19 @@ int rx_eval_pool2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **
   pl.include_pad = rx_attr_bool(e->call.attrs, "count_include_pad", false);
   pl.is_max = e->call.op->id == RX_OP_NN_MAX_POOL2D;
   const DLTensor *x = t[0];
-  int64_t dims[4] = {x->shape[pl.dp[0]], x->shape[pl.dp[1]], 0, 0};
+  int64_t dims[4] = {x->shape[pl.dp.pos[0]], x->shape[pl.dp.pos[1]] * pl.dp.fac[1], 0, 0};
   for (int i = 0; i < 2; i++) {
-    pl.in[i] = x->shape[pl.dp[2 + i]];
+    pl.in[i] = x->shape[pl.dp.pos[2 + i]];
     int64_t num = pl.in[i] + pl.p[i] + pl.p[i + 2] - pl.d[i] * (pl.k[i] - 1) - 1 + (pl.ceil_mode ? pl.s[i] - 1 : 0);
     int64_t o = num < 0 ? 0 : num / pl.s[i] + 1;
     if (pl.ceil_mode && o > 0 && (o - 1) * pl.s[i] >= pl.in[i] + pl.p[i]) o--;
     dims[2 + i] = o;
   }
-  TvsNDArray *r = result(e, pl.op, dims);
+  TvsNDArray *r = result_m(e, &pl.op, dims);
   for (int64_t n = 0; r && n < dims[0]; n++)
     for (int64_t ch = 0; ch < dims[1]; ch++)
       for (int64_t y = 0; y < dims[2]; y++)
-        for (int64_t xx = 0; xx < dims[3]; xx++) put(r, pl.op, n, ch, y, xx, pool_at(x, &pl, n, ch, y, xx));
+        for (int64_t xx = 0; xx < dims[3]; xx++) putm(r, &pl.op, n, ch, y, xx, pool_at(x, &pl, n, ch, y, xx));
   return finish(c, e, r, v, 1, out);
 }
 

@@ -383,20 +383,40 @@ RxSInfo *rx_infer_conv2d(const RxInferCall *q) {
 
 /* ------------------------------------------------------------ pooling */
 
+/* A blocked pooling layout (NCHW16c): only C may be blocked, and out_layout
+ * must be the same; *ok false after an error. */
+static bool pool_blocked(const RxInferCall *q, RxLayoutMap *m, bool *ok) {
+  const char *l = rx_attr_str(q->attrs, "layout", "NCHW");
+  *ok = true;
+  if (!rx_layout_map(l, "NCHW", m) || !m->blocked) return false;
+  if (m->sub[0] >= 0 || m->sub[2] >= 0 || m->sub[3] >= 0 || strcmp(rx_attr_str(q->attrs, "out_layout", l), l)) {
+    diag_error(q->diag, q->span, "R.%s: layout \"%s\": only C may be blocked, and out_layout must be the same",
+               op_name(q), l);
+    *ok = false;
+  }
+  return true;
+}
+
 RxSInfo *rx_infer_pool2d(const RxInferCall *q) {
-  bool bad = false;
+  bool bad = false, ok;
   const RxSInfo *x = tensor_operand(q, 0, &bad);
   if (bad) return NULL;
   int64_t k[2], s[2], d[2], p[4];
   int dpos[4], opos[4];
+  RxLayoutMap bm;
+  bool blocked = pool_blocked(q, &bm, &ok);
+  if (!ok) return NULL;
   if (!positive_ints(q, "pool_size", k, 2, false) || !positive_ints(q, "strides", s, 2, false) ||
       !positive_ints(q, "dilation", d, 2, false) || !positive_ints(q, "padding", p, 4, true) ||
-      !layout_attr(q, "layout", "NCHW", dpos) || !layout_attr(q, "out_layout", "NCHW", opos))
+      (!blocked && (!layout_attr(q, "layout", "NCHW", dpos) || !layout_attr(q, "out_layout", "NCHW", opos))))
     return NULL;
+  int nd = blocked ? bm.ndim : 4;
+  if (blocked)
+    for (int i = 0; i < 4; i++) dpos[i] = opos[i] = bm.pos[i];
   bool ceil_mode = rx_attr_bool(q->attrs, "ceil_mode", false);
-  if (!x) return rx_sinfo_tensor(q->h, NULL, 4, dt_void);
-  if (!rank_is(q, 0, x, 4, "data", rx_attr_str(q->attrs, "layout", "NCHW"))) return NULL;
-  if (!x->shape) return rx_sinfo_tensor(q->h, NULL, 4, x->dtype);
+  if (!x) return rx_sinfo_tensor(q->h, NULL, nd, dt_void);
+  if (!rank_is(q, 0, x, nd, "data", rx_attr_str(q->attrs, "layout", "NCHW"))) return NULL;
+  if (!x->shape) return rx_sinfo_tensor(q->h, NULL, nd, x->dtype);
   IrHeap *h = q->h;
   TirExpr *out[4] = {x->shape[dpos[0]], x->shape[dpos[1]], NULL, NULL};
   for (int i = 0; i < 2; i++) {
@@ -408,6 +428,12 @@ RxSInfo *rx_infer_pool2d(const RxInferCall *q) {
     if (ceil_mode && const_dim(out[2 + i], &o) && const_dim(in, &n) && (o - 1) * s[i] >= n + p[i])
       out[2 + i] = tir_int(h, in->dtype, o - 1);
     if (!window_fits(q, x, out[2 + i], "pooling window")) return NULL;
+  }
+  if (blocked) { /* the input's shape with the window's H and W */
+    TirExpr *shape[RX_LAYOUT_MAX];
+    for (int i = 0; i < nd; i++) shape[i] = x->shape[i];
+    shape[bm.pos[2]] = out[2], shape[bm.pos[3]] = out[3];
+    return rx_sinfo_tensor(h, shape, nd, x->dtype);
   }
   return nchw_result(q, out, opos, x->dtype);
 }

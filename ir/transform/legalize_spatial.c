@@ -106,7 +106,9 @@ TirFunc *rx_legalize_conv2d_transpose(Lg *g, const RxExpr *call, RxExpr **args, 
  * stride - 1 more; without any padding there is no pad_temp stage. */
 TirFunc *rx_legalize_pool2d(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   const char *l = attr_s(call, "layout", "NCHW");
-  if (strcmp(attr_s(call, "out_layout", l), l) || (strcmp(l, "NCHW") && strcmp(l, "NHWC"))) return NULL;
+  RxLayoutMap m;
+  bool blocked = rx_layout_map(l, "NCHW", &m) && m.blocked && m.sub[1] == 4 && m.pos[1] == 1 && m.pos[2] == 2;
+  if (strcmp(attr_s(call, "out_layout", l), l) || (strcmp(l, "NCHW") && strcmp(l, "NHWC") && !blocked)) return NULL;
   bool is_max = call->call.op->id == RX_OP_NN_MAX_POOL2D, ceil_mode = rx_attr_bool(call->call.attrs, "ceil_mode", false);
   int64_t k[2], s[2];
   attr_ints(call, "pool_size", k, 2, 1);
@@ -117,7 +119,7 @@ TirFunc *rx_legalize_pool2d(Lg *g, const RxExpr *call, RxExpr **args, int *nargs
   b[n++] = (LgBind){"KW", k[1]};
   b[n++] = (LgBind){"include_pad", rx_attr_bool(call->call.attrs, "count_include_pad", false)};
   char t[32];
-  snprintf(t, sizeof t, "%s_pool2d_%s", is_max ? "max" : "avg", !strcmp(l, "NCHW") ? "nchw" : "nhwc");
+  snprintf(t, sizeof t, "%s_pool2d_%s", is_max ? "max" : "avg", blocked ? "nchwc" : !strcmp(l, "NCHW") ? "nchw" : "nhwc");
   TirFunc *f = lg_from_template(g, t, call, 1, b, n, args, nargs);
   bool extra = ceil_mode && (s[0] > 1 || s[1] > 1);
   if (f && no_padding(call) && !extra) f = tir_inline_copy_block(g->h, f, "pad_temp");

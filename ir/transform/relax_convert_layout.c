@@ -11,15 +11,16 @@
  * channels multiples of 16) becomes a blocked one; activations stay blocked
  * through layout-agnostic operators (element-wise unary ones, broadcasting
  * binary ones with a blocked tensor, a scalar or a per-channel (1, C, 1, 1)
- * operand); every rewritten binding keeps its NCHW variable, bound to the
- * inverse transform, for the consumers that need NCHW: those nobody reads are
+ * operand, max_pool2d / avg_pool2d, concat along the channels); every
+ * rewritten binding keeps its NCHW variable, bound to the inverse
+ * transform, for the consumers that need NCHW: those nobody reads are
  * removed at the end.  A transform of a transform that undoes it is the
  * original tensor (back-to-back inverse pairs cancel).  Transforms of
  * constant weights are folded (fold-constant runs after).
  *
  * Off unless rx_set_convert_layout(true) (the tools' --convert-layout): on
- * the example CNN and ResNet-18's layers it is not faster than the NCHW
- * conv2d schedule (docs/graph.md has the numbers). */
+ * ResNet-18 it is not faster than the NCHW conv2d schedule (docs/graph.md
+ * has the numbers). */
 #include "ir/transform/relax_pass_util.h"
 #include "ir/transform/xform_internal.h"
 
@@ -185,6 +186,42 @@ static bool convert_agnostic(Ctx *c, const RxBinding *bd) {
   return true;
 }
 
+/* max_pool2d / avg_pool2d of a blocked tensor: the same window in NCHW16c. */
+static bool convert_pool(Ctx *c, const RxBinding *bd) {
+  const RxExpr *e = bd->value;
+  const IrValue *a = e->call.attrs;
+  int64_t ys[4];
+  RxExpr *xb = ir_ptrmap_get(&c->blocked, e->call.args[0]);
+  if (!xb || !const_shape(bd->var->sinfo, 4, ys) || strcmp(rx_attr_str(a, "layout", "NCHW"), "NCHW") ||
+      strcmp(rx_attr_str(a, "out_layout", "NCHW"), "NCHW"))
+    return false;
+  IrValue *na = irv_dict_set(c->h, a, "layout", irv_str(c->h, "NCHW16c"));
+  na = irv_dict_set(c->h, na, "out_layout", irv_str(c->h, "NCHW16c"));
+  RxExpr *call = rx_call(c->h, e->call.op, &xb, 1, na, NULL, 0, NULL);
+  bind_back(c, bd, emit(c, bd->var->var.name, "_nchw16c", blocked_sinfo(c->h, bd->var->sinfo), call, bd->span));
+  return true;
+}
+
+/* concat((a, b, ...), axis=1) of blocked tensors (each C a multiple of 16):
+ * a concat of the blocked ones along their block axis. */
+static bool convert_concat(Ctx *c, const RxBinding *bd) {
+  const RxExpr *e = bd->value, *t = e->call.args[0];
+  int64_t ys[4];
+  if (t->kind != RX_TUPLE || t->tuple.n < 1 || t->tuple.n > 64 || !const_shape(bd->var->sinfo, 4, ys) ||
+      rx_attr_int(e->call.attrs, "axis", 0) != 1)
+    return false;
+  RxExpr *f[64];
+  RxSInfo *fs[64];
+  for (int i = 0; i < t->tuple.n; i++)
+    if (!(f[i] = ir_ptrmap_get(&c->blocked, t->tuple.fields[i]))) return false;
+    else fs[i] = f[i]->sinfo;
+  RxExpr *tb = rx_tuple(c->h, f, t->tuple.n);
+  tb->sinfo = rx_sinfo_tuple(c->h, fs, t->tuple.n);
+  RxExpr *call = rx_call(c->h, e->call.op, &tb, 1, e->call.attrs, NULL, 0, NULL);
+  bind_back(c, bd, emit(c, bd->var->var.name, "_nchw16c", blocked_sinfo(c->h, bd->var->sinfo), call, bd->span));
+  return true;
+}
+
 /* ------------------------------------------------------------ inverse pairs */
 
 /* The forward image of index in under m. */
@@ -255,6 +292,8 @@ static void convert_binding(Ctx *c, RxBinding bd) {
       convert_conv(c, &bd);
       return;
     }
+    if ((id == RX_OP_NN_MAX_POOL2D || id == RX_OP_NN_AVG_POOL2D) && convert_pool(c, &bd)) return;
+    if (id == RX_OP_CONCAT && convert_concat(c, &bd)) return;
     if (id != RX_OP_LAYOUT_TRANSFORM && convert_agnostic(c, &bd)) return;
   }
   rxu_bindings_push(c->out, bd);
