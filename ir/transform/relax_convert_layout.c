@@ -15,8 +15,8 @@
  * rewritten binding keeps its NCHW variable, bound to the inverse
  * transform, for the consumers that need NCHW: those nobody reads are
  * removed at the end.  A transform of a transform that undoes it is the
- * original tensor (back-to-back inverse pairs cancel).  Transforms of
- * constant weights are folded (fold-constant runs after).
+ * original tensor (back-to-back inverse pairs cancel).  Constant weights
+ * and biases are laid out here, at compile time (TVM folds them after).
  *
  * Off unless rx_set_convert_layout(true) (the tools' --convert-layout): on
  * ResNet-18 it is not faster than the NCHW conv2d schedule (docs/graph.md
@@ -25,6 +25,7 @@
 #include "ir/transform/xform_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/relax_op.h"
@@ -93,10 +94,41 @@ static RxExpr *layout_call(Ctx *c, RxExpr *x, const char *map) {
 
 static const char *var_name(const RxExpr *v) { return v->kind == RX_CONST ? "w" : v->var.name; }
 
+/* A constant laid out by index map text now (weights and biases: no fold-size limit). */
+static RxExpr *transform_const(Ctx *c, const RxExpr *k, const char *map) {
+  RxIndexMap m;
+  StrBuf err;
+  sb_init(&err);
+  bool ok = rx_index_map_parse(map, &m, &err);
+  sb_free(&err);
+  if (!ok || m.nin != k->cnst.ndim || m.nout > RX_LAYOUT_MAX) return NULL;
+  int64_t shape[RX_LAYOUT_MAX], n = 1;
+  for (int i = 0; i < m.nout; i++) {
+    const RxIndexMapEntry *e = &m.out[i];
+    int64_t d = k->cnst.shape[e->v];
+    shape[i] = e->kind == RX_IM_VAR ? d : e->kind == RX_IM_DIV ? d / e->k : e->kind == RX_IM_MOD ? e->k : d * e->k;
+    n *= shape[i];
+  }
+  size_t esz = dt_bytes(k->cnst.dtype);
+  unsigned char *out = xmalloc((size_t)n * esz + 1);
+  int64_t oi[RX_LAYOUT_MAX] = {0}, in[RX_LAYOUT_MAX];
+  for (int64_t f = 0; f < n; f++) {
+    rx_index_map_inverse(&m, oi, in);
+    int64_t src = 0;
+    for (int d = 0; d < k->cnst.ndim; d++) src = src * k->cnst.shape[d] + in[d];
+    memcpy(out + (size_t)f * esz, (const unsigned char *)k->cnst.data + (size_t)src * esz, esz);
+    for (int d = m.nout - 1; d >= 0 && ++oi[d] == shape[d]; d--) oi[d] = 0;
+  }
+  RxExpr *r = rx_const(c->h, k->cnst.dtype, shape, m.nout, out);
+  free(out);
+  return r;
+}
+
 /* x in NCHW16c: its blocked var, or a new transform of it. */
 static RxExpr *to_block(Ctx *c, RxExpr *x, Span sp) {
   RxExpr *b = ir_ptrmap_get(&c->blocked, x);
   if (b) return b;
+  if (x->kind == RX_CONST && (b = transform_const(c, x, to_blocked))) return b;
   b = emit(c, var_name(x), "_nchw16c", blocked_sinfo(c->h, x->sinfo), layout_call(c, x, to_blocked), sp);
   if (x->kind != RX_CONST) ir_ptrmap_put(&c->blocked, x, b);
   return b;
@@ -126,6 +158,7 @@ static void convert_conv(Ctx *c, const RxBinding *bd) {
   const RxExpr *e = bd->value;
   RxExpr *xb = to_block(c, e->call.args[0], bd->span);
   RxExpr *w = e->call.args[1], *wb = ir_ptrmap_get(&c->blocked, w);
+  if (!wb && w->kind == RX_CONST) wb = transform_const(c, w, kernel_blocked);
   if (!wb) {
     int64_t ws[4];
     const_shape(w->sinfo, 4, ws);
