@@ -39,6 +39,28 @@ static void put(TvsNDArray *r, const int *pos, int64_t a, int64_t b, int64_t c, 
                     v);
 }
 
+/* get/put through a (possibly blocked) layout map (conv2d's NCHW16c). */
+static double getm(const DLTensor *t, const RxLayoutMap *m, int64_t a, int64_t b, int64_t c, int64_t d) {
+  int64_t canon[4] = {a, b, c, d}, idx[RX_LAYOUT_MAX];
+  rx_layout_index(m, canon, 4, idx);
+  DType dt = rx_interp_dtype(t->dtype);
+  const unsigned char *p = (const unsigned char *)t->data + t->byte_offset +
+                           (size_t)rx_interp_offset(t, idx) * tvs_dtype_bytes(t->dtype);
+  IScalar v = interp_read_elem(dt, p);
+  return dt_is_float(dt) ? v.f : dt_is_uint(dt) ? (double)v.u : (double)v.i;
+}
+
+static void putm(TvsNDArray *r, const RxLayoutMap *m, int64_t a, int64_t b, int64_t c, int64_t d, double x) {
+  int64_t canon[4] = {a, b, c, d}, idx[RX_LAYOUT_MAX];
+  rx_layout_index(m, canon, 4, idx);
+  DType dt = rx_interp_dtype(r->t.dtype);
+  IScalar v;
+  if (dt_is_float(dt)) v = interp_cast_scalar(dt_float64, (IScalar){.f = x}, dt);
+  else v = interp_cast_scalar(dt_int64, (IScalar){.i = (int64_t)x}, dt);
+  interp_write_elem(dt, (unsigned char *)r->t.data + (size_t)rx_interp_offset(&r->t, idx) * tvs_dtype_bytes(r->t.dtype),
+                    v);
+}
+
 /* The result tensor: NCHW dims placed by layout positions, the call's dtype. */
 static TvsNDArray *result(const RxExpr *e, const int *pos, const int64_t *nchw) {
   int64_t shape[4];
@@ -54,12 +76,14 @@ static int finish(struct RxInterpCtx *c, const RxExpr *e, TvsNDArray *r, struct 
   return 0;
 }
 
-/* The call's tensor operands (n of them), checked 4-D. */
-static int operands(struct RxInterpCtx *c, const RxExpr *e, int n, struct RxInterpVal **v, const DLTensor **t) {
+/* The call's tensor operands (n of them), checked 4-D (or of the rank of
+ * their layouts, ndims[i], when given). */
+static int operands_ranked(struct RxInterpCtx *c, const RxExpr *e, int n, struct RxInterpVal **v,
+                           const DLTensor **t, const int *ndims) {
   if (rx_interp_operands_exact(c, e, v)) return -1;
   for (int i = 0; i < n; i++) {
     t[i] = rx_interp_as_tensor(v[i]);
-    if (!t[i] || t[i]->ndim != 4) {
+    if (!t[i] || t[i]->ndim != (ndims ? ndims[i] : 4)) {
       for (int k = 0; k < e->call.op->min_args; k++) rx_interp_release(v[k]);
       return rx_interp_error(c, e->span, "R.%s expects 4-D tensors", e->call.op->script_name);
     }
@@ -72,30 +96,60 @@ static void layout(const RxExpr *e, const char *key, const char *canon, int *pos
     for (int i = 0; i < 4; i++) pos[i] = i;
 }
 
+static void layout_map(const RxExpr *e, const char *key, const char *canon, RxLayoutMap *m) {
+  if (!rx_layout_map(rx_attr_str(e->call.attrs, key, canon), canon, m)) rx_layout_map(canon, canon, m);
+}
+
+/* The result tensor of canonical dims nchw in layout m (blocks of an axis: dim / factor). */
+static TvsNDArray *result_m(const RxExpr *e, const RxLayoutMap *m, const int64_t *nchw) {
+  int64_t shape[RX_LAYOUT_MAX];
+  for (int i = 0; i < 4; i++) {
+    shape[m->pos[i]] = nchw[i] / m->fac[i];
+    if (m->sub[i] >= 0) shape[m->sub[i]] = m->fac[i];
+  }
+  return tvs_ndarray_empty(m->ndim, shape, interp_dl_dtype(e->sinfo->dtype));
+}
+
+/* The ranks of conv2d's data and weight by their layouts. */
+static void conv_ranks(const RxExpr *e, const char *kcanon, int *nd) {
+  RxLayoutMap m;
+  layout_map(e, "data_layout", "NCHW", &m);
+  nd[0] = m.ndim;
+  layout_map(e, "kernel_layout", kcanon, &m);
+  nd[1] = m.ndim;
+}
+
 static void ints(const RxExpr *e, const char *key, int64_t *v, int n, int64_t def) {
   for (int i = 0; i < n; i++) v[i] = def;
   rx_attr_ints(e->call.attrs, key, v, n);
 }
 
+static int operands(struct RxInterpCtx *c, const RxExpr *e, int n, struct RxInterpVal **v, const DLTensor **t) {
+  return operands_ranked(c, e, n, v, t, NULL);
+}
+
 /* ------------------------------------------------------------ conv2d */
 
 typedef struct Conv {
-  int dp[4], kp[4], op[4];
+  RxLayoutMap dp, kp, op;
   int64_t s[2], p[4], d[2], opad[2], groups;
   int64_t N, C, H, W, K0, K1, KH, KW;
 } Conv;
 
 static void conv_read(const RxExpr *e, const DLTensor *x, const DLTensor *w, Conv *cv, const char *kcanon) {
-  layout(e, "data_layout", "NCHW", cv->dp);
-  layout(e, "kernel_layout", kcanon, cv->kp);
-  layout(e, "out_layout", "NCHW", cv->op);
+  layout_map(e, "data_layout", "NCHW", &cv->dp);
+  layout_map(e, "kernel_layout", kcanon, &cv->kp);
+  layout_map(e, "out_layout", "NCHW", &cv->op);
   ints(e, "strides", cv->s, 2, 1);
   ints(e, "padding", cv->p, 4, 0);
   ints(e, "dilation", cv->d, 2, 1);
   ints(e, "output_padding", cv->opad, 2, 0);
   cv->groups = rx_attr_int(e->call.attrs, "groups", 1);
-  cv->N = x->shape[cv->dp[0]], cv->C = x->shape[cv->dp[1]], cv->H = x->shape[cv->dp[2]], cv->W = x->shape[cv->dp[3]];
-  cv->K0 = w->shape[cv->kp[0]], cv->K1 = w->shape[cv->kp[1]], cv->KH = w->shape[cv->kp[2]], cv->KW = w->shape[cv->kp[3]];
+  const RxLayoutMap *d = &cv->dp, *k = &cv->kp;
+  cv->N = x->shape[d->pos[0]] * d->fac[0], cv->C = x->shape[d->pos[1]] * d->fac[1];
+  cv->H = x->shape[d->pos[2]] * d->fac[2], cv->W = x->shape[d->pos[3]] * d->fac[3];
+  cv->K0 = w->shape[k->pos[0]] * k->fac[0], cv->K1 = w->shape[k->pos[1]] * k->fac[1];
+  cv->KH = w->shape[k->pos[2]] * k->fac[2], cv->KW = w->shape[k->pos[3]] * k->fac[3];
 }
 
 static double conv_at(const DLTensor *x, const DLTensor *w, const Conv *cv, int64_t n, int64_t o, int64_t y,
@@ -109,7 +163,7 @@ static double conv_at(const DLTensor *x, const DLTensor *w, const Conv *cv, int6
       for (int64_t kx = 0; kx < cv->KW; kx++) {
         int64_t ix = xx * cv->s[1] + kx * cv->d[1] - cv->p[1];
         if (ix < 0 || ix >= cv->W) continue;
-        acc += get(x, cv->dp, n, g * cpg + ic, iy, ix) * get(w, cv->kp, o, ic, ky, kx);
+        acc += getm(x, &cv->dp, n, g * cpg + ic, iy, ix) * getm(w, &cv->kp, o, ic, ky, kx);
       }
     }
   return acc;
@@ -118,7 +172,9 @@ static double conv_at(const DLTensor *x, const DLTensor *w, const Conv *cv, int6
 int rx_eval_conv2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out) {
   struct RxInterpVal *v[2];
   const DLTensor *t[2];
-  if (operands(c, e, 2, v, t)) return -1;
+  int nd[2];
+  conv_ranks(e, "OIHW", nd);
+  if (operands_ranked(c, e, 2, v, t, nd)) return -1;
   Conv cv;
   conv_read(e, t[0], t[1], &cv, "OIHW");
   if (cv.groups < 1 || cv.K1 * cv.groups != cv.C || cv.K0 % cv.groups) {
@@ -130,11 +186,11 @@ int rx_eval_conv2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **
   int64_t oh = (cv.H + cv.p[0] + cv.p[2] - cv.d[0] * (cv.KH - 1) - 1) / cv.s[0] + 1;
   int64_t ow = (cv.W + cv.p[1] + cv.p[3] - cv.d[1] * (cv.KW - 1) - 1) / cv.s[1] + 1;
   int64_t dims[4] = {cv.N, cv.K0, oh < 0 ? 0 : oh, ow < 0 ? 0 : ow};
-  TvsNDArray *r = result(e, cv.op, dims);
+  TvsNDArray *r = result_m(e, &cv.op, dims);
   for (int64_t n = 0; r && n < dims[0]; n++)
     for (int64_t o = 0; o < dims[1]; o++)
       for (int64_t y = 0; y < dims[2]; y++)
-        for (int64_t xx = 0; xx < dims[3]; xx++) put(r, cv.op, n, o, y, xx, conv_at(t[0], t[1], &cv, n, o, y, xx));
+        for (int64_t xx = 0; xx < dims[3]; xx++) putm(r, &cv.op, n, o, y, xx, conv_at(t[0], t[1], &cv, n, o, y, xx));
   return finish(c, e, r, v, 2, out);
 }
 
@@ -150,7 +206,7 @@ static double convt_at(const DLTensor *x, const DLTensor *w, const Conv *cv, int
       for (int64_t kx = 0; kx < cv->KW; kx++) {
         int64_t tx = xx + cv->p[1] - kx * cv->d[1];
         if (tx < 0 || tx % cv->s[1] || tx / cv->s[1] >= cv->W) continue;
-        acc += get(x, cv->dp, n, ic, ty / cv->s[0], tx / cv->s[1]) * get(w, cv->kp, ic, o % opg, ky, kx);
+        acc += getm(x, &cv->dp, n, ic, ty / cv->s[0], tx / cv->s[1]) * getm(w, &cv->kp, ic, o % opg, ky, kx);
       }
     }
   return acc;
@@ -170,18 +226,18 @@ int rx_eval_conv2d_transpose(struct RxInterpCtx *c, const RxExpr *e, struct RxIn
   int64_t oh = (cv.H - 1) * cv.s[0] - cv.p[0] - cv.p[2] + cv.d[0] * (cv.KH - 1) + cv.opad[0] + 1;
   int64_t ow = (cv.W - 1) * cv.s[1] - cv.p[1] - cv.p[3] + cv.d[1] * (cv.KW - 1) + cv.opad[1] + 1;
   int64_t dims[4] = {cv.N, cv.K1 * cv.groups, oh < 0 ? 0 : oh, ow < 0 ? 0 : ow};
-  TvsNDArray *r = result(e, cv.op, dims);
+  TvsNDArray *r = result_m(e, &cv.op, dims);
   for (int64_t n = 0; r && n < dims[0]; n++)
     for (int64_t o = 0; o < dims[1]; o++)
       for (int64_t y = 0; y < dims[2]; y++)
-        for (int64_t xx = 0; xx < dims[3]; xx++) put(r, cv.op, n, o, y, xx, convt_at(t[0], t[1], &cv, n, o, y, xx));
+        for (int64_t xx = 0; xx < dims[3]; xx++) putm(r, &cv.op, n, o, y, xx, convt_at(t[0], t[1], &cv, n, o, y, xx));
   return finish(c, e, r, v, 2, out);
 }
 
 /* ------------------------------------------------------------ pooling */
 
 typedef struct Pool {
-  int dp[4], op[4];
+  RxLayoutMap dp, op;
   int64_t k[2], s[2], d[2], p[4];
   bool ceil_mode, include_pad, is_max;
   int64_t in[2];
@@ -206,7 +262,7 @@ static double pool_at(const DLTensor *x, const Pool *pl, int64_t n, int64_t ch, 
     for (int64_t kx = 0; kx < pl->k[1]; kx++) {
       int64_t iy = y * pl->s[0] + ky * pl->d[0] - pl->p[0], ix = xx * pl->s[1] + kx * pl->d[1] - pl->p[1];
       bool in = iy >= 0 && iy < pl->in[0] && ix >= 0 && ix < pl->in[1];
-      double v = in ? get(x, pl->dp, n, ch, iy, ix) : pl->is_max ? -FLT_MAX : 0;
+      double v = in ? getm(x, &pl->dp, n, ch, iy, ix) : pl->is_max ? -FLT_MAX : 0;
       acc = pl->is_max ? (v > acc ? v : acc) : acc + v;
     }
   if (pl->is_max) return acc;
@@ -217,10 +273,10 @@ static double pool_at(const DLTensor *x, const Pool *pl, int64_t n, int64_t ch, 
 int rx_eval_pool2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out) {
   struct RxInterpVal *v[1];
   const DLTensor *t[1];
-  if (operands(c, e, 1, v, t)) return -1;
   Pool pl;
-  layout(e, "layout", "NCHW", pl.dp);
-  layout(e, "out_layout", "NCHW", pl.op);
+  layout_map(e, "layout", "NCHW", &pl.dp);
+  layout_map(e, "out_layout", "NCHW", &pl.op);
+  if (operands_ranked(c, e, 1, v, t, &pl.dp.ndim)) return -1;
   ints(e, "pool_size", pl.k, 2, 1);
   ints(e, "strides", pl.s, 2, 1);
   ints(e, "dilation", pl.d, 2, 1);
@@ -229,19 +285,19 @@ int rx_eval_pool2d(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **
   pl.include_pad = rx_attr_bool(e->call.attrs, "count_include_pad", false);
   pl.is_max = e->call.op->id == RX_OP_NN_MAX_POOL2D;
   const DLTensor *x = t[0];
-  int64_t dims[4] = {x->shape[pl.dp[0]], x->shape[pl.dp[1]], 0, 0};
+  int64_t dims[4] = {x->shape[pl.dp.pos[0]], x->shape[pl.dp.pos[1]] * pl.dp.fac[1], 0, 0};
   for (int i = 0; i < 2; i++) {
-    pl.in[i] = x->shape[pl.dp[2 + i]];
+    pl.in[i] = x->shape[pl.dp.pos[2 + i]];
     int64_t num = pl.in[i] + pl.p[i] + pl.p[i + 2] - pl.d[i] * (pl.k[i] - 1) - 1 + (pl.ceil_mode ? pl.s[i] - 1 : 0);
     int64_t o = num < 0 ? 0 : num / pl.s[i] + 1;
     if (pl.ceil_mode && o > 0 && (o - 1) * pl.s[i] >= pl.in[i] + pl.p[i]) o--;
     dims[2 + i] = o;
   }
-  TvsNDArray *r = result(e, pl.op, dims);
+  TvsNDArray *r = result_m(e, &pl.op, dims);
   for (int64_t n = 0; r && n < dims[0]; n++)
     for (int64_t ch = 0; ch < dims[1]; ch++)
       for (int64_t y = 0; y < dims[2]; y++)
-        for (int64_t xx = 0; xx < dims[3]; xx++) put(r, pl.op, n, ch, y, xx, pool_at(x, &pl, n, ch, y, xx));
+        for (int64_t xx = 0; xx < dims[3]; xx++) putm(r, &pl.op, n, ch, y, xx, pool_at(x, &pl, n, ch, y, xx));
   return finish(c, e, r, v, 1, out);
 }
 

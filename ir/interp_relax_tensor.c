@@ -396,6 +396,23 @@ static int src_permute(RxCtx *c, const RxExpr *e, const DLTensor *const *in, int
 
 int rx_eval_permute_dims(RxCtx *c, const RxExpr *e, RVal **out) { return eval_unary_gather(c, e, src_permute, out); }
 
+/* layout_transform: the input element is the index map's inverse of the output's. */
+static int src_layout(RxCtx *c, const RxExpr *e, const DLTensor *const *in, int nin, const int64_t *oi, const int64_t *os,
+                      int ond, int64_t *src) {
+  (void)in, (void)nin, (void)os, (void)ond;
+  RxIndexMap m;
+  StrBuf err;
+  sb_init(&err);
+  bool ok = rx_index_map_parse(rx_attr_str(e->call.attrs, "index_map", ""), &m, &err);
+  if (!ok) rx_interp_error(c, e->span, "R.layout_transform: %s", err.data);
+  sb_free(&err);
+  if (!ok) return -1;
+  rx_index_map_inverse(&m, oi, src);
+  return 0;
+}
+
+int rx_eval_layout_transform(RxCtx *c, const RxExpr *e, RVal **out) { return eval_unary_gather(c, e, src_layout, out); }
+
 static int src_broadcast(RxCtx *c, const RxExpr *e, const DLTensor *const *in, int nin, const int64_t *oi, const int64_t *os, int ond,
                          int64_t *src) {
   (void)os;

@@ -180,7 +180,12 @@ static void kw_attrs(Printer *p, const IrValue *attrs) {
   if (!attrs || attrs->kind != IRV_DICT) return;
   for (int i = 0; i < attrs->n; i++) {
     pr_printf(p, ", %s=", attrs->keys[i]);
-    pr_irvalue(p, attrs->items[i], true);
+    const IrValue *v = attrs->items[i];
+    if (!strcmp(attrs->keys[i], "index_map") && v && v->kind == IRV_STR) {
+      pr_printf(p, "T.index_map(%s)", v->s); /* layout_transform's lambda, kept as text */
+      continue;
+    }
+    pr_irvalue(p, v, true);
   }
 }
 

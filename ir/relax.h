@@ -86,6 +86,8 @@ typedef enum RxAttrKind {
   RX_ATTR_FLOATS, /* a list of numbers (IRV_ARRAY of IRV_FLOAT), expanded to `len` like INTS */
   RX_ATTR_OPT_INT,     /* None or an integer (argmax's axis, concat's axis) */
   RX_ATTR_INT_OR_INTS, /* an integer or a list of integers, kept as written (split's indices_or_sections) */
+  RX_ATTR_INDEX_MAP,   /* a lambda (or T.index_map(lambda ...)), stored as its canonical text (IRV_STR) */
+  RX_ATTR_OPT_NUM,     /* None or a number (layout_transform's pad_value) */
 } RxAttrKind;
 
 /* One attribute: stored in the call's attrs dict under `name`, normalized by

@@ -139,6 +139,14 @@ IrValue *rx_attr_normalize(IrHeap *h, const RxAttrSpec *sp, const IrValue *v, St
     if (v->kind == IRV_NONE || is_int(v)) return (IrValue *)v;
     sb_printf(err, "attribute '%s' must be None or an integer", sp->name);
     return NULL;
+  case RX_ATTR_INDEX_MAP:
+    if (v->kind == IRV_STR) return (IrValue *)v;
+    sb_printf(err, "attribute '%s' must be a lambda", sp->name);
+    return NULL;
+  case RX_ATTR_OPT_NUM:
+    if (v->kind == IRV_NONE || is_num(v)) return (IrValue *)v;
+    sb_printf(err, "attribute '%s' must be None or a number", sp->name);
+    return NULL;
   case RX_ATTR_INT_OR_INTS:
     if (is_int(v) || all_ints(v)) return (IrValue *)v;
     sb_printf(err, "attribute '%s' must be an integer or a list of integers", sp->name);

@@ -146,6 +146,49 @@ extern const RxAttrSchema rx_attrs_resize2d[1];
 /* pos[i] = where canon[i] sits in layout ("NHWC", "NCHW" -> 0, 3, 1, 2); false
  * when layout is not a permutation of canon. */
 bool rx_layout_axes(const char *layout, const char *canon, int *pos);
+/* A layout string (ir/relax_layout.c): axis[i] a letter, factor[i] the
+ * sub-axis factor ("16c": 16) or 0 for a primal (upper-case) axis. */
+#define RX_LAYOUT_MAX 8
+typedef struct RxLayout {
+  int ndim;
+  char axis[RX_LAYOUT_MAX + 1];
+  int64_t factor[RX_LAYOUT_MAX];
+} RxLayout;
+bool rx_layout_parse(const char *s, RxLayout *l);
+/* Where canon's axes sit in a (possibly blocked) layout: pos[i] the primal
+ * axis, sub[i] its sub-axis (-1: none) of factor fac[i] (1: none). */
+typedef struct RxLayoutMap {
+  int ndim;
+  bool blocked;
+  int pos[4], sub[4];
+  int64_t fac[4];
+} RxLayoutMap;
+bool rx_layout_map(const char *layout, const char *canon, RxLayoutMap *m);
+/* The layout's index (m->ndim entries) of canonical index canon_idx[0..n). */
+void rx_layout_index(const RxLayoutMap *m, const int64_t *canon_idx, int n, int64_t *idx);
+/* R.layout_transform's index_map (ir/relax_index_map.c): output i of the
+ * lambda is param v (VAR), v // k (DIV), v % k (MOD) or v * k + u (FUSE). */
+typedef enum RxImKind { RX_IM_VAR, RX_IM_DIV, RX_IM_MOD, RX_IM_FUSE } RxImKind;
+typedef struct RxIndexMapEntry {
+  RxImKind kind;
+  int v, u;
+  int64_t k;
+} RxIndexMapEntry;
+typedef struct RxIndexMap {
+  int nin, nout;
+  char names[RX_LAYOUT_MAX][32];
+  RxIndexMapEntry out[RX_LAYOUT_MAX];
+} RxIndexMap;
+/* Parses the lambda's text; false with a message in err (bijective maps of those forms only). */
+bool rx_index_map_parse(const char *text, RxIndexMap *m, StrBuf *err);
+/* The canonical text of m ("lambda n, c, h, w: (n, c // 16, h, w, c % 16)"). */
+void rx_index_map_print(const RxIndexMap *m, StrBuf *sb);
+/* The input index of output index out_idx. */
+void rx_index_map_inverse(const RxIndexMap *m, const int64_t *out_idx, int64_t *in_idx);
+extern const RxAttrSchema rx_attrs_layout_transform[1];
+RxSInfo *rx_infer_layout_transform(const RxInferCall *q);
+int rx_eval_layout_transform(struct RxInterpCtx *c, const RxExpr *e, struct RxInterpVal **out);
+struct TirFunc *rx_legalize_layout_transform(struct RxLegalizer *g, const RxExpr *call, RxExpr **args, int *nargs);
 RxSInfo *rx_infer_conv2d(const RxInferCall *q);        /* conv2d and conv2d_transpose */
 RxSInfo *rx_infer_pool2d(const RxInferCall *q);        /* max_pool2d, avg_pool2d */
 RxSInfo *rx_infer_adaptive_pool2d(const RxInferCall *q);

@@ -227,10 +227,109 @@ static DType conv_dtype(const RxInferCall *q, const RxSInfo *x, const RxSInfo *w
   return x->dtype;
 }
 
+/* ------------------------------------------------------------ blocked conv2d */
+
+/* A layout attribute that is a (possibly blocked) layout of canon. */
+static bool layout_map_attr(const RxInferCall *q, const char *key, const char *canon, RxLayoutMap *m) {
+  const char *l = rx_attr_str(q->attrs, key, canon);
+  if (rx_layout_map(l, canon, m)) return true;
+  diag_error(q->diag, q->span, "R.%s: %s \"%s\" is not a layout of %s", op_name(q), key, l, canon);
+  return false;
+}
+
+/* The canonical dims of a tensor in layout m: a blocked axis is blocks * factor. */
+static bool logical_dims(const RxInferCall *q, int i, const RxSInfo *s, const RxLayoutMap *m, const char *key,
+                         TirExpr **dims) {
+  for (int a = 0; a < 4; a++) {
+    dims[a] = s->shape[m->pos[a]];
+    if (m->sub[a] < 0) continue;
+    int64_t f;
+    if (const_dim(s->shape[m->sub[a]], &f) && f != m->fac[a]) {
+      char *st = shape_text(s);
+      diag_error(q->diag, q->arg_spans[i], "R.%s: %s \"%s\" has a block of %lld but the operand's shape is %s",
+                 op_name(q), key, rx_attr_str(q->attrs, key, ""), (long long)m->fac[a], st);
+      free(st);
+      return false;
+    }
+    dims[a] = tir_binary(q->h, TIR_MUL, dims[a], tir_int(q->h, dims[a]->dtype, m->fac[a]));
+  }
+  ArithCtx *a = arith_new(q->h);
+  for (int k = 0; k < 4; k++) dims[k] = arith_simplify(a, dims[k]);
+  arith_free(a);
+  return true;
+}
+
+/* conv2d with data NCHW[x]c, kernel OIHW[x]i[y]o, out NCHW[y]c (TVM's
+ * conv2d_NCHWc); groups must be 1. */
+static RxSInfo *infer_conv2d_blocked(const RxInferCall *q, const RxSInfo *x, const RxSInfo *w, const ConvAttrs *ca) {
+  RxLayoutMap dm, km, om;
+  if (!layout_map_attr(q, "data_layout", "NCHW", &dm) || !layout_map_attr(q, "kernel_layout", "OIHW", &km) ||
+      !layout_map_attr(q, "out_layout", "NCHW", &om))
+    return NULL;
+  if (ca->groups != 1) {
+    diag_error(q->diag, q->span, "R.%s: blocked layouts need groups=1, got %lld", op_name(q), (long long)ca->groups);
+    return NULL;
+  }
+  DType t = conv_dtype(q, x, w, ca->out_dtype);
+  if ((x->ndim >= 0 && x->ndim != dm.ndim) || (w->ndim >= 0 && w->ndim != km.ndim)) {
+    diag_error(q->diag, q->span, "R.%s: data must be %d-D and weight %d-D for layouts %s / %s, got %d-D and %d-D",
+               op_name(q), dm.ndim, km.ndim, rx_attr_str(q->attrs, "data_layout", ""),
+               rx_attr_str(q->attrs, "kernel_layout", ""), x->ndim, w->ndim);
+    return NULL;
+  }
+  if (!x->shape || !w->shape) return rx_sinfo_tensor(q->h, NULL, om.ndim, t);
+  TirExpr *xd[4], *wd[4];
+  if (!logical_dims(q, 0, x, &dm, "data_layout", xd) || !logical_dims(q, 1, w, &km, "kernel_layout", wd) ||
+      !check_channels(q, x, w, xd[1], wd[1], wd[0], 1, false))
+    return NULL;
+  IrHeap *h = q->h;
+  TirExpr *out[4] = {xd[0], wd[0], NULL, NULL};
+  out[2] = window_out(h, xd[2], ca->pad[0] + ca->pad[2], ca->dil[0], wd[2], ca->strides[0], false);
+  out[3] = window_out(h, xd[3], ca->pad[1] + ca->pad[3], ca->dil[1], wd[3], ca->strides[1], false);
+  if (!window_fits(q, x, out[2], "kernel") || !window_fits(q, x, out[3], "kernel")) return NULL;
+  TirExpr *shape[RX_LAYOUT_MAX];
+  for (int a = 0; a < 4; a++) {
+    int64_t v;
+    shape[om.pos[a]] = out[a];
+    if (om.sub[a] < 0) continue;
+    if (const_dim(out[a], &v) && v % om.fac[a]) {
+      diag_error(q->diag, q->span, "R.%s: out_layout \"%s\": the block of %lld does not divide the %lld %s",
+                 op_name(q), rx_attr_str(q->attrs, "out_layout", ""), (long long)om.fac[a], (long long)v,
+                 a == 1 ? "output channels" : "output elements of that axis");
+      return NULL;
+    }
+    shape[om.pos[a]] = tir_binary(h, TIR_FLOORDIV, out[a], tir_int(h, out[a]->dtype, om.fac[a]));
+    shape[om.sub[a]] = tir_int(h, out[a]->dtype, om.fac[a]);
+  }
+  ArithCtx *a = arith_new(h);
+  for (int k = 0; k < om.ndim; k++) shape[k] = arith_simplify(a, shape[k]);
+  arith_free(a);
+  return rx_sinfo_tensor(h, shape, om.ndim, t);
+}
+
+static bool any_blocked(const RxInferCall *q) {
+  const char *keys[3] = {"data_layout", "kernel_layout", "out_layout"}, *canon[3] = {"NCHW", "OIHW", "NCHW"};
+  for (int i = 0; i < 3; i++) {
+    RxLayoutMap m;
+    if (rx_layout_map(rx_attr_str(q->attrs, keys[i], canon[i]), canon[i], &m) && m.blocked) return true;
+  }
+  return false;
+}
+
 RxSInfo *rx_infer_conv2d(const RxInferCall *q) {
   bool bad = false, transpose = q->op->id == RX_OP_NN_CONV2D_TRANSPOSE;
   const RxSInfo *x = tensor_operand(q, 0, &bad), *w = tensor_operand(q, 1, &bad);
   ConvAttrs ca;
+  if (!bad && !transpose && any_blocked(q)) {
+    memset(&ca, 0, sizeof ca);
+    ca.groups = rx_attr_int(q->attrs, "groups", 1);
+    ca.out_dtype = rx_attr_dtype(q->attrs, "out_dtype");
+    if (!positive_ints(q, "strides", ca.strides, 2, false) || !positive_ints(q, "padding", ca.pad, 4, true) ||
+        !positive_ints(q, "dilation", ca.dil, 2, false))
+      return NULL;
+    if (!x || !w) return rx_sinfo_tensor(q->h, NULL, -1, x ? x->dtype : dt_void);
+    return infer_conv2d_blocked(q, x, w, &ca);
+  }
   if (bad || !conv_attrs(q, &ca, transpose ? "IOHW" : "OIHW", transpose)) return NULL;
   if (!x || !w) return rx_sinfo_tensor(q->h, NULL, 4, x ? x->dtype : dt_void);
   if (!rank_is(q, 0, x, 4, "data", rx_attr_str(q->attrs, "data_layout", "NCHW")) ||
@@ -284,20 +383,40 @@ RxSInfo *rx_infer_conv2d(const RxInferCall *q) {
 
 /* ------------------------------------------------------------ pooling */
 
+/* A blocked pooling layout (NCHW16c): only C may be blocked, and out_layout
+ * must be the same; *ok false after an error. */
+static bool pool_blocked(const RxInferCall *q, RxLayoutMap *m, bool *ok) {
+  const char *l = rx_attr_str(q->attrs, "layout", "NCHW");
+  *ok = true;
+  if (!rx_layout_map(l, "NCHW", m) || !m->blocked) return false;
+  if (m->sub[0] >= 0 || m->sub[2] >= 0 || m->sub[3] >= 0 || strcmp(rx_attr_str(q->attrs, "out_layout", l), l)) {
+    diag_error(q->diag, q->span, "R.%s: layout \"%s\": only C may be blocked, and out_layout must be the same",
+               op_name(q), l);
+    *ok = false;
+  }
+  return true;
+}
+
 RxSInfo *rx_infer_pool2d(const RxInferCall *q) {
-  bool bad = false;
+  bool bad = false, ok;
   const RxSInfo *x = tensor_operand(q, 0, &bad);
   if (bad) return NULL;
   int64_t k[2], s[2], d[2], p[4];
   int dpos[4], opos[4];
+  RxLayoutMap bm;
+  bool blocked = pool_blocked(q, &bm, &ok);
+  if (!ok) return NULL;
   if (!positive_ints(q, "pool_size", k, 2, false) || !positive_ints(q, "strides", s, 2, false) ||
       !positive_ints(q, "dilation", d, 2, false) || !positive_ints(q, "padding", p, 4, true) ||
-      !layout_attr(q, "layout", "NCHW", dpos) || !layout_attr(q, "out_layout", "NCHW", opos))
+      (!blocked && (!layout_attr(q, "layout", "NCHW", dpos) || !layout_attr(q, "out_layout", "NCHW", opos))))
     return NULL;
+  int nd = blocked ? bm.ndim : 4;
+  if (blocked)
+    for (int i = 0; i < 4; i++) dpos[i] = opos[i] = bm.pos[i];
   bool ceil_mode = rx_attr_bool(q->attrs, "ceil_mode", false);
-  if (!x) return rx_sinfo_tensor(q->h, NULL, 4, dt_void);
-  if (!rank_is(q, 0, x, 4, "data", rx_attr_str(q->attrs, "layout", "NCHW"))) return NULL;
-  if (!x->shape) return rx_sinfo_tensor(q->h, NULL, 4, x->dtype);
+  if (!x) return rx_sinfo_tensor(q->h, NULL, nd, dt_void);
+  if (!rank_is(q, 0, x, nd, "data", rx_attr_str(q->attrs, "layout", "NCHW"))) return NULL;
+  if (!x->shape) return rx_sinfo_tensor(q->h, NULL, nd, x->dtype);
   IrHeap *h = q->h;
   TirExpr *out[4] = {x->shape[dpos[0]], x->shape[dpos[1]], NULL, NULL};
   for (int i = 0; i < 2; i++) {
@@ -309,6 +428,12 @@ RxSInfo *rx_infer_pool2d(const RxInferCall *q) {
     if (ceil_mode && const_dim(out[2 + i], &o) && const_dim(in, &n) && (o - 1) * s[i] >= n + p[i])
       out[2 + i] = tir_int(h, in->dtype, o - 1);
     if (!window_fits(q, x, out[2 + i], "pooling window")) return NULL;
+  }
+  if (blocked) { /* the input's shape with the window's H and W */
+    TirExpr *shape[RX_LAYOUT_MAX];
+    for (int i = 0; i < nd; i++) shape[i] = x->shape[i];
+    shape[bm.pos[2]] = out[2], shape[bm.pos[3]] = out[3];
+    return rx_sinfo_tensor(h, shape, nd, x->dtype);
   }
   return nchw_result(q, out, opos, x->dtype);
 }

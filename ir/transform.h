@@ -117,6 +117,10 @@ IrModule *rx_canonicalize_bindings(const IrModule *m, DiagCtx *diag, bool *chang
 IrModule *rx_eliminate_common_subexpr(const IrModule *m, DiagCtx *diag, bool *changed);
 IrModule *rx_fold_constant(const IrModule *m, DiagCtx *diag, bool *changed);
 IrModule *rx_dead_code_elimination(const IrModule *m, DiagCtx *diag, bool *changed);
+/* ConvertLayout (relax_convert_layout.c): NCHW conv2d chains to NCHW16c on
+ * AVX-512 hosts; off (the module unchanged) unless rx_set_convert_layout(true). */
+IrModule *rx_convert_layout(const IrModule *m, DiagCtx *diag, bool *changed);
+void rx_set_convert_layout(bool on);
 /* Plans each graph function's intermediates (ir/memory_plan.h) and records
  * the peak and the unplanned total in its attr "tvs.memory_plan". */
 IrModule *rx_static_plan_block_memory(const IrModule *m, DiagCtx *diag, bool *changed);

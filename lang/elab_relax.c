@@ -10,6 +10,7 @@
 #include "base/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------- state */
@@ -566,8 +567,40 @@ static IrValue *kw_attrs(ElabCtx *c, const Ast *call) {
   return d;
 }
 
+/* layout_transform's index_map: a lambda (or T.index_map(lambda ...)) kept
+ * as its canonical text. */
+static IrValue *index_map_attr(ElabCtx *c, const Ast *v) {
+  if (v->kind == AST_CALL && v->list.len >= 1 && v->list.items[0]->kind == AST_LAMBDA) {
+    const char *d = ast_dotted_name(&c->scratch, v->a);
+    if (d && (!strcmp(d, "T.index_map") || !strcmp(d, "tvm.tir.IndexMap.from_func"))) v = v->list.items[0];
+  }
+  if (v->kind != AST_LAMBDA || !v->span.file) {
+    diag_error(c->diag, v->span, "index_map must be a lambda, as lambda n, c, h, w: (n, c // 16, h, w, c %% 16)");
+    return NULL;
+  }
+  char *text = xmalloc(v->span.len + 1);
+  memcpy(text, v->span.file->text + v->span.off, v->span.len);
+  text[v->span.len] = 0;
+  RxIndexMap m;
+  StrBuf err, out;
+  sb_init(&err);
+  sb_init(&out);
+  IrValue *r = NULL;
+  if (rx_index_map_parse(text, &m, &err)) {
+    rx_index_map_print(&m, &out);
+    r = irv_str(c->h, out.data);
+  } else {
+    diag_error(c->diag, v->span, "R.layout_transform: %s", err.data);
+  }
+  free(text);
+  sb_free(&err);
+  sb_free(&out);
+  return r;
+}
+
 /* One attribute as written (a dtype is read as its text). */
 static IrValue *written_attr(ElabCtx *c, const RxAttrSpec *sp, const Ast *v) {
+  if (sp->kind == RX_ATTR_INDEX_MAP) return index_map_attr(c, v);
   if (sp->kind != RX_ATTR_DTYPE) return elab_tir_attr_value(c, v);
   DType t;
   if (!elab_dtype_arg(c, v, &t)) return NULL;

@@ -76,6 +76,23 @@ static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t
   return buf;
 }
 
+/* conv2d_NCHWc float32 with an output block of 16 on AVX-512 (the blocked
+ * layout of the convert-layout stage): conv2d_NCHWc_avx512[_f16][_nopad].sched.tvs
+ * (_f16: an odd number of output blocks, one per task). */
+static const char *conv2d_nchwc_rule(const TirFunc *f, char *buf, size_t cap) {
+  const TirBlock *b = sch_ds_find_block(f, "conv2d_NCHWc");
+  char kinds[16];
+  int64_t OB, IC, FB;
+  if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype) || !host_has_avx512()) return NULL;
+  iter_kinds(b, kinds, sizeof kinds);
+  if (strcmp(kinds, "SSSSSRRR") || !const_extent(&b->iters[4], &OB) || OB != 16 || !const_extent(&b->iters[5], &IC) ||
+      IC % 16 || !const_extent(&b->iters[1], &FB))
+    return NULL;
+  snprintf(buf, cap, "conv2d_NCHWc_avx512%s%s.sched.tvs", FB % 2 ? "_f16" : "",
+           sch_ds_find_block(f, "data_pad") ? "" : "_nopad");
+  return buf;
+}
+
 /* grouped and depthwise conv2d_nchw float32 (TOPI's group_conv2d_nchw with
  * its pad_temp stage): group_conv2d_nchw.sched.tvs. */
 static const char *group_conv2d_rule(const TirFunc *f) {
@@ -414,6 +431,7 @@ static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule 
   char buf[96];
   const char *block = NULL, *script = conv2d_rule(f, prepack, buf, sizeof buf), *conv = "conv2d_nchw";
   if (!script && (script = group_conv2d_rule(f))) conv = "group_conv2d_nchw";
+  if (!script && (script = conv2d_nchwc_rule(f, buf, sizeof buf))) conv = "conv2d_NCHWc";
   int nfuse = 0;
   if (script) {
     if (run_script(&one, script, NULL) == 0) inline_epilogue(&one, f, conv);

@@ -10,10 +10,13 @@ TVS untuned is the graph pipeline's default schedules (whatever they are at the
 time of the run; see docs/onnx.md).  With --tune N, each network is also tuned
 (`tvs tune NET.onnx --trials N --db NET.jsonl`, 1 thread: the tasks are its fused
 kernels, each one's default schedule measured as its baseline) and compiled
-with `tvsc --tuning-db`; the "tuned" column times that .so.
+with `tvsc --tuning-db`; the "tuned" column times that .so.  With
+--convert-layout, each network is also compiled with `tvsc --convert-layout`
+(conv2d chains in NCHW16c, docs/graph.md) and the "c-l ms" column times that
+.so, so the stage is compared with the default build in the same run.
 
 usage: .venv/bin/python bench/onnx/bench_onnx.py --tvs build/tvs --tvsc build/tvsc
-           [--work DIR] [--repeat N] [--threads 1,2] [--tune TRIALS] [NET ...]"""
+           [--work DIR] [--repeat N] [--threads 1,2] [--tune TRIALS] [--convert-layout] [NET ...]"""
 import argparse
 import os
 import re
@@ -76,6 +79,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--tune", type=int, default=0, metavar="TRIALS",
                     help="also tune each network with this many trials and time the tuned build")
+    ap.add_argument("--convert-layout", action="store_true",
+                    help="also build each network with tvsc --convert-layout and time it")
     ap.add_argument("nets", nargs="*", default=export_models.NAMES)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -85,6 +90,7 @@ def main():
                        + missing, check=True)
     compile_s = {}
     tuned = {}
+    converted = {}
     for n in a.nets:
         model = os.path.join(a.work, n + ".onnx")
         so = os.path.join(a.work, n + ".so")
@@ -93,8 +99,11 @@ def main():
         compile_s[n] = time.perf_counter() - t
         if a.tune:
             tuned[n] = tune(a, n, model)
-    print("%-14s %3s %10s %10s %10s %10s %8s %8s %8s" % ("network", "thr", "TVS ms", "tuned ms", "ORT ms",
-                                                       "torch ms", "TVS/ORT", "tun/ORT", "TVS/torch"))
+        if a.convert_layout:
+            converted[n] = os.path.join(a.work, n + "_cl.so")
+            subprocess.run([a.tvsc, model, "--convert-layout", "-o", converted[n]], check=True)
+    print("%-14s %3s %10s %10s %10s %10s %10s %8s %8s %8s" % ("network", "thr", "TVS ms", "tuned ms", "c-l ms",
+                                                            "ORT ms", "torch ms", "TVS/ORT", "tun/ORT", "TVS/torch"))
     for n in a.nets:
         model, xp = os.path.join(a.work, n + ".onnx"), os.path.join(a.work, n + "_x.npy")
         so = os.path.join(a.work, n + ".so")
@@ -102,10 +111,11 @@ def main():
         for th in [int(s) for s in a.threads.split(",")]:
             tv = time_tvs(a.tvs, so, xp, th, a.repeat)
             tu = time_tvs(a.tvs, tuned[n], xp, th, a.repeat) if n in tuned else float("nan")
+            tc = time_tvs(a.tvs, converted[n], xp, th, a.repeat) if n in converted else float("nan")
             to = time_ort(model, x, th, a.repeat)
             tt = time_torch(n, x, th, a.repeat)
-            print("%-14s %3d %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8.2f" % (n, th, tv, tu, to, tt, tv / to,
-                                                                              tu / to, tv / tt), flush=True)
+            print("%-14s %3d %10.2f %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8.2f" % (n, th, tv, tu, tc, to, tt, tv / to,
+                                                                                     tu / to, tv / tt), flush=True)
     for n, s in compile_s.items():
         print("tvsc %s.onnx -o %s.so: %.2f s" % (n, n, s))
     for n, (s, kept, total) in tune_s.items():

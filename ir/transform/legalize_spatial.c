@@ -45,8 +45,32 @@ static bool no_padding(const RxExpr *call) {
   return !p[0] && !p[1] && !p[2] && !p[3];
 }
 
+/* NCHW[x]c data, OIHW[x]i[y]o kernel, NCHW[y]c out: TOPI's conv2d_NCHWc. */
+static bool nchwc_layouts(const RxExpr *call) {
+  RxLayoutMap d, k, o;
+  if (!rx_layout_map(attr_s(call, "data_layout", "NCHW"), "NCHW", &d) ||
+      !rx_layout_map(attr_s(call, "kernel_layout", "OIHW"), "OIHW", &k) ||
+      !rx_layout_map(attr_s(call, "out_layout", "NCHW"), "NCHW", &o))
+    return false;
+  if (!d.blocked && !k.blocked && !o.blocked) return false;
+  static const int plain[4] = {0, 1, 2, 3};
+  for (int i = 0; i < 4; i++) /* primal axes in canonical order, the sub-axes last */
+    if (d.pos[i] != plain[i] || k.pos[i] != plain[i] || o.pos[i] != plain[i]) return false;
+  return d.sub[1] == 4 && d.sub[0] < 0 && d.sub[2] < 0 && d.sub[3] < 0 && k.sub[1] == 4 && k.sub[0] == 5 &&
+         k.sub[2] < 0 && k.sub[3] < 0 && o.sub[1] == 4 && o.sub[0] < 0 && o.sub[2] < 0 && o.sub[3] < 0 &&
+         d.fac[1] == k.fac[1] && o.fac[1] == k.fac[0];
+}
+
 TirFunc *rx_legalize_conv2d(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   const char *dl = attr_s(call, "data_layout", "NCHW"), *kl = attr_s(call, "kernel_layout", "OIHW");
+  if (nchwc_layouts(call)) {
+    if (rx_attr_int(call->call.attrs, "groups", 1) != 1) return NULL;
+    LgBind b[16];
+    int n = window_binds(call, b, "strides", 0, 0);
+    TirFunc *f = lg_from_template(g, "conv2d_NCHWc", call, 2, b, n, args, nargs);
+    if (f && no_padding(call)) f = tir_inline_copy_block(g->h, f, "data_pad");
+    return f;
+  }
   if (strcmp(attr_s(call, "out_layout", dl), dl)) return NULL;
   int64_t groups = rx_attr_int(call->call.attrs, "groups", 1);
   const char *t = NULL;
@@ -82,7 +106,9 @@ TirFunc *rx_legalize_conv2d_transpose(Lg *g, const RxExpr *call, RxExpr **args, 
  * stride - 1 more; without any padding there is no pad_temp stage. */
 TirFunc *rx_legalize_pool2d(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
   const char *l = attr_s(call, "layout", "NCHW");
-  if (strcmp(attr_s(call, "out_layout", l), l) || (strcmp(l, "NCHW") && strcmp(l, "NHWC"))) return NULL;
+  RxLayoutMap m;
+  bool blocked = rx_layout_map(l, "NCHW", &m) && m.blocked && m.sub[1] == 4 && m.pos[1] == 1 && m.pos[2] == 2;
+  if (strcmp(attr_s(call, "out_layout", l), l) || (strcmp(l, "NCHW") && strcmp(l, "NHWC") && !blocked)) return NULL;
   bool is_max = call->call.op->id == RX_OP_NN_MAX_POOL2D, ceil_mode = rx_attr_bool(call->call.attrs, "ceil_mode", false);
   int64_t k[2], s[2];
   attr_ints(call, "pool_size", k, 2, 1);
@@ -93,7 +119,7 @@ TirFunc *rx_legalize_pool2d(Lg *g, const RxExpr *call, RxExpr **args, int *nargs
   b[n++] = (LgBind){"KW", k[1]};
   b[n++] = (LgBind){"include_pad", rx_attr_bool(call->call.attrs, "count_include_pad", false)};
   char t[32];
-  snprintf(t, sizeof t, "%s_pool2d_%s", is_max ? "max" : "avg", !strcmp(l, "NCHW") ? "nchw" : "nhwc");
+  snprintf(t, sizeof t, "%s_pool2d_%s", is_max ? "max" : "avg", blocked ? "nchwc" : !strcmp(l, "NCHW") ? "nchw" : "nhwc");
   TirFunc *f = lg_from_template(g, t, call, 1, b, n, args, nargs);
   bool extra = ceil_mode && (s[0] > 1 || s[1] > 1);
   if (f && no_padding(call) && !extra) f = tir_inline_copy_block(g->h, f, "pad_temp");

@@ -546,6 +546,37 @@ TirFunc *rx_legalize_permute_dims(Lg *g, const RxExpr *call, RxExpr **args, int 
   return injective(g, call, args, nargs, "T_transpose", f_transpose, 1);
 }
 
+/* layout_transform: the input read at the index map's inverse (v = outer * k
+ * + inner for a split axis, outer // k and outer % k for a fused one). */
+static TirExpr *f_layout(Lg *g, Inj *s, TirExpr **oi) {
+  RxIndexMap m;
+  StrBuf err;
+  sb_init(&err);
+  bool ok = rx_index_map_parse(rx_attr_str(s->call->call.attrs, "index_map", ""), &m, &err);
+  sb_free(&err);
+  if (!ok || m.nin != s->in[0]->ndim) return NULL;
+  TirExpr *idx[RX_LAYOUT_MAX];
+  for (int v = 0; v < m.nin; v++) idx[v] = i64(g, 0);
+  for (int i = 0; i < m.nout; i++) {
+    const RxIndexMapEntry *e = &m.out[i];
+    TirExpr *k = i64(g, e->k);
+    if (e->kind == RX_IM_DIV) idx[e->v] = bin(g, TIR_ADD, idx[e->v], bin(g, TIR_MUL, oi[i], k));
+    else if (e->kind != RX_IM_FUSE) idx[e->v] = bin(g, TIR_ADD, idx[e->v], oi[i]);
+    else {
+      idx[e->v] = bin(g, TIR_ADD, idx[e->v], bin(g, TIR_FLOORDIV, oi[i], k));
+      idx[e->u] = bin(g, TIR_ADD, idx[e->u], bin(g, TIR_FLOORMOD, oi[i], k));
+    }
+  }
+  simplify_all(g, s->nest, idx, m.nin);
+  return lg_load(g->h, s->in[0], idx);
+}
+
+TirFunc *rx_legalize_layout_transform(Lg *g, const RxExpr *call, RxExpr **args, int *nargs) {
+  if (!rx_attr_str(call->call.attrs, "index_map", NULL) || call->call.args[0]->sinfo->ndim > RX_LAYOUT_MAX) return NULL;
+  g->name_hint = "te_layout_transform";
+  return injective(g, call, args, nargs, "te_layout_transform", f_layout, 1);
+}
+
 static TirExpr *f_broadcast(Lg *g, Inj *s, TirExpr **oi) {
   (void)oi;
   TirExpr **idx = lg_bcast_index(g->h, s->in[0], s->out->shape, s->nest->iters, s->out->ndim);

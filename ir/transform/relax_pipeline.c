@@ -26,6 +26,8 @@ static const RxPass graph_pipeline[] = {
      "FoldConstant: calls of constants are evaluated now (interpreter) and become R.const"},
     {"dead-code-elimination", rx_dead_code_elimination,
      "DeadCodeElimination: unused pure bindings and unreachable private functions are removed"},
+    {"convert-layout", rx_convert_layout,
+     "ConvertLayout: NCHW conv2d chains become NCHW16c (AVX-512; off unless --convert-layout)"},
     {"legalize", rx_legalize_ops,
      "LegalizeOps: high-level operators become calls of generated prim_funcs (R.call_tir)"},
     {"annotate-tir-op-pattern", rx_annotate_tir_op_pattern,

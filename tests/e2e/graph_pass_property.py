@@ -113,7 +113,9 @@ def check_program(tvs, path, stages, work, counts):
     failures = check_unchanged_flags(tvs, path, stages)
     stage_files = {}
     for s in stages:
-        rc, out = run([tvs, "show", path, "--stage", s])
+        # convert-layout is off unless asked for: check it switched on
+        flag = ["--convert-layout"] if s == "convert-layout" else []
+        rc, out = run([tvs, "show", path, "--stage", s] + flag)
         if rc != 0:
             failures.append(f"{path}: stage {s} failed:\n{out}")
             continue

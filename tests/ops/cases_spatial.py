@@ -56,6 +56,29 @@ def avgp(k, s=None, p=0, ceil=False, cip=False):
                                    count_include_pad=cip).numpy()
 
 
+def blk(a, b):
+    """NCHW -> NCHW[b]c."""
+    n, c, h, w = a.shape
+    return a.reshape(n, c // b, b, h, w).transpose(0, 1, 3, 4, 2)
+
+
+def unblk(a):
+    """NCHW[b]c -> NCHW."""
+    n, cb, h, w, b = a.shape
+    return a.transpose(0, 1, 4, 2, 3).reshape(n, cb * b, h, w)
+
+
+def kunblk(w):
+    """OIHW[i]i[o]o -> OIHW."""
+    ob, ib, kh, kw, i, o = w.shape
+    return w.transpose(0, 5, 1, 4, 2, 3).reshape(ob * o, ib * i, kh, kw)
+
+
+def blocked(f, b):
+    """f on NCHW/OIHW tensors, applied to blocked data (and weights) with an output block of b."""
+    return lambda x, *w: blk(f(unblk(x), *[kunblk(wi) for wi in w]), b)
+
+
 def x4(n, c, h, w):
     return {"x": ((n, c, h, w), F)}
 
@@ -88,6 +111,33 @@ CASES = [
          ref=lambda x, w: conv()(x.transpose(0, 3, 1, 2), w).transpose(0, 2, 3, 1), name="conv2d NHWC OIHW"),
     Case("R.nn.conv2d(x, w, data_layout=\"NHWC\", out_layout=\"NCHW\")", xw((1, 5, 5, 2), (3, 2, 2, 2)),
          ref=lambda x, w: conv()(x.transpose(0, 3, 1, 2), w), modes=("interp",), name="conv2d out_layout NCHW"),
+    Case("R.nn.conv2d(x, w, padding=[1, 1], data_layout=\"NCHW16c\", kernel_layout=\"OIHW16i16o\", "
+         "out_layout=\"NCHW16c\")", xw((1, 2, 6, 7, 16), (3, 2, 3, 3, 16, 16)), ref=blocked(conv(padding=1), 16),
+         name="conv2d NCHW16c"),
+    Case("R.nn.conv2d(x, w, strides=[2, 2], data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i8o\", "
+         "out_layout=\"NCHW8c\")", xw((1, 2, 7, 5, 4), (2, 2, 1, 1, 4, 8)), ref=blocked(conv(2), 8),
+         name="conv2d NCHW4c 1x1 stride 2"),
+    Case("R.nn.conv2d(x, w, data_layout=\"NCHW16c\", kernel_layout=\"OIHW16i8o\", out_layout=\"NCHW16c\")",
+         xw((1, 1, 5, 5, 16), (3, 1, 3, 3, 16, 8)), error="the block of 16 does not divide the 24 output channels",
+         name="conv2d blocked bad out_layout"),
+    Case("R.nn.conv2d(x, w, data_layout=\"NCHW16c\", kernel_layout=\"OIHW16i16o\", out_layout=\"NCHW8c\")",
+         xw((1, 1, 5, 5, 16), (1, 1, 3, 3, 16, 16)), ref=blocked(conv(), 8), modes=("interp",),
+         name="conv2d blocked out block other than the kernel's (interpreter)"),
+    Case("R.layout_transform(x, index_map=lambda n, c, h, w: (n, c // 8, h, w, c % 8))", x4(2, 16, 3, 5),
+         ref=lambda x: blk(x, 8), name="layout_transform NCHW to NCHW8c"),
+    Case("R.layout_transform(x, index_map=T.index_map(lambda n, c, h, w, cb: (n, c * 4 + cb, h, w)))",
+         {"x": ((1, 3, 2, 7, 4), F)}, ref=unblk, name="layout_transform NCHW4c to NCHW"),
+    Case("R.layout_transform(x, index_map=lambda a, b: (b, a))", {"x": ((3, 5), F)}, ref=lambda x: x.T,
+         name="layout_transform transpose"),
+    Case("R.layout_transform(x, index_map=lambda n, c, h, w: (n, c // 16, h, w, c % 16))", x4(1, 24, 2, 2),
+         error="does not divide axis 1", name="layout_transform factor does not divide"),
+    Case("R.layout_transform(x, index_map=lambda n, c, h, w: (n, c // 4, h, w))", x4(1, 8, 2, 2),
+         error="must appear once", name="layout_transform not bijective"),
+    Case("R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], layout=\"NCHW16c\")",
+         {"x": ((1, 2, 9, 8, 16), F)}, ref=lambda x: blk(maxp(3, 2, 1)(unblk(x)), 16), name="max_pool2d NCHW16c"),
+    Case("R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True, layout=\"NCHW8c\")",
+         {"x": ((1, 1, 5, 5, 8), F)}, ref=lambda x: blk(avgp(2, 2, ceil=True)(unblk(x)), 8),
+         name="avg_pool2d NCHW8c ceil"),
     Case("R.nn.conv2d(x, w, groups=4)", xw((1, 6, 8, 8), (4, 1, 3, 3)), error="groups=4 does not divide the 6",
          name="conv2d bad groups"),
     Case("R.nn.conv2d(x, w)", xw((1, 3, 8, 8), (4, 6, 3, 3)), error="data has 3 input channels",

@@ -953,7 +953,7 @@ static int split_named(const char *opt, const char *arg, NamedValue *out) {
 }
 
 enum { RUN_FUNC, RUN_INPUT, RUN_PARAMS, RUN_OUTPUT, RUN_SEED, RUN_DIM, RUN_TARGET, RUN_REPEAT, RUN_TIME,
-       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_FP_CONTRACT, RUN_BOUNDS_CHECK, RUN_NO_BOUNDS_CHECK, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_NPU_CONFIG, RUN_NPU_VTHREADS, RUN_HELP };
+       RUN_PROFILE, RUN_MEMORY_PLAN, RUN_FAST_MATH, RUN_CONVERT_LAYOUT, RUN_FP_CONTRACT, RUN_BOUNDS_CHECK, RUN_NO_BOUNDS_CHECK, RUN_SCHEDULE, RUN_CHECK_RACES, RUN_TUNING_DB, RUN_NPU_CONFIG, RUN_NPU_VTHREADS, RUN_HELP };
 
 /* The options of `tvs run`: the parser and the --help list. */
 static const ToolOption run_options[] = {
@@ -980,6 +980,7 @@ static const ToolOption run_options[] = {
      "workspace offset, live range; planned peak and unplanned total)"},
     {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive) and --profile (default 20)"},
     {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
+    {RUN_CONVERT_LAYOUT, "--convert-layout", NULL, NULL, 0, "run the convert-layout stage (conv2d to NCHW16c)"},
     {RUN_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
      "on (the same: within an expression), off (products rounded: as the interpreter)"},
@@ -1098,6 +1099,7 @@ static int parse_run_arg(RunArgs *ra, const char **sched_path, int argc, char **
       case RUN_HELP: print_run_help(); return 1;
       case RUN_TIME: ra->time = true; return 0;
       case RUN_FAST_MATH: ra->fast_math = true; return 0;
+      case RUN_CONVERT_LAYOUT: rx_set_convert_layout(true); return 0;
       case RUN_FP_CONTRACT:
         if (missing || cg_parse_fp_contract(val, &ra->fp_contract))
           return tool_usage_error("run", "--fp-contract expects fast, on or off, got '%s'", missing ? "" : val);

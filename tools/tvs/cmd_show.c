@@ -191,7 +191,7 @@ typedef struct ShowArgs {
 } ShowArgs;
 
 enum { SHOW_STAGE, SHOW_DUMP_AFTER, SHOW_DIFF, SHOW_SCHEDULE, SHOW_MCPU, SHOW_MATTR, SHOW_O0, SHOW_O1, SHOW_O2, SHOW_O3,
-       SHOW_FAST_MATH, SHOW_FP_CONTRACT, SHOW_BOUNDS_CHECK, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_TUNING_DB, SHOW_HELP };
+       SHOW_FAST_MATH, SHOW_CONVERT_LAYOUT, SHOW_FP_CONTRACT, SHOW_BOUNDS_CHECK, SHOW_LIST_STAGES, SHOW_FORMAT, SHOW_TARGET, SHOW_TUNING_DB, SHOW_HELP };
 
 static const char show_opt_help[] = "LLVM optimization level of llvm and asm (default -O3)";
 
@@ -213,6 +213,7 @@ static const ToolOption show_options[] = {
     {SHOW_O2, "-O2", NULL, NULL, 0, show_opt_help},
     {SHOW_O3, "-O3", NULL, NULL, 0, show_opt_help},
     {SHOW_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {SHOW_CONVERT_LAYOUT, "--convert-layout", NULL, NULL, 0, "run the convert-layout stage (conv2d to NCHW16c)"},
     {SHOW_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
      "on (the same: within an expression), off (products rounded: as the interpreter)"},
@@ -305,6 +306,7 @@ static int parse_show_arg(ShowArgs *sa, int argc, char **argv, int *i) {
     switch (o->id) {
       case SHOW_HELP: print_show_help(); return 1;
       case SHOW_FAST_MATH: sa->cg.fast_math = true; return 0;
+      case SHOW_CONVERT_LAYOUT: rx_set_convert_layout(true); return 0;
       case SHOW_FP_CONTRACT:
         if (missing || cg_parse_fp_contract(val, &sa->cg.fp_contract))
           return tool_usage_error("show", "--fp-contract expects fast, on or off, got '%s'", missing ? "" : val);

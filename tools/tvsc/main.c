@@ -10,6 +10,7 @@
 #include "autotune/tune.h"
 #include "base/big_stack.h"
 #include "driver/driver.h"
+#include "ir/transform.h"
 #include "base/util.h"
 #include "tools/common/options.h"
 #include "runtime/temp_files.h"
@@ -25,7 +26,7 @@ static const char usage_header[] =
 
 /* The ids of the options with a value index valued[] and set_valued's slots. */
 enum { OPT_OUTPUT, OPT_HEADER, OPT_EMIT, OPT_FUNC, OPT_SCHEDULE, OPT_TARGET, OPT_MTRIPLE, OPT_MCPU, OPT_MATTR,
-       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, OPT_TUNING_DB, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_FP_CONTRACT, OPT_BOUNDS_CHECK, OPT_VERBOSE,
+       OPT_CC, OPT_RUNTIME_DIR, OPT_PARAMS, OPT_TUNING_DB, NVALUED, OPT_O0 = NVALUED, OPT_O1, OPT_O2, OPT_O3, OPT_FAST_MATH, OPT_CONVERT_LAYOUT, OPT_FP_CONTRACT, OPT_BOUNDS_CHECK, OPT_VERBOSE,
        OPT_LIST_STAGES, OPT_HELP, OPT_VERSION };
 
 static const char opt_level_help[] = "LLVM optimization level (default -O3)";
@@ -59,6 +60,7 @@ static const ToolOption tvsc_options[] = {
     {OPT_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's, or generic for another triple)"},
     {OPT_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma (unknown features are errors)"},
     {OPT_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {OPT_CONVERT_LAYOUT, "--convert-layout", NULL, NULL, 0, "run the convert-layout stage (conv2d to NCHW16c)"},
     {OPT_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
      "on (the same: within an expression), off (products rounded: as the interpreter)"},
@@ -155,6 +157,7 @@ static int parse_arg(TvscArgs *ta, int argc, char **argv, int *i) {
         return drv_print_stages(stdout, DRV_STAGES_EMIT | DRV_STAGE_NPU), drv_print_gpu_stages(stdout), 0;
       case OPT_VERBOSE: return ta->o.verbose = 1, -1;
       case OPT_FAST_MATH: return ta->o.cg.fast_math = true, -1;
+      case OPT_CONVERT_LAYOUT: return rx_set_convert_layout(true), -1;
       case OPT_FP_CONTRACT:
         if (missing || cg_parse_fp_contract(v, &ta->o.cg.fp_contract))
           return usage_error("--fp-contract expects fast, on or off, got '%s'", missing ? "" : v);
