@@ -1035,7 +1035,10 @@ static void replace_block_iters(IrHeap *h, const TirBlock *b, TirBlock *nb, cons
   ir_ptrmap_init(&sub);
   for (int i = 0; i < b->niters; i++) ir_ptrmap_put(&sub, b->iters[i].var, inv->dst[i]);
   ArithCtx *a = arith_new(h);
-  for (int j = 0; j < nb->niters; j++) arith_bind_range(a, nb->iters[j].var, nb->iters[j].dom.min, nb->iters[j].dom.extent);
+  /* unit iters stay symbolic in the accesses, as in TVM */
+  for (int j = 0; j < nb->niters; j++)
+    if (!tir_is_one(nb->iters[j].dom.extent))
+      arith_bind_range(a, nb->iters[j].var, nb->iters[j].dom.min, nb->iters[j].dom.extent);
   AccessSimp as = {a};
   TirMutator m;
   tir_mutator_init(&m, h);
