@@ -692,10 +692,14 @@ static bool check_writes_whole_outputs(Schedule *s, const TirBlock *b) {
       const TirIterVar *it = NULL;
       for (int k = 0; k < b->niters && vars[d]; k++)
         if (b->iters[k].var == vars[d]) it = &b->iters[k];
-      int64_t mn = -1, ext = -1, shp = -2;
-      bool full = it ? tir_is_const_int(it->dom.min, &mn) && tir_is_const_int(it->dom.extent, &ext) &&
-                           tir_is_const_int(b->writes[i].buffer->shape[d], &shp) && mn == 0 && ext == shp
+      /* symbolic sizes too: an iter over [0, n) writes all of a dimension n */
+      IrHeap *th = ir_heap_new();
+      ArithCtx *a = arith_new(th);
+      bool full = it ? tir_is_zero(it->dom.min) &&
+                           arith_can_prove_equal(a, it->dom.extent, b->writes[i].buffer->shape[d])
                      : !vars[d] && tir_is_one(b->writes[i].buffer->shape[d]);
+      arith_free(a);
+      ir_heap_release(th);
       if (!full) {
         sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
                  "pad_einsum: block '%s' does not write all of buffer '%s' (dimension %d), which "
