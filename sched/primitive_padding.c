@@ -303,6 +303,19 @@ static bool compute_inbound_region(DecompPad *dp) {
   return true;
 }
 
+/* e with the vars of the unit loops loops[from..nloops) replaced by their
+ * min: TVM simplifies the new bindings knowing the outer loops' ranges,
+ * which turns a loop over one value into that value. */
+static TirExpr *fold_unit_loops(const DecompPad *dp, IrHeap *h, TirExpr *e, int from) {
+  IrPtrMap unit;
+  ir_ptrmap_init(&unit);
+  for (int k = from; k < dp->nloops; k++)
+    if (tir_is_one(dp->loops[k]->loop.extent)) ir_ptrmap_put(&unit, dp->loops[k]->loop.var, dp->loops[k]->loop.min);
+  TirExpr *out = unit.len ? tir_substitute_expr(h, e, &unit) : e;
+  ir_ptrmap_free(&unit);
+  return out == e ? e : arith_simplify(dp->ctx, out);
+}
+
 /* The constant-filling nest: fresh copies of the loops from the block up
  * to `loop`, and of the iters. */
 static TirStmt *build_const_nest(const DecompPad *dp, IrHeap *h) {
@@ -348,7 +361,8 @@ static TirStmt *build_const_nest(const DecompPad *dp, IrHeap *h) {
   cb.nallocs = 0;
   TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
   for (int i = 0; i < b->niters; i++)
-    vals[i] = tir_substitute_expr(h, realize->realize.values[i], &rep);
+    vals[i] = fold_unit_loops(dp, h, tir_substitute_expr(h, realize->realize.values[i], &rep),
+                              dp->const_k + 1);
   TirExpr *cp = sch_is_trivial_pred(realize->realize.pred)
                     ? tir_bool(h, true)
                     : tir_substitute_expr(h, realize->realize.pred, &rep);
@@ -393,6 +407,7 @@ static void build_inbound_iters(const DecompPad *dp, IrHeap *h, ArithCtx *ic, Ti
       arith_bind_range(ic, v->var, tir_int(h, v->dtype, 0), tir_int(h, v->dtype, dp->rext[i]));
       vals[i] = v;
     } else {
+      v = fold_unit_loops(dp, h, v, 0);
       vals[i] = arith_simplify(ic, tir_binary(h, TIR_SUB, v, tir_int(h, v->dtype, dp->rmin[i])));
     }
   }
