@@ -193,7 +193,8 @@ static bool compute_inbound_predicate(DecompPad *dp, IrHeap *h) {
   const TirStmt *realize = dp->realize;
   const TirBlock *b = dp->b;
   dp->ctx = arith_new(h);
-  for (int k = 0; k < dp->nloops; k++)
+  /* outer loops first: the binding order is the simplifier's term order */
+  for (int k = dp->nloops - 1; k >= 0; k--)
     arith_bind_range(dp->ctx, dp->loops[k]->loop.var, dp->loops[k]->loop.min, dp->loops[k]->loop.extent);
   IrPtrMap iv;
   ir_ptrmap_init(&iv);
@@ -379,6 +380,22 @@ static TirStmt *build_const_nest(const DecompPad *dp, IrHeap *h) {
   return const_nest;
 }
 
+/* v - c keeping v's term order (`i * 75 + j - 3`, as TVM's simplifier
+ * leaves it): a trailing constant of v absorbs c. */
+static TirExpr *minus_const(IrHeap *h, ArithCtx *ic, TirExpr *v, int64_t c) {
+  int64_t k;
+  if (c == 0) return v;
+  if (tir_is_const_int(v, &k)) return tir_int(h, v->dtype, k - c);
+  if ((v->kind == TIR_ADD || v->kind == TIR_SUB) && tir_is_const_int(v->bin.b, &k)) {
+    int64_t rest = v->kind == TIR_ADD ? k - c : -k - c;
+    if (rest == 0) return v->bin.a;
+    return tir_binary(h, rest > 0 ? TIR_ADD : TIR_SUB, v->bin.a, tir_int(h, v->dtype, rest > 0 ? rest : -rest));
+  }
+  if (v->kind == TIR_VAR || v->kind == TIR_ADD || v->kind == TIR_MUL)
+    return tir_binary(h, c > 0 ? TIR_SUB : TIR_ADD, v, tir_int(h, v->dtype, c > 0 ? c : -c));
+  return arith_simplify(ic, tir_binary(h, TIR_SUB, v, tir_int(h, v->dtype, c)));
+}
+
 /* The in-bound block's iters (nb->iters) and bindings (vals): iter i ranges
  * over [0, rext[i]) and stands for rmin[i] + it (rep maps it so); a binding
  * that is a loop var of the single-child chain narrows that loop instead
@@ -408,7 +425,7 @@ static void build_inbound_iters(const DecompPad *dp, IrHeap *h, ArithCtx *ic, Ti
       vals[i] = v;
     } else {
       v = fold_unit_loops(dp, h, v, 0);
-      vals[i] = arith_simplify(ic, tir_binary(h, TIR_SUB, v, tir_int(h, v->dtype, dp->rmin[i])));
+      vals[i] = minus_const(h, ic, v, dp->rmin[i]);
     }
   }
 }
@@ -442,7 +459,7 @@ static TirStmt *build_inbound_nest(const DecompPad *dp, IrHeap *h) {
   TirBlock nb = *b;
   nb.iters = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *nb.iters);
   TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
-  for (int k = 0; k < dp->nloops; k++)
+  for (int k = dp->nloops - 1; k >= 0; k--)
     arith_bind_range(ic, dp->loops[k]->loop.var, dp->loops[k]->loop.min, dp->loops[k]->loop.extent);
   build_inbound_iters(dp, h, ic, &nb, vals, &rep, &lrange);
   for (int i = 0; i < b->niters; i++)
