@@ -65,7 +65,8 @@ static TirStmt *simp_realize(TirMutator *m, TirStmt *s) {
       nested_use = tir_expr_uses_var(vals[i], st->pred_vars.items[k]);
   if (st->pred && (st->depth == 0 || nested_use))
     pred = sch_is_trivial_pred(pred) ? st->pred : tir_binary(m->heap, TIR_AND, pred, st->pred);
-  if (!sch_is_trivial_pred(pred)) pred = arith_simplify(st->ctx, pred);
+  /* TVM appends the predicate as built ((i0 * 2 + i1) * 3 + i2 < 128),
+   * without simplifying it. */
   changed |= pred != r->realize.pred;
   if (!changed) return r;
   return sch_realize_with(m->heap, r, NULL, vals, pred);
