@@ -263,14 +263,23 @@ static bool inverse_from_splits(ArithCtx *ctx, IrHeap *h, const SchIndexMap *m,
       int i = 0;
       while (i < m->nsrc && m->src[i] != sp->var) i++;
       if (i == m->nsrc) return false;
+      /* TVM's canonical digit: y % (scale * extent) // scale; the mod
+       * folds away for the outermost piece. */
       TirExpr *piece = y;
+      TirExpr *span = tir_is_one(sp->scale) ? sp->extent : tir_binary(h, TIR_MUL, sp->scale, sp->extent);
+      piece = tir_binary(h, TIR_FLOORMOD, piece, arith_simplify(ctx, span));
       if (!tir_is_one(sp->scale)) piece = tir_binary(h, TIR_FLOORDIV, piece, sp->scale);
-      piece = tir_binary(h, TIR_FLOORMOD, piece, sp->extent);
       if (!tir_is_one(sp->lower_factor)) piece = tir_binary(h, TIR_MUL, piece, sp->lower_factor);
       acc[i] = tir_binary(h, TIR_ADD, acc[i], piece);
     }
   }
   for (int i = 0; i < m->nsrc; i++) acc[i] = arith_simplify(ctx, acc[i]);
+  /* A unit-extent src passed through as a whole output maps back to that
+   * output's var (TVM detects without simplifying trivial iterators). */
+  for (int j = 0; j < m->ndst; j++)
+    for (int i = 0; i < m->nsrc; i++)
+      if (m->dst[j]->kind == TIR_VAR && m->dst[j]->var == m->src[i])
+        acc[i] = tir_var_ref(h, inv->src[j]);
   inv->dst = acc;
   inv->ndst = m->nsrc;
   return true;

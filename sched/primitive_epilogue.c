@@ -454,33 +454,16 @@ static TirBlock build_fused_block(IrHeap *h, const EpiState *st) {
  * block in the reduction's place. */
 static TirStmt *replace_epilogue_scope(IrHeap *h, EpiState *st, const TirBlock *nb) {
   SchPath p2 = {0};
-  TirBuffer *temp = st->temp;
   /* Within the scope block: drop the epilogue, then put the fused block in
    * the reduction's place (its block node is shared, so it is found again
-   * after the first edit); the reduction buffer goes when nothing uses it. */
+   * after the first edit).  The reduction buffer stays allocated: TVM's
+   * still-used check counts the scope's own allocation as a use, so it
+   * never drops the buffer from the scope that allocates it. */
   SchPath ev = {st->ep.s + st->escope, st->ep.n - st->escope, 0};
   TirStmt *scope = sch_replace_at(h, &ev, ev.n - 1, NULL);
   if (!sch_path_to_realize(scope, st->rr->realize.block, &p2)) tvs_unreachable();
   scope = sch_replace_at(h, &p2, p2.n - 1, sch_realize_with(h, st->rr, nb, NULL, NULL));
   sch_path_free(&p2);
-  PtrVec bl = {0};
-  sch_scope_blocks(scope, &bl);
-  bool used = false;
-  for (int i = 0; i < bl.len && !used; i++) {
-    const TirBlock *x = tir_realize_block(bl.items[i]);
-    used = sch_block_reads(x, temp) || sch_block_writes(x, temp);
-  }
-  pv_free(&bl);
-  if (!used) {
-    TirStmt *nbk = ir_memdup(h, scope, sizeof *scope);
-    int na = 0;
-    TirBuffer **al = ir_alloc(h, (size_t)(scope->block.nallocs + 1) * sizeof *al);
-    for (int i = 0; i < scope->block.nallocs; i++)
-      if (scope->block.allocs[i] != temp) al[na++] = scope->block.allocs[i];
-    nbk->block.allocs = al;
-    nbk->block.nallocs = na;
-    scope = nbk;
-  }
   return sch_replace_at(h, &st->ep, st->escope, scope);
 }
 

@@ -1035,7 +1035,10 @@ static void replace_block_iters(IrHeap *h, const TirBlock *b, TirBlock *nb, cons
   ir_ptrmap_init(&sub);
   for (int i = 0; i < b->niters; i++) ir_ptrmap_put(&sub, b->iters[i].var, inv->dst[i]);
   ArithCtx *a = arith_new(h);
-  for (int j = 0; j < nb->niters; j++) arith_bind_range(a, nb->iters[j].var, nb->iters[j].dom.min, nb->iters[j].dom.extent);
+  /* unit iters stay symbolic in the accesses, as in TVM */
+  for (int j = 0; j < nb->niters; j++)
+    if (!tir_is_one(nb->iters[j].dom.extent))
+      arith_bind_range(a, nb->iters[j].var, nb->iters[j].dom.min, nb->iters[j].dom.extent);
   AccessSimp as = {a};
   TirMutator m;
   tir_mutator_init(&m, h);
@@ -1120,14 +1123,19 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
 
 /* ------------------------------------------------------- set_axis_separator */
 
-typedef struct SepSwap {
-  const TirBuffer *old;
-  TirBuffer *nw;
-} SepSwap;
-
-static TirBuffer *sep_swap(TirMutator *m, TirBuffer *b) {
-  SepSwap *sw = m->ctx;
-  return b == sw->old ? sw->nw : NULL;
+/* A view of a buffer given axis separators takes the same ones when it has
+ * as many dimensions, else that many separators at 0 (TVM's rule). */
+static TirBuffer *view_with_separators(IrHeap *h, const TirBuffer *view, const TirBuffer *src, void *ctx) {
+  (void)ctx;
+  TirBuffer *nb = tir_buffer_copy(h, view);
+  int n = src->naxis_separators;
+  nb->naxis_separators = n;
+  nb->axis_separators = NULL;
+  if (n) {
+    nb->axis_separators = ir_alloc(h, (size_t)n * sizeof *nb->axis_separators);
+    for (int i = 0; i < n; i++) nb->axis_separators[i] = view->ndim == src->ndim ? src->axis_separators[i] : 0;
+  }
+  return nb;
 }
 
 int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_index,
@@ -1165,13 +1173,7 @@ int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_i
     nb->axis_separators = ir_alloc(h, (size_t)n * sizeof *nb->axis_separators);
     for (int i = 0; i < n; i++) nb->axis_separators[i] = (int)axis_separators[i];
   }
-  SepSwap sw = {buf, nb};
-  TirMutator m;
-  tir_mutator_init(&m, h);
-  m.ctx = &sw;
-  m.buffer = sep_swap;
-  TirStmt *body = tir_mutate_stmt(&m, f->body);
-  tir_mutator_free(&m);
+  TirStmt *body = sch_swap_buffer_and_views(h, f->body, buf, nb, view_with_separators, NULL);
   bool is_param = sch_is_param_buffer(f, buf);
   sch_commit(s, nm, func, body);
   if (is_param) replace_param_buffer(s, func, buf, nb);

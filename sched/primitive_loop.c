@@ -65,7 +65,8 @@ static TirStmt *simp_realize(TirMutator *m, TirStmt *s) {
       nested_use = tir_expr_uses_var(vals[i], st->pred_vars.items[k]);
   if (st->pred && (st->depth == 0 || nested_use))
     pred = sch_is_trivial_pred(pred) ? st->pred : tir_binary(m->heap, TIR_AND, pred, st->pred);
-  if (!sch_is_trivial_pred(pred)) pred = arith_simplify(st->ctx, pred);
+  /* TVM appends the predicate as built ((i0 * 2 + i1) * 3 + i2 < 128),
+   * without simplifying it. */
   changed |= pred != r->realize.pred;
   if (!changed) return r;
   return sch_realize_with(m->heap, r, NULL, vals, pred);
@@ -221,6 +222,15 @@ static TirStmt *build_split_nest(ArithCtx *ctx, const TirStmt *loop, TirExpr **f
   return body;
 }
 
+/* Binds the loops above p's last statement, outermost first: as in TVM's
+ * binding simplification, which knows them, and so that outer loop vars
+ * come first in the simplified bindings (i * 32 + f // 128). */
+static void bind_enclosing_loops(ArithCtx *ctx, const SchPath *p) {
+  for (int d = 0; d < p->n - 1; d++)
+    if (p->s[d]->kind == TIR_S_FOR)
+      arith_bind_range(ctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
+}
+
 int sch_split(Schedule *s, SchRV loop_rv, const int64_t *factors, int n, bool preserve_unit_iters,
               bool disable_predication, SchRV *out) {
   SchPath p = {0};
@@ -359,6 +369,7 @@ SchRV sch_fuse(Schedule *s, const SchRV *rvs, int n, bool preserve_unit_iters) {
     IrModule *nmod = sch_begin(s);
     IrHeap *h = nmod->heap;
     ArithCtx *ctx = arith_new(h);
+    bind_enclosing_loops(ctx, &p);
     TirVar *fv = NULL;
     TirStmt *body = build_fused_loop(ctx, loops, n, preserve_unit_iters, &fv);
     TirStmt *root = sch_replace_at(h, &p, p.n - 1, body);

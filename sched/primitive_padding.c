@@ -193,7 +193,8 @@ static bool compute_inbound_predicate(DecompPad *dp, IrHeap *h) {
   const TirStmt *realize = dp->realize;
   const TirBlock *b = dp->b;
   dp->ctx = arith_new(h);
-  for (int k = 0; k < dp->nloops; k++)
+  /* outer loops first: the binding order is the simplifier's term order */
+  for (int k = dp->nloops - 1; k >= 0; k--)
     arith_bind_range(dp->ctx, dp->loops[k]->loop.var, dp->loops[k]->loop.min, dp->loops[k]->loop.extent);
   IrPtrMap iv;
   ir_ptrmap_init(&iv);
@@ -303,6 +304,19 @@ static bool compute_inbound_region(DecompPad *dp) {
   return true;
 }
 
+/* e with the vars of the unit loops loops[from..nloops) replaced by their
+ * min: TVM simplifies the new bindings knowing the outer loops' ranges,
+ * which turns a loop over one value into that value. */
+static TirExpr *fold_unit_loops(const DecompPad *dp, IrHeap *h, TirExpr *e, int from) {
+  IrPtrMap unit;
+  ir_ptrmap_init(&unit);
+  for (int k = from; k < dp->nloops; k++)
+    if (tir_is_one(dp->loops[k]->loop.extent)) ir_ptrmap_put(&unit, dp->loops[k]->loop.var, dp->loops[k]->loop.min);
+  TirExpr *out = unit.len ? tir_substitute_expr(h, e, &unit) : e;
+  ir_ptrmap_free(&unit);
+  return out == e ? e : arith_simplify(dp->ctx, out);
+}
+
 /* The constant-filling nest: fresh copies of the loops from the block up
  * to `loop`, and of the iters. */
 static TirStmt *build_const_nest(const DecompPad *dp, IrHeap *h) {
@@ -348,7 +362,8 @@ static TirStmt *build_const_nest(const DecompPad *dp, IrHeap *h) {
   cb.nallocs = 0;
   TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
   for (int i = 0; i < b->niters; i++)
-    vals[i] = tir_substitute_expr(h, realize->realize.values[i], &rep);
+    vals[i] = fold_unit_loops(dp, h, tir_substitute_expr(h, realize->realize.values[i], &rep),
+                              dp->const_k + 1);
   TirExpr *cp = sch_is_trivial_pred(realize->realize.pred)
                     ? tir_bool(h, true)
                     : tir_substitute_expr(h, realize->realize.pred, &rep);
@@ -363,6 +378,22 @@ static TirStmt *build_const_nest(const DecompPad *dp, IrHeap *h) {
   }
   ir_ptrmap_free(&rep);
   return const_nest;
+}
+
+/* v - c keeping v's term order (`i * 75 + j - 3`, as TVM's simplifier
+ * leaves it): a trailing constant of v absorbs c. */
+static TirExpr *minus_const(IrHeap *h, ArithCtx *ic, TirExpr *v, int64_t c) {
+  int64_t k;
+  if (c == 0) return v;
+  if (tir_is_const_int(v, &k)) return tir_int(h, v->dtype, k - c);
+  if ((v->kind == TIR_ADD || v->kind == TIR_SUB) && tir_is_const_int(v->bin.b, &k)) {
+    int64_t rest = v->kind == TIR_ADD ? k - c : -k - c;
+    if (rest == 0) return v->bin.a;
+    return tir_binary(h, rest > 0 ? TIR_ADD : TIR_SUB, v->bin.a, tir_int(h, v->dtype, rest > 0 ? rest : -rest));
+  }
+  if (v->kind == TIR_VAR || v->kind == TIR_ADD || v->kind == TIR_MUL)
+    return tir_binary(h, c > 0 ? TIR_SUB : TIR_ADD, v, tir_int(h, v->dtype, c > 0 ? c : -c));
+  return arith_simplify(ic, tir_binary(h, TIR_SUB, v, tir_int(h, v->dtype, c)));
 }
 
 /* The in-bound block's iters (nb->iters) and bindings (vals): iter i ranges
@@ -393,7 +424,8 @@ static void build_inbound_iters(const DecompPad *dp, IrHeap *h, ArithCtx *ic, Ti
       arith_bind_range(ic, v->var, tir_int(h, v->dtype, 0), tir_int(h, v->dtype, dp->rext[i]));
       vals[i] = v;
     } else {
-      vals[i] = arith_simplify(ic, tir_binary(h, TIR_SUB, v, tir_int(h, v->dtype, dp->rmin[i])));
+      v = fold_unit_loops(dp, h, v, 0);
+      vals[i] = minus_const(h, ic, v, dp->rmin[i]);
     }
   }
 }
@@ -427,7 +459,7 @@ static TirStmt *build_inbound_nest(const DecompPad *dp, IrHeap *h) {
   TirBlock nb = *b;
   nb.iters = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *nb.iters);
   TirExpr **vals = ir_alloc(h, (size_t)(b->niters ? b->niters : 1) * sizeof *vals);
-  for (int k = 0; k < dp->nloops; k++)
+  for (int k = dp->nloops - 1; k >= 0; k--)
     arith_bind_range(ic, dp->loops[k]->loop.var, dp->loops[k]->loop.min, dp->loops[k]->loop.extent);
   build_inbound_iters(dp, h, ic, &nb, vals, &rep, &lrange);
   for (int i = 0; i < b->niters; i++)
@@ -692,10 +724,14 @@ static bool check_writes_whole_outputs(Schedule *s, const TirBlock *b) {
       const TirIterVar *it = NULL;
       for (int k = 0; k < b->niters && vars[d]; k++)
         if (b->iters[k].var == vars[d]) it = &b->iters[k];
-      int64_t mn = -1, ext = -1, shp = -2;
-      bool full = it ? tir_is_const_int(it->dom.min, &mn) && tir_is_const_int(it->dom.extent, &ext) &&
-                           tir_is_const_int(b->writes[i].buffer->shape[d], &shp) && mn == 0 && ext == shp
+      /* symbolic sizes too: an iter over [0, n) writes all of a dimension n */
+      IrHeap *th = ir_heap_new();
+      ArithCtx *a = arith_new(th);
+      bool full = it ? tir_is_zero(it->dom.min) &&
+                           arith_can_prove_equal(a, it->dom.extent, b->writes[i].buffer->shape[d])
                      : !vars[d] && tir_is_one(b->writes[i].buffer->shape[d]);
+      arith_free(a);
+      ir_heap_release(th);
       if (!full) {
         sch_fail(s, SCH_ERR_BUFFER_ACCESS, 0,
                  "pad_einsum: block '%s' does not write all of buffer '%s' (dimension %d), which "

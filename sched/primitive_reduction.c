@@ -241,6 +241,7 @@ static TirStmt *build_init_realize(IrHeap *h, const DecompReduction *r, IrPtrMap
   char nbuf[256];
   snprintf(nbuf, sizeof nbuf, "%s_init", b->name);
   ib.name = nbuf;
+  ib.annotations = b->annotations; /* TVM's init block keeps the block's annotations */
   ib.body = tir_substitute_stmt(h, b->init, &imap);
   ib.writes = ir_alloc(h, (size_t)(b->nwrites ? b->nwrites : 1) * sizeof *ib.writes);
   for (int i = 0; i < b->nwrites; i++) {
@@ -297,7 +298,7 @@ static TirStmt *build_init_nest(IrHeap *h, const DecompReduction *r, TirStmt **i
   return init;
 }
 
-/* The update block (no init, regions recomputed) replaces the block, and
+/* The update block (no init, reading what it writes) replaces the block, and
  * the init nest goes right before `loop`.  Returns the new root. */
 static TirStmt *replace_with_init_and_update(IrHeap *h, const DecompReduction *r, TirStmt *init,
                                              SchPath *np) {
@@ -306,7 +307,15 @@ static TirStmt *replace_with_init_and_update(IrHeap *h, const DecompReduction *r
   ub.init = NULL;
   snprintf(nbuf, sizeof nbuf, "%s_update", r->b->name);
   ub.name = nbuf;
-  tir_infer_access_regions(h, &ub, &ub.reads, &ub.nreads, &ub.writes, &ub.nwrites);
+  /* TVM's update block: the written buffers not read yet go in front of
+   * the reads; the regions are otherwise kept. */
+  TirBufferRegion *rd = ir_alloc(h, (size_t)(ub.nreads + ub.nwrites + 1) * sizeof *rd);
+  int nr = 0;
+  for (int w = 0; w < ub.nwrites; w++)
+    if (!sch_block_reads(r->b, ub.writes[w].buffer)) rd[nr++] = ub.writes[w];
+  for (int i = 0; i < ub.nreads; i++) rd[nr++] = ub.reads[i];
+  ub.reads = rd;
+  ub.nreads = nr;
   TirStmt *update = sch_realize_with(h, r->realize, &ub, NULL, NULL);
   TirStmt *root = sch_replace_at(h, r->bp, r->bp->n - 1, update);
   if (!sch_path_to_loop(root, r->loop->loop.var, np)) tvs_unreachable();

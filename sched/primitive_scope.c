@@ -108,14 +108,12 @@ static TirBuffer *allocated_write_buffer(Schedule *s, const char *prim, const Ti
 
 /* ---------------------------------------------------------------- set_scope */
 
-typedef struct ScopeSwap {
-  const TirBuffer *old;
-  TirBuffer *nw;
-} ScopeSwap;
-
-static TirBuffer *swap_buffer(TirMutator *m, TirBuffer *b) {
-  ScopeSwap *sw = m->ctx;
-  return b == sw->old ? sw->nw : NULL;
+/* A view of a buffer given a new scope takes that scope too (TVM's WithScope). */
+static TirBuffer *view_with_scope(IrHeap *h, const TirBuffer *view, const TirBuffer *src, void *ctx) {
+  (void)ctx;
+  TirBuffer *nb = tir_buffer_copy(h, view);
+  nb->scope = src->scope;
+  return nb;
 }
 
 static const char *norm_scope(const char *scope) { return scope && *scope ? scope : "global"; }
@@ -143,13 +141,7 @@ int sch_set_scope(Schedule *s, SchRV block, int buffer_index, const char *storag
   if (strcmp(norm_scope(buf->scope), norm_scope(storage_scope)) != 0) {
     TirBuffer *nb = tir_buffer_copy(h, buf);
     nb->scope = ir_strdup(h, norm_scope(storage_scope));
-    ScopeSwap sw = {buf, nb};
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    m.ctx = &sw;
-    m.buffer = swap_buffer;
-    body = tir_mutate_stmt(&m, f->body);
-    tir_mutator_free(&m);
+    body = sch_swap_buffer_and_views(h, f->body, buf, nb, view_with_scope, NULL);
   }
   /* An unchanged scope is a no-op, still a version so undo pairs with the trace. */
   sch_commit(s, nm, func, body);

@@ -221,6 +221,12 @@ void sch_scope_blocks(TirStmt *scope_block, PtrVec *out);
 /* Whether block (a BLOCK) writes / reads buffer b per its regions. */
 bool sch_block_writes(const TirBlock *b, const TirBuffer *buf);
 bool sch_block_reads(const TirBlock *b, const TirBuffer *buf);
+
+/* buffer_views.c: body with old -> nw everywhere, and each match_buffer view
+ * of a swapped buffer (views of views too) -> derive(h, view, new source, ctx). */
+typedef TirBuffer *(*SchViewDerive)(IrHeap *h, const TirBuffer *view, const TirBuffer *new_src, void *ctx);
+TirStmt *sch_swap_buffer_and_views(IrHeap *h, TirStmt *body, const TirBuffer *old, TirBuffer *nw,
+                                   SchViewDerive derive, void *ctx);
 /* Whether buf is a parameter buffer of f (an output in TVM's sense). */
 bool sch_is_param_buffer(const TirFunc *f, const TirBuffer *buf);
 /* Whether stmt contains the statement target (pointer identity). */

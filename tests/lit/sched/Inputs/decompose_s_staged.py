@@ -1,0 +1,3 @@
+acc = sch.get_block("acc")
+r, ko = sch.get_loops(acc)
+sch.decompose_reduction(acc, ko)

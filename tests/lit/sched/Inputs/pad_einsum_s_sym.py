@@ -1,0 +1,1 @@
+sch.pad_einsum(sch.get_block("S"), [16, 1])

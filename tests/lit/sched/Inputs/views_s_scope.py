@@ -1,0 +1,1 @@
+sch.set_scope(sch.get_block("P"), 0, "shared")
