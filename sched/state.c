@@ -331,7 +331,7 @@ int sch_children(const TirStmt *st, TirStmt **out, int cap) {
     case TIR_S_WHILE: ADD(st->loop_while.body); break;
     case TIR_S_BLOCK_REALIZE: ADD(st->realize.block); break;
     case TIR_S_BLOCK: ADD(st->block.init); ADD(st->block.body); break;
-    case TIR_S_ALLOCATE: ADD(st->alloc.body); break;
+    case TIR_S_ALLOCATE: case TIR_S_ALLOCATE_CONST: ADD(st->alloc.body); break;
     case TIR_S_DECL_BUFFER: ADD(st->decl.body); break;
     case TIR_S_ATTR: ADD(st->attr.body); break;
     default: break;
