@@ -578,6 +578,31 @@ static bool compute_iter_ranges(const ComputeAt *ca, ArithCtx *ctx, ArithCtx *rc
   return ok;
 }
 
+/* TVM's BlockVarDomainInfo::Simplify on the range [*lo, *hi] an iter must
+ * cover and its domain [dmin, dmax]: the range when inside the domain, the
+ * domain when inside the range, a constant intersection; else the range,
+ * with a predicate on each side of the domain it may pass (*clip_lo/hi). */
+static void clip_to_domain(ArithCtx *ctx, IrHeap *h, TirExpr *dmin, TirExpr *dmax, TirExpr **lo,
+                           TirExpr **hi, bool *clip_lo, bool *clip_hi) {
+  bool in_lo = arith_prove(ctx, tir_binary(h, TIR_GE, *lo, dmin));
+  bool in_hi = arith_prove(ctx, tir_binary(h, TIR_LE, *hi, dmax));
+  bool cov_lo = arith_prove(ctx, tir_binary(h, TIR_LE, *lo, dmin));
+  bool cov_hi = arith_prove(ctx, tir_binary(h, TIR_GE, *hi, dmax));
+  if ((in_lo && in_hi) || (cov_lo && cov_hi)) {
+    /* (a side equal to the domain's is the domain's own expression) */
+    if (cov_lo) *lo = dmin;
+    if (cov_hi) *hi = dmax;
+    return;
+  }
+  TirExpr *ilo = arith_simplify(ctx, tir_binary(h, TIR_MAX, *lo, dmin));
+  TirExpr *ihi = arith_simplify(ctx, tir_binary(h, TIR_MIN, *hi, dmax));
+  if (ilo->kind == TIR_INT && ihi->kind == TIR_INT) {
+    *lo = ilo, *hi = ihi;
+    return;
+  }
+  *clip_lo = !in_lo, *clip_hi = !in_hi;
+}
+
 /* The moved block under fresh loops `ax0, ax1, ...` covering iter[] (a
  * unit range binds directly unless preserve), with a predicate where a
  * range may pass the iter's domain.  NULL + error when a reduction would
@@ -599,10 +624,7 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
     bool clip_lo = false, clip_hi = false;
     if (iter[k].set && !iter[k].full) {
       lo = iter[k].lo, hi = iter[k].hi;
-      if (arith_prove(ctx, tir_binary(h, TIR_LE, lo, iv->dom.min))) lo = iv->dom.min;
-      else if (!arith_prove(ctx, tir_binary(h, TIR_GE, lo, iv->dom.min))) clip_lo = true;
-      if (arith_prove(ctx, tir_binary(h, TIR_GE, hi, dmax))) hi = dmax;
-      else if (!arith_prove(ctx, tir_binary(h, TIR_LE, hi, dmax))) clip_hi = true;
+      clip_to_domain(ctx, h, iv->dom.min, dmax, &lo, &hi, &clip_lo, &clip_hi);
     }
     if (ca->reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax)) {
       /* Splitting a reduction over iterations would re-run its init. */
@@ -620,7 +642,8 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
       snprintf(nbuf, sizeof nbuf, "ax%d", nloops);
       lvars[nloops] = tir_var(h, nbuf, dt);
       lext[nloops] = ext;
-      arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
+      if (tir_is_one(ext)) arith_bind_value(ctx, lvars[nloops], tir_int(h, dt, 0)); /* TVM's Bind */
+      else arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
       /* TVM's `min + ax` as built (only a zero min folds away) */
       val = tir_is_zero(lo) ? tir_var_ref(h, lvars[nloops]) : tir_binary(h, TIR_ADD, lo, tir_var_ref(h, lvars[nloops]));
       nloops++;
