@@ -130,6 +130,7 @@ typedef struct SchRVInfo {
   char name[16];      /* trace name: b0, l1, v2 */
   int64_t value;      /* expr: the sampled integer; loop: 0, or the compute-location
                        * marks of sample_compute_location (-1 root, -2 inline; key NULL) */
+  bool removed;       /* sch.remove_rv(rv): any later use is an error */
 } SchRVInfo;
 
 typedef struct SchInst {

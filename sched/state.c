@@ -447,6 +447,10 @@ static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim,
     return NULL;
   }
   SchRVInfo *r = &s->rvs[rv];
+  if (r->removed) {
+    sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: the handle '%s' was removed by remove_rv", prim, r->name);
+    return NULL;
+  }
   if (r->kind == SCH_RV_LOOP && kind == SCH_RV_LOOP && !r->key) {
     sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: the LoopRV '%s' is the compute-location mark '%s' (from "
              "sample_compute_location), not a loop", prim, r->name,
