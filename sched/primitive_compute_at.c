@@ -140,8 +140,8 @@ static bool block_is_complete_or_reduction(const TirBlock *b) {
 
 /* Whether the region of buf that realize r writes, relaxed over the loops
  * between loop and r, is exactly what r's instances there write: each index
- * affine in those loops, their coefficients (sorted) leaving no gaps, and no
- * loop in two dimensions. */
+ * affine in those loops (a constant-extent tile of them), their coefficients
+ * (sorted) leaving no gaps, and no loop in two dimensions. */
 static bool exact_write(IrHeap *h, TirStmt *loop, TirStmt *r, const TirBuffer *buf) {
   SchPath p = {0};
   if (!sch_path_to_realize(loop, r->realize.block, &p)) return false;
@@ -169,11 +169,16 @@ static bool exact_write(IrHeap *h, TirStmt *loop, TirStmt *r, const TirBuffer *b
       int64_t co[64], c[64], sp[64];
       TirExpr *rest = NULL;
       TirExpr *mn = tir_substitute_expr(th, b->writes[i].ranges[d].min, &vmap);
-      if (!tir_is_one(b->writes[i].ranges[d].extent) || !arith_affine(a, mn, lv, nl, co, &rest)) {
+      int64_t tile = 0;
+      if (!tir_is_const_int(b->writes[i].ranges[d].extent, &tile) || tile < 1 ||
+          !arith_affine(a, mn, lv, nl, co, &rest)) {
         ok = false;
         break;
       }
       int m = 0;
+      /* A tile [mn, mn + E) (a block's write, e.g. blockize's outer block)
+       * is one more contiguous piece, of stride 1 and extent E. */
+      if (tile > 1) c[m] = 1, sp[m++] = tile;
       for (int q = 0; q < nl; q++) {
         if (!co[q]) continue;
         if (used[q]) ok = false;
