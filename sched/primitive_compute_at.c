@@ -583,6 +583,24 @@ static bool compute_iter_ranges(const ComputeAt *ca, ArithCtx *ctx, ArithCtx *rc
   return ok;
 }
 
+/* Whether the range [lo, hi] of a reduce iter varies only with threadIdx
+ * loops above the target: each thread then reduces its part, combined by the
+ * cross-thread reduction lowering (TVM's reverse_compute_at of an rfactor
+ * write-back under a thread loop). */
+static bool split_across_threads(const ComputeAt *ca, const TirExpr *lo, const TirExpr *hi) {
+  bool any = false;
+  for (int d = 0; d < ca->lp->n; d++) {
+    const TirStmt *l = ca->lp->s[d];
+    if (l->kind != TIR_S_FOR || (!tir_expr_uses_var(lo, l->loop.var) && !tir_expr_uses_var(hi, l->loop.var)))
+      continue;
+    if (l->loop.kind != TIR_FOR_THREAD_BINDING || !l->loop.thread_tag ||
+        strncmp(l->loop.thread_tag, "threadIdx.", 10) != 0)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 /* TVM's BlockVarDomainInfo::Simplify on the range [*lo, *hi] an iter must
  * cover and its domain [dmin, dmax]: the range when inside the domain, the
  * domain when inside the range, a constant intersection; else the range,
@@ -631,7 +649,8 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
       lo = iter[k].lo, hi = iter[k].hi;
       clip_to_domain(ctx, h, iv->dom.min, dmax, &lo, &hi, &clip_lo, &clip_hi);
     }
-    if (ca->reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax)) {
+    if (ca->reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax) &&
+        !split_across_threads(ca, lo, hi)) {
       /* Splitting a reduction over iterations would re-run its init. */
       sch_fail(ca->s, SCH_ERR_REDUCTION, 1,
                "%s: reduce iter '%s' of block '%s' would be split over loop '%s'", ca->prim,
