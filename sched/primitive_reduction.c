@@ -241,6 +241,7 @@ static TirStmt *build_init_realize(IrHeap *h, const DecompReduction *r, IrPtrMap
   char nbuf[256];
   snprintf(nbuf, sizeof nbuf, "%s_init", b->name);
   ib.name = nbuf;
+  ib.annotations = b->annotations; /* TVM's init block keeps the block's annotations */
   ib.body = tir_substitute_stmt(h, b->init, &imap);
   ib.writes = ir_alloc(h, (size_t)(b->nwrites ? b->nwrites : 1) * sizeof *ib.writes);
   for (int i = 0; i < b->nwrites; i++) {
