@@ -1120,14 +1120,18 @@ int sch_transform_block_layout(Schedule *s, SchRV block, const char *index_map) 
 
 /* ------------------------------------------------------- set_axis_separator */
 
-typedef struct SepSwap {
-  const TirBuffer *old;
-  TirBuffer *nw;
-} SepSwap;
-
-static TirBuffer *sep_swap(TirMutator *m, TirBuffer *b) {
-  SepSwap *sw = m->ctx;
-  return b == sw->old ? sw->nw : NULL;
+/* A view of the buffer takes its separators when of the same rank, else as
+ * many separators at 0 (TVM's BufferAxisSeparatorMutator). */
+static TirBuffer *separated_view(IrHeap *h, const TirBuffer *view, const TirBuffer *nsrc) {
+  TirBuffer *nv = tir_buffer_copy(h, view);
+  nv->naxis_separators = nsrc->naxis_separators;
+  nv->axis_separators = NULL;
+  if (nsrc->naxis_separators) {
+    nv->axis_separators = ir_alloc(h, (size_t)nsrc->naxis_separators * sizeof *nv->axis_separators);
+    for (int i = 0; i < nsrc->naxis_separators; i++)
+      nv->axis_separators[i] = view->ndim == nsrc->ndim ? nsrc->axis_separators[i] : 0;
+  }
+  return nv;
 }
 
 int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_index,
@@ -1165,13 +1169,7 @@ int sch_set_axis_separator(Schedule *s, SchRV block, bool is_write, int buffer_i
     nb->axis_separators = ir_alloc(h, (size_t)n * sizeof *nb->axis_separators);
     for (int i = 0; i < n; i++) nb->axis_separators[i] = (int)axis_separators[i];
   }
-  SepSwap sw = {buf, nb};
-  TirMutator m;
-  tir_mutator_init(&m, h);
-  m.ctx = &sw;
-  m.buffer = sep_swap;
-  TirStmt *body = tir_mutate_stmt(&m, f->body);
-  tir_mutator_free(&m);
+  TirStmt *body = sch_replace_buffer_views(h, f->body, buf, nb, separated_view);
   bool is_param = sch_is_param_buffer(f, buf);
   sch_commit(s, nm, func, body);
   if (is_param) replace_param_buffer(s, func, buf, nb);

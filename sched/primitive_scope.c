@@ -108,17 +108,14 @@ static TirBuffer *allocated_write_buffer(Schedule *s, const char *prim, const Ti
 
 /* ---------------------------------------------------------------- set_scope */
 
-typedef struct ScopeSwap {
-  const TirBuffer *old;
-  TirBuffer *nw;
-} ScopeSwap;
-
-static TirBuffer *swap_buffer(TirMutator *m, TirBuffer *b) {
-  ScopeSwap *sw = m->ctx;
-  return b == sw->old ? sw->nw : NULL;
-}
-
 static const char *norm_scope(const char *scope) { return scope && *scope ? scope : "global"; }
+
+/* A view of the buffer gets its new scope too, as TVM's set_scope gives it. */
+static TirBuffer *scoped_view(IrHeap *h, const TirBuffer *view, const TirBuffer *nsrc) {
+  TirBuffer *nv = tir_buffer_copy(h, view);
+  nv->scope = nsrc->scope;
+  return nv;
+}
 
 int sch_set_scope(Schedule *s, SchRV block, int buffer_index, const char *storage_scope) {
   const char *prim = "set_scope";
@@ -143,13 +140,7 @@ int sch_set_scope(Schedule *s, SchRV block, int buffer_index, const char *storag
   if (strcmp(norm_scope(buf->scope), norm_scope(storage_scope)) != 0) {
     TirBuffer *nb = tir_buffer_copy(h, buf);
     nb->scope = ir_strdup(h, norm_scope(storage_scope));
-    ScopeSwap sw = {buf, nb};
-    TirMutator m;
-    tir_mutator_init(&m, h);
-    m.ctx = &sw;
-    m.buffer = swap_buffer;
-    body = tir_mutate_stmt(&m, f->body);
-    tir_mutator_free(&m);
+    body = sch_replace_buffer_views(h, f->body, buf, nb, scoped_view);
   }
   /* An unchanged scope is a no-op, still a version so undo pairs with the trace. */
   sch_commit(s, nm, func, body);

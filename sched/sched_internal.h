@@ -309,6 +309,13 @@ static inline const TirStmt *sch_reduce_loop_above(const SchPath *path, int from
 bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *path, int scope_i,
                                   const char *what);
 
+/* buffer_views.c: body with buffer old replaced by nw everywhere, and each
+ * block-level match_buffer view of old by fn(h, view, nw) (fn NULL: views
+ * kept, their source replaced). */
+typedef TirBuffer *(*SchViewFn)(IrHeap *h, const TirBuffer *view, const TirBuffer *nsrc);
+TirStmt *sch_replace_buffer_views(IrHeap *h, TirStmt *body, const TirBuffer *old, TirBuffer *nw,
+                                  SchViewFn fn);
+
 /* region_cover.c: TVM's region cover of a scope (its child blocks sibs):
  * every block reading a buffer written by others of the scope reads only
  * what they write there (a gap constant bounds show is refused, "<prim>: the
