@@ -4,15 +4,13 @@
  * between a buffer and a new buffer `<buf>_<scope>` allocated in the scope
  * block.  cache_read redirects the readers to the copy; cache_write makes the
  * block write the copy and adds a write-back stage before its consumers.
- * Between top-level loop nests the stage copies the whole buffer; when the
- * writer shares a loop nest with a reader it goes inside that nest and
- * copies the tile the writer produces there (the cache keeps the full
- * shape, as TVM's does for a stage under a loop). */
+ * Where the stage goes follows TVM's CacheLocDetector; what it copies and
+ * the cache's shape follow TVM's MakeCacheStage (cache_stage.c): compact
+ * directly in the scope block, full-shaped inside a shared loop nest. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/access_region.h"
-#include "sched/sched_internal.h"
+#include "sched/cache_stage.h"
 
 bool sch_check_stage_pipeline(Schedule *s, const char *prim, int argi, const PtrVec *sibs,
                               const TirBlock *b) {
@@ -65,64 +63,6 @@ bool sch_valid_storage_scope(const char *scope) {
   return false;
 }
 
-/* The copy stage `dst[v...] = src[v...]` over the whole buffer, named name. */
-static TirStmt *make_copy(IrHeap *h, const char *name, TirBuffer *src, TirBuffer *dst,
-                          TirStmt **realize_out) {
-  int nd = src->ndim;
-  TirBlock cb = {0};
-  cb.name = name;
-  cb.iters = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *cb.iters);
-  TirVar **loops = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *loops);
-  TirExpr **vals = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *vals);
-  TirExpr **idx = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *idx);
-  for (int d = 0; d < nd; d++) {
-    DType dt = src->shape[d]->dtype;
-    char nbuf[32];
-    snprintf(nbuf, sizeof nbuf, "ax%d", d);
-    loops[d] = tir_var(h, nbuf, dt);
-    snprintf(nbuf, sizeof nbuf, "v%d", d);
-    TirIterVar iv = {tir_var(h, nbuf, dt), {tir_int(h, dt, 0), src->shape[d]}, TIR_ITER_SPATIAL};
-    cb.iters[d] = iv;
-    vals[d] = tir_var_ref(h, loops[d]);
-    idx[d] = tir_var_ref(h, iv.var);
-  }
-  cb.niters = nd;
-  cb.body = tir_store(h, dst, tir_load(h, src, idx, nd), idx, nd);
-  tir_infer_access_regions(h, &cb, &cb.reads, &cb.nreads, &cb.writes, &cb.nwrites);
-  TirStmt *st = tir_block_realize(h, vals, nd, tir_bool(h, true), tir_block(h, &cb));
-  *realize_out = st;
-  for (int d = nd - 1; d >= 0; d--)
-    st = tir_for(h, loops[d], tir_int(h, loops[d]->dtype, 0), src->shape[d], TIR_FOR_SERIAL, NULL,
-                 NULL, st);
-  return st;
-}
-
-/* Buffer replacement inside chosen realizes. */
-typedef struct Redirect {
-  const TirBuffer *old;  /* the buffer replaced */
-  TirBuffer *nw;         /* by this one */
-  PtrVec *targets;       /* the realizes rewritten */
-  bool active;           /* inside a target */
-} Redirect;
-
-static TirBuffer *redirect_buffer(TirMutator *m, TirBuffer *b) {
-  Redirect *r = m->ctx;
-  return r->active && b == r->old ? r->nw : NULL;
-}
-
-static TirStmt *redirect_realize(TirMutator *m, TirStmt *st) {
-  Redirect *r = m->ctx;
-  bool hit = false;
-  for (int i = 0; i < r->targets->len; i++) hit |= r->targets->items[i] == st;
-  if (!hit || r->active) return tir_mutate_stmt_children(m, st);
-  r->active = true;
-  ir_ptrmap_clear(&m->buf_remap);
-  TirStmt *out = tir_mutate_stmt_children(m, st);
-  r->active = false;
-  ir_ptrmap_clear(&m->buf_remap);
-  return out;
-}
-
 /* The index of the top-level child of the scope body holding realize r. */
 static int top_index(TirStmt **kids, int nkids, const TirStmt *r) {
   for (int i = 0; i < nkids; i++)
@@ -169,75 +109,6 @@ static void nest_locate(TirStmt *body, const TirStmt *writer, const PtrVec *targ
     }
     sch_path_free(&t);
   }
-}
-
-/* The region of buf that realize r writes, relaxed over the loops in path
- * p after index q (a dimension that cannot be bounded: the whole of it). */
-static TirRange *relaxed_write(IrHeap *h, const SchPath *p, int q, const TirStmt *r, const TirBuffer *buf) {
-  const TirBlock *b = tir_realize_block(r);
-  TirRange *out = ir_alloc(h, (size_t)(buf->ndim ? buf->ndim : 1) * sizeof *out);
-  for (int d = 0; d < buf->ndim; d++) out[d].min = tir_int(h, buf->shape[d]->dtype, 0), out[d].extent = buf->shape[d];
-  for (int i = 0; i < b->nwrites; i++) {
-    if (b->writes[i].buffer != buf) continue;
-    IrPtrMap vmap;
-    ir_ptrmap_init(&vmap);
-    for (int k = 0; k < b->niters && k < r->realize.n; k++) ir_ptrmap_put(&vmap, b->iters[k].var, r->realize.values[k]);
-    ArithCtx *rctx = arith_new(h), *simp = arith_new(h), *pctx = arith_new(h);
-    for (int d = q + 1; d < p->n; d++)
-      if (p->s[d]->kind == TIR_S_FOR) arith_bind_range(rctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
-    for (int d = 0; d < p->n; d++) { /* every loop and block iter around: for the clipping proofs */
-      if (p->s[d]->kind == TIR_S_FOR) arith_bind_range(pctx, p->s[d]->loop.var, p->s[d]->loop.min, p->s[d]->loop.extent);
-      if (p->s[d]->kind == TIR_S_BLOCK)
-        for (int k = 0; k < p->s[d]->block.niters; k++)
-          arith_bind_range(pctx, p->s[d]->block.iters[k].var, p->s[d]->block.iters[k].dom.min,
-                           p->s[d]->block.iters[k].dom.extent);
-    }
-    for (int d = 0; d < buf->ndim; d++) {
-      TirExpr *mn = tir_substitute_expr(h, b->writes[i].ranges[d].min, &vmap);
-      TirExpr *ext = tir_substitute_expr(h, b->writes[i].ranges[d].extent, &vmap);
-      TirExpr *last = tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, mn, ext), tir_int(h, mn->dtype, 1));
-      TirExpr *lo = NULL, *hi = NULL, *dummy = NULL;
-      if (!arith_symbolic_bounds(rctx, mn, &lo, &dummy) || !arith_symbolic_bounds(rctx, last, &dummy, &hi)) continue;
-      /* Within the buffer (a binding under a predicate, e.g. of a split
-       * whose factors do not divide, ranges past it). */
-      TirExpr *zero = tir_int(h, lo->dtype, 0);
-      TirExpr *end = tir_binary(h, TIR_SUB, buf->shape[d], tir_int(h, buf->shape[d]->dtype, 1));
-      if (!arith_prove(pctx, tir_binary(h, TIR_GE, lo, zero))) lo = tir_binary(h, TIR_MAX, lo, zero);
-      if (!arith_prove(pctx, tir_binary(h, TIR_LE, hi, end))) hi = tir_binary(h, TIR_MIN, hi, end);
-      out[d].min = arith_simplify(simp, lo);
-      out[d].extent = arith_simplify(simp, tir_binary(h, TIR_SUB, tir_binary(h, TIR_ADD, hi, tir_int(h, hi->dtype, 1)), out[d].min));
-    }
-    arith_free(rctx);
-    arith_free(simp);
-    arith_free(pctx);
-    ir_ptrmap_free(&vmap);
-    break;
-  }
-  return out;
-}
-
-/* A copy stage over region reg of src into dst (both full-shaped): loops
- * ax_d over the extents, iters v_d over the shape bound to min_d + ax_d. */
-static TirStmt *make_region_copy(IrHeap *h, const char *name, const TirRange *reg, TirBuffer *src,
-                                 TirBuffer *dst, TirStmt **realize_out) {
-  TirStmt *st = make_copy(h, name, src, dst, realize_out);
-  TirStmt *r = *realize_out;
-  int nd = src->ndim;
-  TirExpr **vals = ir_alloc(h, (size_t)(nd ? nd : 1) * sizeof *vals);
-  TirStmt *loops[16];
-  TirStmt *cur = st;
-  for (int d = 0; d < nd && d < 16; d++, cur = cur->loop.body) loops[d] = cur;
-  for (int d = 0; d < nd; d++) {
-    TirExpr *ax = tir_var_ref(h, loops[d]->loop.var);
-    bool zero = reg[d].min->kind == TIR_INT && reg[d].min->ival == 0;
-    vals[d] = zero ? ax : tir_binary(h, TIR_ADD, reg[d].min, ax);
-  }
-  TirStmt *nr = tir_block_realize(h, vals, nd, r->realize.pred, r->realize.block);
-  *realize_out = nr;
-  TirStmt *body = nr;
-  for (int d = nd - 1; d >= 0; d--)
-    body = tir_for(h, loops[d]->loop.var, loops[d]->loop.min, reg[d].extent, TIR_FOR_SERIAL, NULL, NULL, body);
-  return body;
 }
 
 static bool in_list(const PtrVec *v, const void *p) {
@@ -297,6 +168,25 @@ static bool compute_cache_users(Schedule *s, const char *prim, CacheKind kind, T
   return true;
 }
 
+/* Whether the blocks nested in the realized block (not a leaf) write buf
+ * before any of them reads it: its read of buf then only sees what it wrote
+ * itself, which a write cache holds (TVM redirects both). */
+static bool writes_before_reads(const TirStmt *realize, const TirBuffer *buf) {
+  PtrVec kids = {0};
+  sch_scope_blocks(realize->realize.block, &kids);
+  bool ok = false;
+  for (int i = 0; i < kids.len; i++) {
+    const TirBlock *k = tir_realize_block(kids.items[i]);
+    if (sch_block_reads(k, buf) && !(k->init && sch_block_writes(k, buf))) break;
+    if (sch_block_writes(k, buf)) {
+      ok = true;
+      break;
+    }
+  }
+  pv_free(&kids);
+  return ok;
+}
+
 /* The block (the last of bp) may have its access of buf cached: not read
  * and written by it (cache_read), nor reduced over a loop outside the scope
  * or updated in place (cache_write).  False after an error. */
@@ -310,7 +200,7 @@ static bool check_cache_block(Schedule *s, const char *prim, CacheKind kind, con
     return false;
   }
   if (kind == CACHE_WRITE && !sch_check_reduce_below_scope(s, prim, bp, scope_i, "cache")) return false;
-  if (kind == CACHE_WRITE && !b->init && sch_block_reads(b, buf)) {
+  if (kind == CACHE_WRITE && !b->init && sch_block_reads(b, buf) && !writes_before_reads(realize, buf)) {
     /* (A reduction's init writes the cache before the update reads it.) */
     sch_fail(s, SCH_ERR_UNSUPPORTED, 1,
              "%s: block '%s' updates buffer '%s' in place (reads it without an init); the "
@@ -321,13 +211,32 @@ static bool check_cache_block(Schedule *s, const char *prim, CacheKind kind, con
   return true;
 }
 
+/* The statement of a scope body that holds its items: inside the
+ * T.allocate_const / T.decl_buffer wrappers, where TVM inserts stages. */
+static TirStmt *scope_items(TirStmt *body) {
+  while (body->kind == TIR_S_ALLOCATE_CONST || body->kind == TIR_S_DECL_BUFFER)
+    body = body->kind == TIR_S_DECL_BUFFER ? body->decl.body : body->alloc.body;
+  return body;
+}
+
+/* body with its items statement (scope_items) replaced by items. */
+static TirStmt *rewrap_items(IrHeap *h, TirStmt *body, TirStmt *items) {
+  if (body->kind != TIR_S_ALLOCATE_CONST && body->kind != TIR_S_DECL_BUFFER) return items;
+  TirStmt *n = ir_memdup(h, body, sizeof *body);
+  if (body->kind == TIR_S_DECL_BUFFER)
+    n->decl.body = rewrap_items(h, body->decl.body, items);
+  else
+    n->alloc.body = rewrap_items(h, body->alloc.body, items);
+  return n;
+}
+
 /* Where the stage goes: inside the writer's loop nest (nest) when a target
  * shares it, else at index *pos among the scope body's items.  False after
  * an error. */
 static bool compute_cache_position(Schedule *s, const char *prim, CacheKind kind, const TirStmt *scope_blk,
                                    const TirStmt *writer, const TirBuffer *buf, const PtrVec *targets,
                                    bool listed, NestLoc *nest, int *pos) {
-  TirStmt *body = scope_blk->block.body;
+  TirStmt *body = scope_items(scope_blk->block.body);
   TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
   int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
   *pos = 0;
@@ -362,61 +271,71 @@ static bool compute_cache_position(Schedule *s, const char *prim, CacheKind kind
   return true;
 }
 
-/* The copy stage named name between buf and cbuf (into cbuf for
- * cache_read, back into buf for cache_write): of the tile the writer
- * produces in its nest, of what a cache_write block writes in one execution
- * of its scope, or of the whole buffer. */
-static TirStmt *build_cache_copy(IrHeap *h, CacheKind kind, const char *name, const NestLoc *nest,
-                                 const SchPath *bp, int scope_i, const TirStmt *writer, TirBuffer *buf,
-                                 TirBuffer *cbuf, TirStmt **copy_realize) {
-  const TirStmt *realize = bp->s[bp->n - 1];
-  if (nest->q > 0) {
-    TirRange *reg = relaxed_write(h, &nest->w, nest->q, writer, buf);
-    return kind == CACHE_READ ? make_region_copy(h, name, reg, buf, cbuf, copy_realize)
-                              : make_region_copy(h, name, reg, cbuf, buf, copy_realize);
+/* The region of buf the stage copies (TVM's cache_region): the tile the
+ * writer produces in its nest; what the writer (for cache_write: the block)
+ * writes in one execution of the scope; for an input, what the scope block
+ * reads of it (the root reads nothing: all of it). */
+static TirRange *cache_region(IrHeap *h, CacheKind kind, const NestLoc *nest, const SchPath *bp, int scope_i,
+                              const TirStmt *writer, const TirBuffer *buf) {
+  if (nest->q > 0) return sch_cache_relaxed_write(h, &nest->w, nest->q, writer, buf);
+  if (kind == CACHE_WRITE) return sch_cache_relaxed_write(h, bp, scope_i, bp->s[bp->n - 1], buf);
+  if (writer) {
+    SchPath wp = {0};
+    TirRange *reg = NULL;
+    if (sch_path_to_realize(bp->s[0], writer->realize.block, &wp))
+      reg = sch_cache_relaxed_write(h, &wp, scope_i, writer, buf);
+    sch_path_free(&wp);
+    if (reg) return reg;
   }
-  if (kind == CACHE_WRITE) {
-    /* The write-back copies what the block writes in one execution of
-     * its scope: inside a scope block run many times (e.g. blockize's
-     * outer block) the rest of the cache holds nothing yet. */
-    TirRange *reg = relaxed_write(h, bp, scope_i, realize, buf);
-    return make_region_copy(h, name, reg, cbuf, buf, copy_realize);
+  const TirBlock *sb = &bp->s[scope_i]->block;
+  if (sch_scope_index(bp, scope_i) >= 0)
+    for (int i = 0; i < sb->nreads; i++)
+      if (sb->reads[i].buffer == buf) return sb->reads[i].ranges;
+  return sch_cache_full_region(h, buf);
+}
+
+/* The cache buffer `<buf>_<scope>`: buf's shape under a loop (reg NULL),
+ * else the extents of the region it holds. */
+static TirBuffer *make_cache_buffer(IrHeap *h, const TirBuffer *buf, const char *scope, const TirRange *reg) {
+  char *name = xasprintf("%s_%s", buf->name, scope);
+  TirExpr **shape = buf->shape;
+  if (reg) {
+    shape = ir_alloc(h, (size_t)(buf->ndim ? buf->ndim : 1) * sizeof *shape);
+    for (int d = 0; d < buf->ndim; d++) shape[d] = reg[d].extent;
   }
-  return make_copy(h, name, buf, cbuf, copy_realize);
+  TirBuffer *cbuf = tir_buffer(h, ir_strdup(h, name), buf->dtype, shape, buf->ndim, scope);
+  free(name);
+  cbuf->span = buf->span;
+  return cbuf;
 }
 
 /* The scope block (bp.s[scope_i]) with the copy inserted (in the nest, or
  * at pos among its body's items), the targets reading or writing cbuf for
- * buf, and cbuf allocated; the new root. */
+ * buf (moved by the mins of off when the cache is compact), and cbuf
+ * allocated; the new root. */
 static TirStmt *replace_cache_scope(IrHeap *h, const SchPath *bp, int scope_i, const NestLoc *nest, int pos,
-                                    TirStmt *copy, const TirBuffer *buf, TirBuffer *cbuf, PtrVec *targets) {
+                                    TirStmt *copy, const TirBuffer *buf, TirBuffer *cbuf, const TirRange *off,
+                                    PtrVec *targets) {
   TirStmt *scope_blk = bp->s[scope_i];
-  TirStmt *body = scope_blk->block.body;
-  TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
-  int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
-  Redirect rd = {buf, cbuf, targets, false};
-  TirMutator m;
-  tir_mutator_init(&m, h);
-  m.ctx = &rd;
-  m.buffer = redirect_buffer;
-  m.stmt[TIR_S_BLOCK_REALIZE] = redirect_realize;
-  TirStmt *nbody;
+  TirStmt *body = scope_items(scope_blk->block.body);
+  TirStmt *cur;
   if (nest->q > 0) {
-    /* Insert into the inner sequence, rebuild up to the scope body, then redirect. */
+    /* Insert into the inner sequence and rebuild up to the scope body. */
     TirStmt *seq = nest->w.s[nest->q];
     TirStmt **items = ir_alloc(h, (size_t)(seq->seq.n + 1) * sizeof *items);
     for (int i = 0, j = 0; i <= seq->seq.n; i++) items[i] = i == nest->pos ? copy : seq->seq.stmts[j++];
-    TirStmt *cur = tir_seq(h, items, seq->seq.n + 1);
+    cur = tir_seq(h, items, seq->seq.n + 1);
     for (int d = nest->q - 1; d >= 0; d--) cur = sch_replace_child(h, nest->w.s[d], nest->w.s[d + 1], cur);
-    nbody = tir_mutate_stmt(&m, cur);
   } else {
+    TirStmt **kids = body->kind == TIR_S_SEQ ? body->seq.stmts : &body;
+    int nkids = body->kind == TIR_S_SEQ ? body->seq.n : 1;
     TirStmt **items = ir_alloc(h, (size_t)(nkids + 1) * sizeof *items);
-    for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? copy : tir_mutate_stmt(&m, kids[j++]);
-    nbody = tir_seq(h, items, nkids + 1);
+    for (int i = 0, j = 0; i <= nkids; i++) items[i] = i == pos ? copy : kids[j++];
+    cur = tir_seq(h, items, nkids + 1);
   }
-  tir_mutator_free(&m);
+  cur = sch_cache_redirect(h, cur, buf, cbuf, off, targets);
   TirBlock nb = scope_blk->block;
-  nb.body = nbody;
+  nb.body = rewrap_items(h, scope_blk->block.body, cur);
   nb.allocs = ir_alloc(h, (size_t)(nb.nallocs + 1) * sizeof *nb.allocs);
   if (scope_blk->block.nallocs)
     memcpy(nb.allocs, scope_blk->block.allocs, (size_t)nb.nallocs * sizeof *nb.allocs);
@@ -462,18 +381,24 @@ static SchRV cache_impl(Schedule *s, SchRV block_rv, int index, const char *scop
     goto done;
   IrModule *nm = sch_begin(s);
   IrHeap *h = nm->heap;
-  char *name = xasprintf("%s_%s", buf->name, scope);
-  TirBuffer *cbuf = tir_buffer(h, name, buf->dtype, buf->shape, buf->ndim, scope);
-  cbuf->span = buf->span;
-  TirStmt *copy_realize = NULL;
-  TirStmt *copy = build_cache_copy(h, kind, name, &nest, &bp, scope_i, writer, buf, cbuf, &copy_realize);
-  free(name);
+  /* Directly in the scope block the cache is compact (TVM: the stage's
+   * location is a block); under a loop it keeps buf's shape. */
+  TirRange *reg = cache_region(h, kind, &nest, &bp, scope_i, writer, buf);
+  bool compact = nest.q <= 0;
+  TirBuffer *cbuf = make_cache_buffer(h, buf, scope, compact ? reg : NULL);
+  TirStmt *copy_realize = NULL, *copy;
+  if (compact)
+    copy = sch_cache_compact_copy(h, cbuf->name, kind == CACHE_READ, reg, buf, cbuf, &copy_realize);
+  else
+    copy = kind == CACHE_READ ? sch_cache_region_copy(h, cbuf->name, reg, buf, cbuf, &copy_realize)
+                              : sch_cache_region_copy(h, cbuf->name, reg, cbuf, buf, &copy_realize);
   if (kind == CACHE_WRITE) {
     pv_free(&targets);
     pv_push(&targets, realize);
     for (int i = 0; i < listed.len; i++) pv_push(&targets, listed.items[i]);
   }
-  TirStmt *root = replace_cache_scope(h, &bp, scope_i, &nest, pos, copy, buf, cbuf, &targets);
+  TirStmt *root = replace_cache_scope(h, &bp, scope_i, &nest, pos, copy, buf, cbuf, compact ? reg : NULL,
+                                      &targets);
   sch_commit(s, nm, func, root);
   res = sch_block_rv(s, func, copy_realize);
   /* consumer_blocks is printed only when given, as TVM's trace does. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/index_map.h"
 #include "sched/sched_internal.h"
 
 /* A closed symbolic interval; full = unknown (the whole domain). */
@@ -139,8 +140,8 @@ static bool block_is_complete_or_reduction(const TirBlock *b) {
 
 /* Whether the region of buf that realize r writes, relaxed over the loops
  * between loop and r, is exactly what r's instances there write: each index
- * affine in those loops, their coefficients (sorted) leaving no gaps, and no
- * loop in two dimensions. */
+ * affine in those loops (a constant-extent tile of them), their coefficients
+ * (sorted) leaving no gaps, and no loop in two dimensions. */
 static bool exact_write(IrHeap *h, TirStmt *loop, TirStmt *r, const TirBuffer *buf) {
   SchPath p = {0};
   if (!sch_path_to_realize(loop, r->realize.block, &p)) return false;
@@ -168,11 +169,16 @@ static bool exact_write(IrHeap *h, TirStmt *loop, TirStmt *r, const TirBuffer *b
       int64_t co[64], c[64], sp[64];
       TirExpr *rest = NULL;
       TirExpr *mn = tir_substitute_expr(th, b->writes[i].ranges[d].min, &vmap);
-      if (!tir_is_one(b->writes[i].ranges[d].extent) || !arith_affine(a, mn, lv, nl, co, &rest)) {
+      int64_t tile = 0;
+      if (!tir_is_const_int(b->writes[i].ranges[d].extent, &tile) || tile < 1 ||
+          !arith_affine(a, mn, lv, nl, co, &rest)) {
         ok = false;
         break;
       }
       int m = 0;
+      /* A tile [mn, mn + E) (a block's write, e.g. blockize's outer block)
+       * is one more contiguous piece, of stride 1 and extent E. */
+      if (tile > 1) c[m] = 1, sp[m++] = tile;
       for (int q = 0; q < nl; q++) {
         if (!co[q]) continue;
         if (used[q]) ok = false;
@@ -396,6 +402,107 @@ static bool hull_covers_dim(ArithCtx *ctx, IrHeap *h, const Hull *hull, const Ti
                                                 tir_int(h, buf->shape[d]->dtype, 1))));
 }
 
+/* How dimension d of the block's own access maps to one iter. */
+typedef struct DimMap {
+  int which;     /* the iter */
+  int64_t coef;  /* its coefficient */
+  bool tile;     /* the tile [v * e, v * e + e) */
+  TirExpr *rest; /* the rest of the index */
+} DimMap;
+
+/* TVM's dimension-wise forms: a point v + rest or rest - v (the affine
+ * inverse), or the tile [v * e, v * e + e) (SolveBlockVarDomain's v * e). */
+static bool map_dim(const TirBlock *b, ArithCtx *ctx, const TirBufferRegion *mine, int d,
+                    const TirVar **ivars, DimMap *out) {
+  int64_t coeffs[64];
+  int nz = 0;
+  int64_t ext = 0;
+  out->which = -1, out->coef = 0, out->tile = false, out->rest = NULL;
+  bool mapped = b->niters <= 64 && tir_is_const_int(mine->ranges[d].extent, &ext) &&
+                arith_affine(ctx, mine->ranges[d].min, ivars, b->niters, coeffs, &out->rest);
+  for (int k = 0; mapped && k < b->niters; k++)
+    if (coeffs[k]) nz++, out->which = k;
+  out->coef = mapped && nz == 1 ? coeffs[out->which] : 0;
+  out->tile = out->coef > 1 && ext == out->coef && tir_is_zero(arith_simplify(ctx, out->rest));
+  return mapped && nz == 1 && ((ext == 1 && (out->coef == 1 || out->coef == -1)) || out->tile);
+}
+
+/* Whether every dimension of the access maps dimension-wise. */
+static bool dims_map_directly(const ComputeAt *ca, ArithCtx *ctx, const TirBufferRegion *mine,
+                              const TirVar **ivars) {
+  DimMap dm;
+  for (int d = 0; d < mine->n; d++)
+    if (!map_dim(ca->b, ctx, mine, d, ivars, &dm)) return false;
+  return true;
+}
+
+/* TVM's UpdateBlockVarDomainAffine: when the block's own access `mine` is a
+ * point whose indices are a bijective quasi-affine map of its iters
+ * (`v // 16, v % 16`), the iters' ranges are the inverse map at the hull's
+ * corners, joined into iter[].  False (nothing joined) when the access has
+ * another form or a dimension of the hull is unknown. */
+static bool iters_from_hull_affine(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h,
+                                   const TirBufferRegion *mine, const Hull *hull, Hull *iter) {
+  const TirBlock *b = ca->b;
+  int n = mine->n;
+  if (n == 0 || n > 64 || b->niters == 0 || b->niters > 64) return false;
+  TirExpr *idx[64], *lo[64], *hi[64], *ext[64];
+  TirVar *src[64];
+  for (int d = 0; d < n; d++) {
+    if (!tir_is_one(mine->ranges[d].extent) || !hull[d].set || hull[d].full) return false;
+    idx[d] = mine->ranges[d].min, lo[d] = hull[d].lo, hi[d] = hull[d].hi;
+  }
+  for (int k = 0; k < b->niters; k++) {
+    if (!tir_is_zero(b->iters[k].dom.min)) return false;
+    src[k] = b->iters[k].var, ext[k] = b->iters[k].dom.extent;
+  }
+  SchIndexMap m = {src, b->niters, idx, n, NULL, 0}, inv = {0};
+  TirExpr *padding = NULL;
+  const char *why = NULL;
+  if (!sch_index_map_inverse(h, &m, ext, NULL, &inv, &padding, &why) || padding) return false;
+  TirExpr *at_lo[64], *at_hi[64];
+  sch_index_map_apply(h, &inv, lo, at_lo);
+  sch_index_map_apply(h, &inv, hi, at_hi);
+  for (int k = 0; k < b->niters && k < inv.ndst; k++)
+    hull_join(ctx, &iter[k], arith_simplify(ctx, tir_binary(h, TIR_MIN, at_lo[k], at_hi[k])),
+              arith_simplify(ctx, tir_binary(h, TIR_MAX, at_lo[k], at_hi[k])));
+  return true;
+}
+
+static int iter_index(const TirBlock *b, const TirExpr *e) {
+  if (e->kind != TIR_VAR) return -1;
+  for (int k = 0; k < b->niters; k++)
+    if (b->iters[k].var == e->var) return k;
+  return -1;
+}
+
+/* TVM's SolveBlockVarDomain on a point index e (of the block's iters)
+ * required over [lo, hi] (hi NULL: unbounded): `v // c` needs v in
+ * [lo * c, hi * c + c - 1], `x // c` and `x % c` recurse into x, `v % c`
+ * constrains nothing (*which stays -1).  False on another form. */
+static bool solve_dim(const TirBlock *b, ArithCtx *ctx, IrHeap *h, const TirExpr *e, TirExpr *lo,
+                      TirExpr *hi, int *which, TirExpr **ilo, TirExpr **ihi) {
+  int k = iter_index(b, e);
+  if (k >= 0) {
+    *which = k, *ilo = lo, *ihi = hi;
+    return true;
+  }
+  int64_t c;
+  if ((e->kind != TIR_FLOORDIV && e->kind != TIR_FLOORMOD) || !tir_is_const_int(e->bin.b, &c) || c < 1)
+    return false;
+  if (e->kind == TIR_FLOORMOD) {
+    if (iter_index(b, e->bin.a) >= 0) return true;
+    if (!arith_prove(ctx, tir_binary(h, TIR_GE, lo, tir_int(h, lo->dtype, 0)))) return false;
+    return solve_dim(b, ctx, h, e->bin.a, lo, NULL, which, ilo, ihi);
+  }
+  TirExpr *ce = tir_int(h, lo->dtype, c);
+  TirExpr *nlo = arith_simplify(ctx, tir_binary(h, TIR_MUL, lo, ce));
+  TirExpr *nhi = hi ? arith_simplify(ctx, tir_binary(h, TIR_ADD, tir_binary(h, TIR_MUL, hi, ce),
+                                                     tir_int(h, lo->dtype, c - 1)))
+                    : NULL;
+  return solve_dim(b, ctx, h, e->bin.a, nlo, nhi, which, ilo, ihi);
+}
+
 /* Maps the hull of each dimension of the block's own access `mine` back to
  * the iter it is indexed by (`v + rest`), joining into iter[]. */
 static bool compute_iters_from_hull(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h,
@@ -404,19 +511,20 @@ static bool compute_iters_from_hull(const ComputeAt *ca, ArithCtx *ctx, IrHeap *
   const TirBlock *b = ca->b;
   const TirBuffer *buf = mine->buffer;
   for (int d = 0; d < mine->n; d++) {
-    int64_t coeffs[64];
-    TirExpr *rest = NULL;
-    int which = -1, nz = 0;
-    int64_t ext = 0;
-    bool mapped = b->niters <= 64 && tir_is_const_int(mine->ranges[d].extent, &ext) &&
-                  arith_affine(ctx, mine->ranges[d].min, ivars, b->niters, coeffs, &rest);
-    for (int k = 0; mapped && k < b->niters; k++)
-      if (coeffs[k]) nz++, which = k;
-    /* TVM's forms: a point v + rest or rest - v (the affine inverse), or
-     * the tile [v * e, v * e + e) (SolveBlockVarDomain's v * e) */
-    int64_t coef = mapped && nz == 1 ? coeffs[which] : 0;
-    bool tile = coef > 1 && ext == coef && tir_is_zero(arith_simplify(ctx, rest));
-    mapped = mapped && nz == 1 && ((ext == 1 && (coef == 1 || coef == -1)) || tile);
+    DimMap dm;
+    bool mapped = map_dim(b, ctx, mine, d, ivars, &dm);
+    int which = dm.which;
+    int64_t coef = dm.coef;
+    bool tile = dm.tile;
+    TirExpr *rest = dm.rest;
+    if (!mapped && tir_is_one(mine->ranges[d].extent) && hull[d].set && !hull[d].full) {
+      int k = -1;
+      TirExpr *ilo = NULL, *ihi = NULL;
+      if (solve_dim(b, ctx, h, mine->ranges[d].min, hull[d].lo, hull[d].hi, &k, &ilo, &ihi)) {
+        if (k >= 0) hull_join(ctx, &iter[k], ilo, ihi);
+        continue;
+      }
+    }
     /* A consumer whose read of dimension d cannot be narrowed would read
      * elements not produced yet unless the loop produces the whole dim. */
     if (ca->reverse && !mapped && !hull_covers_dim(ctx, h, &hull[d], buf, d)) {
@@ -463,11 +571,59 @@ static bool compute_iter_ranges(const ComputeAt *ca, ArithCtx *ctx, ArithCtx *rc
     Hull *hull = xcalloc((size_t)(buf->ndim ? buf->ndim : 1), sizeof *hull);
     bool any = false;
     ok = compute_buffer_hull(ca, ctx, rctx, h, buf, hull, &any);
+    if (ok && any && !dims_map_directly(ca, ctx, &mine[i], ivars) &&
+        iters_from_hull_affine(ca, ctx, h, &mine[i], hull, iter)) {
+      free(hull);
+      continue;
+    }
     if (ok && any) ok = compute_iters_from_hull(ca, ctx, h, &mine[i], hull, ivars, iter);
     free(hull);
   }
   free(ivars);
   return ok;
+}
+
+/* Whether the range [lo, hi] of a reduce iter varies only with threadIdx
+ * loops above the target: each thread then reduces its part, combined by the
+ * cross-thread reduction lowering (TVM's reverse_compute_at of an rfactor
+ * write-back under a thread loop). */
+static bool split_across_threads(const ComputeAt *ca, const TirExpr *lo, const TirExpr *hi) {
+  bool any = false;
+  for (int d = 0; d < ca->lp->n; d++) {
+    const TirStmt *l = ca->lp->s[d];
+    if (l->kind != TIR_S_FOR || (!tir_expr_uses_var(lo, l->loop.var) && !tir_expr_uses_var(hi, l->loop.var)))
+      continue;
+    if (l->loop.kind != TIR_FOR_THREAD_BINDING || !l->loop.thread_tag ||
+        strncmp(l->loop.thread_tag, "threadIdx.", 10) != 0)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/* TVM's BlockVarDomainInfo::Simplify on the range [*lo, *hi] an iter must
+ * cover and its domain [dmin, dmax]: the range when inside the domain, the
+ * domain when inside the range, a constant intersection; else the range,
+ * with a predicate on each side of the domain it may pass (*clip_lo/hi). */
+static void clip_to_domain(ArithCtx *ctx, IrHeap *h, TirExpr *dmin, TirExpr *dmax, TirExpr **lo,
+                           TirExpr **hi, bool *clip_lo, bool *clip_hi) {
+  bool in_lo = arith_prove(ctx, tir_binary(h, TIR_GE, *lo, dmin));
+  bool in_hi = arith_prove(ctx, tir_binary(h, TIR_LE, *hi, dmax));
+  bool cov_lo = arith_prove(ctx, tir_binary(h, TIR_LE, *lo, dmin));
+  bool cov_hi = arith_prove(ctx, tir_binary(h, TIR_GE, *hi, dmax));
+  if ((in_lo && in_hi) || (cov_lo && cov_hi)) {
+    /* (a side equal to the domain's is the domain's own expression) */
+    if (cov_lo) *lo = dmin;
+    if (cov_hi) *hi = dmax;
+    return;
+  }
+  TirExpr *ilo = arith_simplify(ctx, tir_binary(h, TIR_MAX, *lo, dmin));
+  TirExpr *ihi = arith_simplify(ctx, tir_binary(h, TIR_MIN, *hi, dmax));
+  if (ilo->kind == TIR_INT && ihi->kind == TIR_INT) {
+    *lo = ilo, *hi = ihi;
+    return;
+  }
+  *clip_lo = !in_lo, *clip_hi = !in_hi;
 }
 
 /* The moved block under fresh loops `ax0, ax1, ...` covering iter[] (a
@@ -491,12 +647,10 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
     bool clip_lo = false, clip_hi = false;
     if (iter[k].set && !iter[k].full) {
       lo = iter[k].lo, hi = iter[k].hi;
-      if (arith_prove(ctx, tir_binary(h, TIR_LE, lo, iv->dom.min))) lo = iv->dom.min;
-      else if (!arith_prove(ctx, tir_binary(h, TIR_GE, lo, iv->dom.min))) clip_lo = true;
-      if (arith_prove(ctx, tir_binary(h, TIR_GE, hi, dmax))) hi = dmax;
-      else if (!arith_prove(ctx, tir_binary(h, TIR_LE, hi, dmax))) clip_hi = true;
+      clip_to_domain(ctx, h, iv->dom.min, dmax, &lo, &hi, &clip_lo, &clip_hi);
     }
-    if (ca->reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax)) {
+    if (ca->reverse && b->init && iv->type == TIR_ITER_REDUCE && (lo != iv->dom.min || hi != dmax) &&
+        !split_across_threads(ca, lo, hi)) {
       /* Splitting a reduction over iterations would re-run its init. */
       sch_fail(ca->s, SCH_ERR_REDUCTION, 1,
                "%s: reduce iter '%s' of block '%s' would be split over loop '%s'", ca->prim,
@@ -512,7 +666,8 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
       snprintf(nbuf, sizeof nbuf, "ax%d", nloops);
       lvars[nloops] = tir_var(h, nbuf, dt);
       lext[nloops] = ext;
-      arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
+      if (tir_is_one(ext)) arith_bind_value(ctx, lvars[nloops], tir_int(h, dt, 0)); /* TVM's Bind */
+      else arith_bind_range(ctx, lvars[nloops], tir_int(h, dt, 0), ext);
       /* TVM's `min + ax` as built (only a zero min folds away) */
       val = tir_is_zero(lo) ? tir_var_ref(h, lvars[nloops]) : tir_binary(h, TIR_ADD, lo, tir_var_ref(h, lvars[nloops]));
       nloops++;
@@ -536,9 +691,15 @@ static TirStmt *build_moved_nest(const ComputeAt *ca, ArithCtx *ctx, IrHeap *h, 
 static TirStmt *build_nest_under_loop(const ComputeAt *ca, IrHeap *h, bool preserve) {
   const TirBlock *b = ca->b;
   ArithCtx *ctx = arith_new(h), *rctx = arith_new(h);
-  for (int d = 0; d < ca->lp->n; d++)
-    if (ca->lp->s[d]->kind == TIR_S_FOR)
-      arith_bind_range(ctx, ca->lp->s[d]->loop.var, ca->lp->s[d]->loop.min, ca->lp->s[d]->loop.extent);
+  for (int d = 0; d < ca->lp->n; d++) {
+    const TirStmt *l = ca->lp->s[d];
+    if (l->kind != TIR_S_FOR) continue;
+    /* A loop of one iteration is its min (TVM's Analyzer::Bind); not a
+     * thread-bound one, whose var the GPU passes' buffer compaction matches. */
+    if (tir_is_one(l->loop.extent) && l->loop.kind != TIR_FOR_THREAD_BINDING)
+      arith_bind_value(ctx, l->loop.var, l->loop.min);
+    else arith_bind_range(ctx, l->loop.var, l->loop.min, l->loop.extent);
+  }
   Hull *iter = xcalloc((size_t)(b->niters ? b->niters : 1), sizeof *iter);
   TirStmt *nest = NULL;
   if (compute_iter_ranges(ca, ctx, rctx, h, iter)) nest = build_moved_nest(ca, ctx, h, iter, preserve);

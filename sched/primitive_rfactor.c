@@ -508,6 +508,19 @@ static TirStmt *replace_rfactor_scope(IrHeap *h, const RfState *st, TirStmt *rf_
   return sch_replace_at(h, bp, scope_i, nblk);
 }
 
+/* TVM's rfactor requires its scope to be a stage pipeline (region cover). */
+static bool check_rfactor_scope(RfState *st) {
+  int scope_i = sch_scope_index(&st->bp, st->bp.n - 1);
+  if (scope_i < 0) return true;
+  PtrVec sibs = {0};
+  sch_scope_blocks(st->bp.s[scope_i], &sibs);
+  IrHeap *h = ir_heap_new();
+  bool ok = sch_check_region_cover(st->s, st->prim, 0, h, st->bp.s[0], &sibs, st->b);
+  ir_heap_release(h);
+  pv_free(&sibs);
+  return ok;
+}
+
 SchRV sch_rfactor(Schedule *s, SchRV loop_rv, int factor_axis) {
   RfState st = {0};
   st.s = s;
@@ -516,7 +529,7 @@ SchRV sch_rfactor(Schedule *s, SchRV loop_rv, int factor_axis) {
   st.loop = sch_find_loop(s, loop_rv, st.prim, 0, &st.lp);
   if (st.loop) {
     st.func = s->rvs[loop_rv].func;
-    if (check_rfactor_block(&st) && check_rfactor_loops(&st, factor_axis)) {
+    if (check_rfactor_block(&st) && check_rfactor_scope(&st) && check_rfactor_loops(&st, factor_axis)) {
       IrModule *nm = sch_begin(s);
       IrHeap *h = nm->heap;
       build_rf_buffers(h, &st);

@@ -130,6 +130,7 @@ typedef struct SchRVInfo {
   char name[16];      /* trace name: b0, l1, v2 */
   int64_t value;      /* expr: the sampled integer; loop: 0, or the compute-location
                        * marks of sample_compute_location (-1 root, -2 inline; key NULL) */
+  bool removed;       /* sch.remove_rv(rv): any later use is an error */
 } SchRVInfo;
 
 typedef struct SchInst {
@@ -313,6 +314,13 @@ static inline const TirStmt *sch_reduce_loop_above(const SchPath *path, int from
  * block's realize; false when refused. */
 bool sch_check_reduce_below_scope(Schedule *s, const char *prim, const SchPath *path, int scope_i,
                                   const char *what);
+
+/* region_cover.c: TVM's region cover of a scope (its child blocks sibs):
+ * every block reading a buffer written by others of the scope reads only
+ * what they write there (a gap constant bounds show is refused, "<prim>: the
+ * scope root of block '<b>' is not a stage pipeline ..."); false when not. */
+bool sch_check_region_cover(Schedule *s, const char *prim, int argi, IrHeap *h, TirStmt *root,
+                            const PtrVec *sibs, const TirBlock *b);
 
 /* inline_inverse.c: the consumer iters of block b at the point where the
  * producer stores store_idx, given the indices with which b loads it

@@ -769,10 +769,20 @@ static SchVal eval_sched_method(Eval *ev, const SchVal *obj, const Ast *e) {
   const SchMethod *m = sch_method_lookup(name);
   if (m) {
     res = call_method(ev, s, m, e);
+  } else if (!strcmp(name, "remove_rv") && e->list.len == 1 && e->list.items[0]->kind != AST_KEYWORD) {
+    /* sch.remove_rv(rv): TVM's RemoveRV; the handle may not be used again */
+    SchVal v = eval(ev, e->list.items[0]);
+    if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs)
+      s->rvs[v.i].removed = true;
+    else if (!ev->failed)
+      err(ev, e->list.items[0]->span, "remove_rv: expected a BlockRV, LoopRV or ExprRV, got %s", kind_word(&v));
+    sch_val_free(&v);
   } else if (!strcmp(name, "get") && e->list.len == 1 && e->list.items[0]->kind != AST_KEYWORD) {
     /* sch.get(v): the integer a sampled ExprRV holds */
     SchVal v = eval(ev, e->list.items[0]);
-    if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
+    if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && s->rvs[v.i].removed)
+      err(ev, e->list.items[0]->span, "get: the handle '%s' was removed by remove_rv", s->rvs[v.i].name);
+    else if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs && sch_rv_kind(s, (SchRV)v.i) == SCH_RV_EXPR)
       res = sch_val_int(sch_expr_value(s, (SchRV)v.i));
     else if (v.kind == SV_RV && v.i >= 0 && v.i < s->nrvs)
       res = get_statement(s, (SchRV)v.i); /* as TVM's sch.get: the block or loop itself */
@@ -785,9 +795,10 @@ static SchVal eval_sched_method(Eval *ev, const SchVal *obj, const Ast *e) {
     SchVal mv = val_kind(SV_MODULE, obj->i);
     emit(ev, &mv);
   } else {
-    const char *cands[SCH_MAX_METHODS + 3];
+    const char *cands[SCH_MAX_METHODS + 4];
     int n = method_names(cands);
     cands[n++] = "get_sblock";
+    cands[n++] = "remove_rv";
     cands[n++] = "mod";
     cands[n++] = "trace";
     const char *sg = suggest(name, cands, n);

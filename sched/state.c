@@ -331,7 +331,7 @@ int sch_children(const TirStmt *st, TirStmt **out, int cap) {
     case TIR_S_WHILE: ADD(st->loop_while.body); break;
     case TIR_S_BLOCK_REALIZE: ADD(st->realize.block); break;
     case TIR_S_BLOCK: ADD(st->block.init); ADD(st->block.body); break;
-    case TIR_S_ALLOCATE: ADD(st->alloc.body); break;
+    case TIR_S_ALLOCATE: case TIR_S_ALLOCATE_CONST: ADD(st->alloc.body); break;
     case TIR_S_DECL_BUFFER: ADD(st->decl.body); break;
     case TIR_S_ATTR: ADD(st->attr.body); break;
     default: break;
@@ -447,6 +447,10 @@ static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim,
     return NULL;
   }
   SchRVInfo *r = &s->rvs[rv];
+  if (r->removed) {
+    sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: the handle '%s' was removed by remove_rv", prim, r->name);
+    return NULL;
+  }
   if (r->kind == SCH_RV_LOOP && kind == SCH_RV_LOOP && !r->key) {
     sch_fail(s, SCH_ERR_INVALID_HANDLE, argi, "%s: the LoopRV '%s' is the compute-location mark '%s' (from "
              "sample_compute_location), not a loop", prim, r->name,

@@ -1217,13 +1217,14 @@ static const FixedCase fixed_cases[] = {
      * not on the copy). */
     {"conv2d", "sch.reindex(sch.get_block(\"pad\"), (\"read\", 0))\n", "a guarded access"},
     /* reindex of a block inside an outer block run per row copied the whole
-     * domain. */
+     * domain; the (compact, as TVM's) write-back there indexes D by the
+     * outer block's iter, which reindex refuses. */
     {"elementwise",
      "i, j = sch.get_loops(sch.get_block(\"D\"))\n"
      "sch.blockize(j)\n"
      "sch.cache_write(sch.get_block(\"D\"), 0, \"global\")\n"
      "sch.reindex(sch.get_block(\"D_global\"), (\"write\", 0))\n",
-     "which is not a loop inside the block's scope"},
+     "which is not a block iter"},
     /* cache_write inside that outer block wrote the whole cache back. */
     {"elementwise",
      "i, j = sch.get_loops(sch.get_block(\"D\"))\n"

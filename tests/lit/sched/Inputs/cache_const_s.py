@@ -1,0 +1,1 @@
+sch.cache_read("Y", 1, "global")

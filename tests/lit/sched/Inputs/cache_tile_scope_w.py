@@ -1,0 +1,1 @@
+sch.cache_write("tile", 0, "global")

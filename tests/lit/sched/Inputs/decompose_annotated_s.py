@@ -1,0 +1,2 @@
+i, k = sch.get_loops("S")
+sch.decompose_reduction("S", i)

@@ -1,0 +1,5 @@
+b = sch.get_block("B")
+l = sch.get_loops(b)
+sch.remove_rv(b)
+sch.split(l[0], [None, 4])
+sch.get(b)
