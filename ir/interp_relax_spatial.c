@@ -17,9 +17,8 @@
 
 /* ------------------------------------------------------------ elements */
 
-static double get(const DLTensor *t, const int *pos, int64_t a, int64_t b, int64_t c, int64_t d) {
-  int64_t idx[4];
-  idx[pos[0]] = a, idx[pos[1]] = b, idx[pos[2]] = c, idx[pos[3]] = d;
+/* The element at index idx (the tensor's own axes), as a double. */
+static double read_at(const DLTensor *t, const int64_t *idx) {
   DType dt = rx_interp_dtype(t->dtype);
   const unsigned char *p = (const unsigned char *)t->data + t->byte_offset +
                            (size_t)rx_interp_offset(t, idx) * tvs_dtype_bytes(t->dtype);
@@ -27,38 +26,39 @@ static double get(const DLTensor *t, const int *pos, int64_t a, int64_t b, int64
   return dt_is_float(dt) ? v.f : dt_is_uint(dt) ? (double)v.u : (double)v.i;
 }
 
-static void put(TvsNDArray *r, const int *pos, int64_t a, int64_t b, int64_t c, int64_t d, double x) {
-  int64_t idx[4];
-  idx[pos[0]] = a, idx[pos[1]] = b, idx[pos[2]] = c, idx[pos[3]] = d;
-  DType dt = rx_interp_dtype(r->t.dtype);
-  IScalar v;
-  if (dt_is_float(dt)) v.f = x;
-  else v = interp_cast_scalar(dt_int64, (IScalar){.i = (int64_t)x}, dt);
-  if (dt_is_float(dt)) v = interp_cast_scalar(dt_float64, v, dt);
-  interp_write_elem(dt, (unsigned char *)r->t.data + (size_t)rx_interp_offset(&r->t, idx) * tvs_dtype_bytes(r->t.dtype),
-                    v);
-}
-
-/* get/put through a (possibly blocked) layout map (conv2d's NCHW16c). */
-static double getm(const DLTensor *t, const RxLayoutMap *m, int64_t a, int64_t b, int64_t c, int64_t d) {
-  int64_t canon[4] = {a, b, c, d}, idx[RX_LAYOUT_MAX];
-  rx_layout_index(m, canon, 4, idx);
-  DType dt = rx_interp_dtype(t->dtype);
-  const unsigned char *p = (const unsigned char *)t->data + t->byte_offset +
-                           (size_t)rx_interp_offset(t, idx) * tvs_dtype_bytes(t->dtype);
-  IScalar v = interp_read_elem(dt, p);
-  return dt_is_float(dt) ? v.f : dt_is_uint(dt) ? (double)v.u : (double)v.i;
-}
-
-static void putm(TvsNDArray *r, const RxLayoutMap *m, int64_t a, int64_t b, int64_t c, int64_t d, double x) {
-  int64_t canon[4] = {a, b, c, d}, idx[RX_LAYOUT_MAX];
-  rx_layout_index(m, canon, 4, idx);
+/* Stores x at index idx, converted to the tensor's dtype. */
+static void write_at(TvsNDArray *r, const int64_t *idx, double x) {
   DType dt = rx_interp_dtype(r->t.dtype);
   IScalar v;
   if (dt_is_float(dt)) v = interp_cast_scalar(dt_float64, (IScalar){.f = x}, dt);
   else v = interp_cast_scalar(dt_int64, (IScalar){.i = (int64_t)x}, dt);
   interp_write_elem(dt, (unsigned char *)r->t.data + (size_t)rx_interp_offset(&r->t, idx) * tvs_dtype_bytes(r->t.dtype),
                     v);
+}
+
+static double get(const DLTensor *t, const int *pos, int64_t a, int64_t b, int64_t c, int64_t d) {
+  int64_t idx[4];
+  idx[pos[0]] = a, idx[pos[1]] = b, idx[pos[2]] = c, idx[pos[3]] = d;
+  return read_at(t, idx);
+}
+
+static void put(TvsNDArray *r, const int *pos, int64_t a, int64_t b, int64_t c, int64_t d, double x) {
+  int64_t idx[4];
+  idx[pos[0]] = a, idx[pos[1]] = b, idx[pos[2]] = c, idx[pos[3]] = d;
+  write_at(r, idx, x);
+}
+
+/* get/put through a (possibly blocked) layout map (conv2d's NCHW16c). */
+static double getm(const DLTensor *t, const RxLayoutMap *m, int64_t a, int64_t b, int64_t c, int64_t d) {
+  int64_t canon[4] = {a, b, c, d}, idx[RX_LAYOUT_MAX];
+  rx_layout_index(m, canon, 4, idx);
+  return read_at(t, idx);
+}
+
+static void putm(TvsNDArray *r, const RxLayoutMap *m, int64_t a, int64_t b, int64_t c, int64_t d, double x) {
+  int64_t canon[4] = {a, b, c, d}, idx[RX_LAYOUT_MAX];
+  rx_layout_index(m, canon, 4, idx);
+  write_at(r, idx, x);
 }
 
 /* The result tensor: NCHW dims placed by layout positions, the call's dtype. */
