@@ -61,7 +61,7 @@ bool sch_check_region_cover(Schedule *s, const char *prim, int argi, IrHeap *h, 
     for (int r = 0; r < c->nreads; r++) {
       const TirBuffer *buf = c->reads[r].buffer;
       for (int d = 0; d < buf->ndim; d++) {
-        int64_t plo, phi, clo, chi;
+        int64_t plo = 0, phi = 0, clo = 0, chi = 0;
         if (!const_hull(h, root, sibs, sibs->items[i], true, buf, d, &plo, &phi) ||
             !const_hull(h, root, sibs, sibs->items[i], false, buf, d, &clo, &chi) ||
             (clo >= plo && chi <= phi))
