@@ -66,7 +66,7 @@ static bool make_entry(Search *s, const TuneDecisions *dec, Entry *e) {
   DiagCtx d;
   diag_init(&d, NULL);
   int64_t seed = (int64_t)(rnd(s) & 0x7fffffff);
-  int rc = s->o->space_script ? tune_space_script(s->m, s->o->space_script, dec, seed, &e->c, &d)
+  int rc = s->o->space_script ? tune_space_script(s->m, s->o->func, s->o->space_script, dec, seed, &e->c, &d)
                               : tune_space_generate(s->m, s->o->func, dec, seed, &e->c, &d);
   bool ok = rc == 0 && tune_features(e->c.mod, s->o->func, e->feat) == 0;
   diag_free(&d);
@@ -308,7 +308,7 @@ static int finish(Search *s) {
     return -1;
   }
   TuneCandidate c;
-  int rc = s->o->space_script ? tune_space_script(s->m, s->o->space_script, &o->best_dec, 0, &c, s->diag)
+  int rc = s->o->space_script ? tune_space_script(s->m, s->o->func, s->o->space_script, &o->best_dec, 0, &c, s->diag)
                               : tune_space_generate(s->m, s->o->func, &o->best_dec, 0, &c, s->diag);
   if (rc) return -1;
   o->best_trace = c.trace;
@@ -338,7 +338,7 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   out->time_curve = xcalloc((size_t)o->trials + 1, sizeof(double));
   /* A space that yields no candidate is reported with its errors. */
   TuneCandidate probe;
-  int prc = o->space_script ? tune_space_script(m, o->space_script, NULL, 1, &probe, diag)
+  int prc = o->space_script ? tune_space_script(m, o->func, o->space_script, NULL, 1, &probe, diag)
                             : tune_space_generate(m, o->func, NULL, 1, &probe, diag);
   tune_candidate_free(&probe);
   if (prc) {

@@ -16,9 +16,14 @@
 
 /* Runs the script's statements on a schedule of m seeded by seed; the
  * evaluator (owning the schedule) is returned, NULL on error. */
-static SchScript *run_script(const IrModule *m, const AstFile *f, int64_t seed, DiagCtx *diag) {
+static SchScript *run_script(const IrModule *m, const char *func, const AstFile *f, int64_t seed, DiagCtx *diag) {
   SchScript *sc = sch_script_new(m, diag);
   sch_seed(sch_script_schedule(sc), seed);
+  /* a task of a graph's module: the script's get_block names that function's blocks */
+  if (func && m->nfuncs > 1 && sch_work_on(sch_script_schedule(sc), func)) {
+    sch_script_free(sc);
+    return NULL;
+  }
   const AstList *body = &f->module->body;
   for (int k = 0; k < body->len; k++) {
     if (!sch_is_script_stmt(body->items[k])) continue;
@@ -63,15 +68,15 @@ static void copy_errors(const DiagCtx *from, DiagCtx *to) {
                  from->items[i].msg);
 }
 
-int tune_space_script(const IrModule *m, const char *script, const TuneDecisions *dec, int64_t seed,
-                      TuneCandidate *out, DiagCtx *caller) {
+int tune_space_script(const IrModule *m, const char *func, const char *script, const TuneDecisions *dec,
+                      int64_t seed, TuneCandidate *out, DiagCtx *caller) {
   memset(out, 0, sizeof *out);
   DiagCtx local, *diag = &local;
   diag_init(&local, NULL);
   SourceFile *src = src_from_string("<space>", script, strlen(script));
   AstFile *f = parse_file(src, diag);
   int rc = -1;
-  SchScript *sc = diag->nerr ? NULL : run_script(m, f, seed, diag);
+  SchScript *sc = diag->nerr ? NULL : run_script(m, func, f, seed, diag);
   if (sc && !dec) {
     rc = fill_candidate(sch_script_schedule(sc), out);
   } else if (sc) {

@@ -68,9 +68,11 @@ char *tune_gpu_space(const IrModule *m, const char *func, char *why, size_t whyl
 
 /* A candidate of a user's space: script (schedule-script text whose
  * sampling calls are the knobs) run on a schedule seeded by seed, or, with
- * dec, its trace replayed with dec's decisions.  0, or -1 with errors. */
-int tune_space_script(const IrModule *m, const char *script, const TuneDecisions *dec, int64_t seed,
-                      TuneCandidate *out, DiagCtx *diag);
+ * dec, its trace replayed with dec's decisions.  func (NULL: the module's
+ * only function) is the function the script works on, as sch.work_on.
+ * 0, or -1 with errors. */
+int tune_space_script(const IrModule *m, const char *func, const char *script, const TuneDecisions *dec,
+                      int64_t seed, TuneCandidate *out, DiagCtx *diag);
 /* A random neighbour of d: one tile decision with a prime factor moved
  * between two positions (innermost kept <= 64), or one categorical decision
  * changed.  rng: the search's xorshift state.  false when nothing can move. */

@@ -18,6 +18,9 @@
 #include "ir/transform.h"
 
 #define GPU_THREADS 256
+/* blocks a matmul grid should reach before its register tiles shrink: two per
+ * SM of a large GPU (an H100 or H200 has 132) */
+#define GPU_MIN_BLOCKS 256
 
 /* The most threads a cross-thread reduction uses, and the least reduce
  * extent it is chosen for (below, one thread per output does as well). */
@@ -136,6 +139,13 @@ static bool matmul_rule(IrModule **m, const SchDsNest *n) {
   int64_t ty = divisor_of(M, thr, 2), tx = divisor_of(N, thr, 2);
   if (!ty || !tx) return false;
   int64_t ri = divisor_of(M / ty, reg, 3), rj = divisor_of(N / tx, reg, 3), ki = divisor_of(K, step, 4);
+  /* fewer registers per thread where 64 x 64 tiles leave the device idle (a
+   * transformer's 128-row matmuls gave 32 blocks to 132 SMs): halving a
+   * power-of-two tile keeps it a divisor */
+  while ((M / (ty * ri)) * (N / (tx * rj)) < GPU_MIN_BLOCKS && (ri > 1 || rj > 1)) {
+    if (rj >= ri) rj /= 2;
+    else ri /= 2;
+  }
   /* scalar fetches: vectorize-loop cannot prove a fused (row, column) tile
    * index contiguous across lanes here and would warn and scalarize them */
   int64_t va = 1, vb = 1;

@@ -108,6 +108,22 @@ if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target ope
   "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl > mlp_gpu_plain.txt
   "$TVS" run "$TVS_SOURCE_DIR/examples/mlp.tvs" --target opencl --tuning-db mlp_gpu.jsonl > mlp_gpu_run.txt
   expect 'cmp -s mlp_gpu_plain.txt mlp_gpu_run.txt'
+  # The tuned task is not the module's first function (the softmax is): its
+  # GPU space works on its own function (a space once ran on the first).
+  cat > sm_mm.tvs <<'TVS'
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((16, 64), "float32"), w: R.Tensor((64, 64), "float32")) -> R.Tensor((16, 64), "float32"):
+        s = R.nn.softmax(x, axis=-1)
+        y = R.matmul(s, w)
+        return y
+TVS
+  "$TVS" tune sm_mm.tvs --population 32 --target opencl --trials 2 --batch 2 --db sm_mm.jsonl > sm_mm.txt 2> sm_mm_err.txt
+  expect '[ $? -eq 0 ] && [ "$(grep -c "\"func\": \"matmul\", \"target\": \"opencl\", \"threads\": 1, \"status\": \"ok\"" sm_mm.jsonl)" -eq 2 ]'
+  "$TVS" run sm_mm.tvs --target opencl > sm_mm_plain.txt
+  "$TVS" run sm_mm.tvs --target opencl --tuning-db sm_mm.jsonl > sm_mm_run.txt
+  expect 'cmp -s sm_mm_plain.txt sm_mm_run.txt'
 else
   echo "[SKIP] OpenCL: GPU tuning"
 fi

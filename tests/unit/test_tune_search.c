@@ -94,15 +94,15 @@ static void test_script_space(const IrModule *m) {
   DiagCtx d;
   diag_init(&d, stderr);
   TuneCandidate a, b;
-  CHECK_EQ_INT(tune_space_script(m, script, NULL, 4, &a, &d), 0);
+  CHECK_EQ_INT(tune_space_script(m, NULL, script, NULL, 4, &a, &d), 0);
   CHECK_EQ_INT(a.dec.n, 2);
   TuneDecisions dec = a.dec;
   dec.v[0][0] = 4, dec.v[0][1] = 8;
-  CHECK_EQ_INT(tune_space_script(m, script, &dec, 9, &b, &d), 0);
+  CHECK_EQ_INT(tune_space_script(m, NULL, script, &dec, 9, &b, &d), 0);
   CHECK(b.mod && b.dec.v[0][0] == 4 && b.dec.v[0][1] == 8);
   CHECK(b.trace && strstr(b.trace, "decision=[4, 8]") != NULL);
   TuneCandidate c;
-  CHECK_EQ_INT(tune_space_script(m, "sch.nope()\n", NULL, 1, &c, &d), -1);
+  CHECK_EQ_INT(tune_space_script(m, NULL, "sch.nope()\n", NULL, 1, &c, &d), -1);
   CHECK(d.nerr > 0 && c.mod == NULL);
   tune_candidate_free(&a);
   tune_candidate_free(&b);
