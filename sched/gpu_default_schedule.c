@@ -26,9 +26,14 @@
  * extent it is chosen for (below, one thread per output does as well). */
 #define XTHREAD_MAX 256
 #define XTHREAD_MIN_EXTENT 64
+/* ... and the most outputs: beyond, one thread per output fills the device
+ * (a ResNet-18 convolution's 200,704 outputs as blocks of 64 threads each
+ * folding 9 products made the network 3x slower on an H200) */
+#define XTHREAD_MAX_OUTPUTS 65536
 
 /* dlight's Reduction rule: a nest whose innermost loops are all reduce loops
- * over at least XTHREAD_MIN_EXTENT elements becomes one block per output
+ * over at least XTHREAD_MIN_EXTENT elements, with at most XTHREAD_MAX_OUTPUTS
+ * outputs, becomes one block per output
  * (its spatial loops fused over blockIdx.x) whose threads share the
  * reduction: the reduce loops fused and split by the largest power of two
  * up to XTHREAD_MAX dividing their extent, the outer part bound to
@@ -48,8 +53,11 @@ static bool simple_reducer(const TirBlock *b) {
 }
 
 static bool bind_reduction(SchDsQuiet *q, const SchDsNest *n, int lead) {
-  int64_t red = 1, e;
+  int64_t red = 1, e, outputs = 1;
   if (lead == n->nloops || !simple_reducer(n->block)) return false;
+  for (int i = 0; i < lead; i++)
+    if (tir_is_const_int(n->loops[i]->loop.extent, &e)) outputs *= e;
+  if (outputs > XTHREAD_MAX_OUTPUTS) return false;
   for (int i = lead; i < n->nloops; i++) {
     if (sch_ds_loop_is_spatial(n, i) || !tir_is_const_int(n->loops[i]->loop.extent, &e) || e <= 0) return false;
     red *= e;
