@@ -154,9 +154,11 @@ static bool matmul_rule(IrModule **m, const SchDsNest *n) {
     if (rj >= ri) rj /= 2;
     else ri /= 2;
   }
-  /* scalar fetches: vectorize-loop cannot prove a fused (row, column) tile
-   * index contiguous across lanes here and would warn and scalarize them */
-  int64_t va = 1, vb = 1;
+  /* vector fetches along each tile's contiguous side (A's k step, B's
+   * columns), split off before the rest is fused over the threads so that
+   * the lanes' index needs no division */
+  static const int64_t vec[] = {4, 2, 1};
+  int64_t va = divisor_of(ki, vec, 3), vb = divisor_of(tx * rj, vec, 3);
   char prologue[512];
   snprintf(prologue, sizeof prologue,
            "block = sch.get_block(\"%s\")\nfi = [%lld, 1, %lld, %lld]\nfj = [%lld, 1, %lld, %lld]\nfk = [%lld, %lld]\n"
