@@ -70,6 +70,62 @@ static bool vec_args(Vec *v, TirExpr **in, TirExpr **out, int n, bool *any) {
   return true;
 }
 
+/* Whether e reads a vectorized let var (not only the loop var). */
+static bool reads_vvar(Vec *v, const TirExpr *e) {
+  PtrVec fv = {0};
+  tir_expr_free_vars(e, &fv);
+  bool r = false;
+  for (int i = 0; i < fv.len && !r; i++) r = ir_ptrmap_has(&v->vvars, fv.items[i]);
+  pv_free(&fv);
+  return r;
+}
+
+/* floordiv / floormod of `rest + coef * lane` by a constant c that the lanes
+ * cannot straddle (c a multiple of coef * L, rest provably one too): the
+ * quotient is the same for every lane and the remainder a ramp, as TVM's
+ * simplifier proves.  The fused index of a cooperative fetch split by its
+ * vector width takes this form; without it the access was a gather.  NULL
+ * when it does not apply. */
+static TirExpr *vec_floor_divmod(Vec *v, TirExpr *e) {
+  IrHeap *h = v->h;
+  int64_t c, coef;
+  TirExpr *rest = NULL;
+  const TirVar *vars[1] = {v->var};
+  if (!tir_is_const_int(e->bin.b, &c) || c <= 0 || reads_vvar(v, e->bin.a) ||
+      !arith_affine(v->a, e->bin.a, vars, 1, &coef, &rest) || !rest || coef <= 0 || c % (coef * v->lanes))
+    return NULL;
+  TirExpr *base = xf_cast_to(h, e->dtype, xf_simplify(v->a, rest));
+  TirExpr *whole = tir_binary(h, TIR_FLOORMOD, base, xf_int(h, e->dtype, coef * v->lanes));
+  if (!arith_prove(v->a, tir_binary(h, TIR_EQ, whole, xf_int(h, e->dtype, 0)))) return NULL;
+  TirExpr *q = xf_simplify(v->a, tir_binary(h, e->kind, base, e->bin.b));
+  if (e->kind == TIR_FLOORDIV) return tir_broadcast(h, q, v->lanes);
+  return tir_ramp(h, q, xf_int(h, e->dtype, coef), v->lanes);
+}
+
+/* Ramp and Broadcast operands of + - * folded into one Ramp or Broadcast (the quotient
+ * and remainder above, scaled and offset back into a flat index); NULL when
+ * they do not fold. */
+static TirExpr *fold_ramp(Vec *v, TirExprKind k, TirExpr *a, TirExpr *b) {
+  IrHeap *h = v->h;
+  bool ra = a->kind == TIR_RAMP, rb = b->kind == TIR_RAMP;
+  if (!dt_is_integer(a->dtype) || (!ra && a->kind != TIR_BROADCAST) || (!rb && b->kind != TIR_BROADCAST))
+    return NULL;
+  if (!ra && !rb) /* both invariant across lanes */
+    return tir_broadcast(h, xf_simplify(v->a, tir_binary(h, k, a->bcast.value, b->bcast.value)), v->lanes);
+  TirExpr *ab = ra ? a->ramp.base : a->bcast.value, *bb = rb ? b->ramp.base : b->bcast.value;
+  DType t = dt_with_lanes(a->dtype, 1);
+  TirExpr *as = ra ? a->ramp.stride : xf_int(h, t, 0), *bs = rb ? b->ramp.stride : xf_int(h, t, 0);
+  if (k == TIR_ADD || k == TIR_SUB)
+    return tir_ramp(h, xf_simplify(v->a, tir_binary(h, k, ab, bb)), xf_simplify(v->a, tir_binary(h, k, as, bs)),
+                    v->lanes);
+  if (k == TIR_MUL && ra != rb) { /* a ramp times an invariant */
+    TirExpr *scale = ra ? bb : ab, *rbase = ra ? ab : bb, *rstride = ra ? as : bs;
+    return tir_ramp(h, xf_simplify(v->a, tir_binary(h, TIR_MUL, rbase, scale)),
+                    xf_simplify(v->a, tir_binary(h, TIR_MUL, rstride, scale)), v->lanes);
+  }
+  return NULL;
+}
+
 static TirExpr *vec_expr(Vec *v, TirExpr *e) {
   if (v->fail) return NULL;
   if (!varies(v, e)) {
@@ -163,8 +219,16 @@ static TirExpr *vec_expr(Vec *v, TirExpr *e) {
     if (only_loop_var && arith_affine(v->a, e, vars, 1, &coef, &rest) && rest)
       return tir_ramp(h, xf_cast_to(h, e->dtype, xf_simplify(v->a, rest)), xf_int(h, e->dtype, coef), v->lanes);
   }
+  if (dt_is_integer(e->dtype) && (e->kind == TIR_FLOORDIV || e->kind == TIR_FLOORMOD)) {
+    TirExpr *dm = vec_floor_divmod(v, e);
+    if (dm) return dm;
+  }
   TirExpr *in[2] = {e->bin.a, e->bin.b};
   if (!vec_args(v, in, ops, 2, &any)) return NULL;
+  if (e->kind == TIR_ADD || e->kind == TIR_SUB || e->kind == TIR_MUL) {
+    TirExpr *f = fold_ramp(v, e->kind, ops[0], ops[1]);
+    if (f) return f;
+  }
   TirExpr *r = tir_binary(h, e->kind, ops[0], ops[1]);
   r->span = e->span;
   return r;
