@@ -59,4 +59,12 @@ bool sch_ds_among(const char *name, const char *const *names, int n);
  * that it can into its consumers (TVM's compute_inline), until none does. */
 void sch_ds_inline_producers(IrModule **m, const char *const *only, int nonly);
 
+/* GPU rules (sched/gpu_conv2d_rule.c).  Runs the embedded script `name`
+ * after `prologue` on a copy of *m, taking the result when it made no error
+ * (*m unchanged otherwise). */
+bool sch_gpu_try_script(IrModule **m, const char *name, const char *prologue);
+/* The direct conv2d rule on the only function of *m: false (and *m as it
+ * was) when its conv2d_nchw is not one the rule serves. */
+bool sch_gpu_conv2d_rule(IrModule **m);
+
 #endif

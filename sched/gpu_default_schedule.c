@@ -6,8 +6,9 @@
  * threadIdx.x (256 threads per block), its reduction loops serial inside
  * each thread -- except a long reduction along the innermost loops, which
  * gets dlight's Reduction rule (below: one block per output, its threads
- * sharing the reduction).  Correct for every operator; shared-memory tiles
- * for matmul and conv2d are what dlight's family rules add on top. */
+ * sharing the reduction).  Correct for every operator; on top, a matmul
+ * gets dlight's Matmul rule (below) and a direct conv2d TOPI's direct
+ * template (gpu_conv2d_rule.c): shared-memory tiles and register tiles. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,25 +166,7 @@ static bool matmul_rule(IrModule **m, const SchDsNest *n) {
            "va = %lld\nvb = %lld\n", b->name, (long long)(M / (ty * ri)), (long long)ty, (long long)ri,
            (long long)(N / (tx * rj)), (long long)tx, (long long)rj, (long long)(K / ki), (long long)ki, (long long)va,
            (long long)vb);
-  const char *text = sch_default_script("matmul_gpu.sched.tvs");
-  if (!text) return false;
-  char *full = xasprintf("%s%s", prologue, text);
-  SourceFile *src = src_from_string("matmul_gpu.sched.tvs", full, strlen(full));
-  free(full);
-  IrModule *trial = ir_module_copy(*m);
-  DiagCtx quiet;
-  diag_init(&quiet, NULL);
-  int rc = sch_eval_text(src, &trial, &quiet, NULL);
-  bool ok = rc == 0 && !quiet.nerr;
-  diag_free(&quiet);
-  src_free(src);
-  if (ok) {
-    ir_module_free(*m);
-    *m = trial;
-  } else {
-    ir_module_free(trial);
-  }
-  return ok;
+  return sch_gpu_try_script(m, "matmul_gpu.sched.tvs", prologue);
 }
 
 /* The root-level loop nests of the only function of *m. */
@@ -198,7 +181,9 @@ static int root_items(const IrModule *m, const TirStmt *const **items) {
 
 /* Schedules the only function of *m; false when a nest stays unbound. */
 static bool fallback_rule(IrModule **m) {
-  sch_ds_inline_producers(m, NULL, 0);
+  /* the conv2d rule before pad_temp is inlined into the conv (it inlines
+   * the other producers itself and keeps its shared-memory stages) */
+  if (!sch_gpu_conv2d_rule(m)) sch_ds_inline_producers(m, NULL, 0);
   const TirStmt *const *items;
   int nitems = root_items(*m, &items);
   for (int i = 0; i < nitems; i++) { /* a matmul first: its epilogue nests are bound after */

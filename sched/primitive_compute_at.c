@@ -611,12 +611,14 @@ static void clip_to_domain(ArithCtx *ctx, IrHeap *h, TirExpr *dmin, TirExpr *dma
   bool in_hi = arith_prove(ctx, tir_binary(h, TIR_LE, *hi, dmax));
   bool cov_lo = arith_prove(ctx, tir_binary(h, TIR_LE, *lo, dmin));
   bool cov_hi = arith_prove(ctx, tir_binary(h, TIR_GE, *hi, dmax));
-  if ((in_lo && in_hi) || (cov_lo && cov_hi)) {
-    /* (a side equal to the domain's is the domain's own expression) */
-    if (cov_lo) *lo = dmin;
-    if (cov_hi) *hi = dmax;
+  if (cov_lo && cov_hi) { /* the domain (its own expressions) */
+    *lo = dmin, *hi = dmax;
     return;
   }
+  /* inside the domain: the range itself, both sides, as TVM (one side
+   * replaced by the domain's would leave e.g. a unit blockIdx loop's var in
+   * the extent, xx_0 * 14 + 15 for 15) */
+  if (in_lo && in_hi) return;
   TirExpr *ilo = arith_simplify(ctx, tir_binary(h, TIR_MAX, *lo, dmin));
   TirExpr *ihi = arith_simplify(ctx, tir_binary(h, TIR_MIN, *hi, dmax));
   if (ilo->kind == TIR_INT && ihi->kind == TIR_INT) {
