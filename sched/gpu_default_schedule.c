@@ -129,20 +129,36 @@ static int64_t divisor_of(int64_t n, const int64_t *cand, int ncand) {
   return 0;
 }
 
+/* The extent of the contiguous (last) side of a read's tile: the tile size
+ * of the iter that indexes the buffer's last dimension (0: none of them). */
+static int64_t last_side(const TirBufferRegion *r, const TirBlock *b, int lead, const int64_t tile[3]) {
+  const TirExpr *e = r->n ? r->ranges[r->n - 1].min : NULL;
+  for (int i = 0; e && e->kind == TIR_VAR && i < 3; i++)
+    if (e->var == b->iters[lead + i].var) return tile[i];
+  return 0;
+}
+
 /* dlight's Matmul rule: a root nest of three loops over a matmul-like block
  * (spatial, spatial, reduce; two inputs, one output; float32 and constant
- * sizes) gets stdlib/schedules/matmul_gpu.sched.tvs with tiles that divide
- * the sizes: 16 x 16 threads of 4 x 4 registers where they allow.  False
- * (the schedule unchanged) when the sizes give no such tiles or a step is
- * refused; the nest then takes the fallback. */
+ * sizes), or of four with a leading batch loop (bound to blockIdx.z), gets
+ * stdlib/schedules/matmul_gpu.sched.tvs with tiles that divide the sizes:
+ * 16 x 16 threads of 4 x 4 registers where they allow.  False (the schedule
+ * unchanged) when the sizes give no such tiles or a step is refused; the
+ * nest then takes the fallback. */
 static bool matmul_rule(IrModule **m, const SchDsNest *n) {
   const TirBlock *b = n->block;
-  int64_t M, N, K;
-  if (n->nloops != 3 || b->niters != 3 || b->nreads != 2 || b->nwrites != 1 || b->iters[0].type != TIR_ITER_SPATIAL ||
-      b->iters[1].type != TIR_ITER_SPATIAL || b->iters[2].type != TIR_ITER_REDUCE ||
-      !dt_is_float(b->writes[0].buffer->dtype) || !tir_is_const_int(n->loops[0]->loop.extent, &M) ||
-      !tir_is_const_int(n->loops[1]->loop.extent, &N) || !tir_is_const_int(n->loops[2]->loop.extent, &K) ||
-      !sch_ds_loop_is_spatial(n, 0) || !sch_ds_loop_is_spatial(n, 1) || sch_ds_loop_is_spatial(n, 2))
+  int lead = n->nloops - 3; /* a batch loop */
+  int64_t M, N, K, batch = 1;
+  if ((lead != 0 && lead != 1) || b->niters != n->nloops || b->nreads != 2 || b->nwrites != 1 ||
+      !dt_is_float(b->writes[0].buffer->dtype) || (lead && (!tir_is_const_int(n->loops[0]->loop.extent, &batch) ||
+                                                            !sch_ds_loop_is_spatial(n, 0))))
+    return false;
+  for (int i = 0; i < 3; i++)
+    if (b->iters[lead + i].type != (i < 2 ? TIR_ITER_SPATIAL : TIR_ITER_REDUCE) ||
+        sch_ds_loop_is_spatial(n, lead + i) != (i < 2))
+      return false;
+  if (!tir_is_const_int(n->loops[lead]->loop.extent, &M) || !tir_is_const_int(n->loops[lead + 1]->loop.extent, &N) ||
+      !tir_is_const_int(n->loops[lead + 2]->loop.extent, &K))
     return false;
   static const int64_t thr[] = {16, 8}, reg[] = {4, 2, 1}, step[] = {8, 4, 2, 1};
   int64_t ty = divisor_of(M, thr, 2), tx = divisor_of(N, thr, 2);
@@ -151,21 +167,23 @@ static bool matmul_rule(IrModule **m, const SchDsNest *n) {
   /* fewer registers per thread where 64 x 64 tiles leave the device idle (a
    * transformer's 128-row matmuls gave 32 blocks to 132 SMs): halving a
    * power-of-two tile keeps it a divisor */
-  while ((M / (ty * ri)) * (N / (tx * rj)) < GPU_MIN_BLOCKS && (ri > 1 || rj > 1)) {
+  while (batch * (M / (ty * ri)) * (N / (tx * rj)) < GPU_MIN_BLOCKS && (ri > 1 || rj > 1)) {
     if (rj >= ri) rj /= 2;
     else ri /= 2;
   }
-  /* vector fetches along each tile's contiguous side (A's k step, B's
-   * columns), split off before the rest is fused over the threads so that
-   * the lanes' index needs no division */
+  /* vector fetches along each tile's contiguous side (its last dimension's
+   * tile: A's k step or rows, B's columns or k step), split off before the
+   * rest is fused over the threads so that the lanes' index needs no division */
   static const int64_t vec[] = {4, 2, 1};
-  int64_t va = divisor_of(ki, vec, 3), vb = divisor_of(tx * rj, vec, 3);
-  char prologue[512];
+  const int64_t tile[3] = {ty * ri, tx * rj, ki};
+  int64_t sa = last_side(&b->reads[0], b, lead, tile), sb = last_side(&b->reads[1], b, lead, tile);
+  int64_t va = sa ? divisor_of(sa, vec, 3) : 1, vb = sb ? divisor_of(sb, vec, 3) : 1;
+  char prologue[640];
   snprintf(prologue, sizeof prologue,
-           "block = sch.get_block(\"%s\")\nfi = [%lld, 1, %lld, %lld]\nfj = [%lld, 1, %lld, %lld]\nfk = [%lld, %lld]\n"
-           "va = %lld\nvb = %lld\n", b->name, (long long)(M / (ty * ri)), (long long)ty, (long long)ri,
-           (long long)(N / (tx * rj)), (long long)tx, (long long)rj, (long long)(K / ki), (long long)ki, (long long)va,
-           (long long)vb);
+           "block = sch.get_block(\"%s\")\n%sfi = [%lld, 1, %lld, %lld]\nfj = [%lld, 1, %lld, %lld]\nfk = [%lld, %lld]\n"
+           "va = %lld\nvb = %lld\n", b->name, lead ? "sch.bind(sch.get_loops(block)[0], \"blockIdx.z\")\n" : "",
+           (long long)(M / (ty * ri)), (long long)ty, (long long)ri, (long long)(N / (tx * rj)), (long long)tx,
+           (long long)rj, (long long)(K / ki), (long long)ki, (long long)va, (long long)vb);
   return sch_gpu_try_script(m, "matmul_gpu.sched.tvs", prologue);
 }
 
