@@ -2,8 +2,9 @@
  *
  * Each candidate runs in a forked child: it JIT-compiles the scheduled
  * module (driver/run.h's runner), runs it once on the random inputs made
- * once in the parent, compares every output with the untuned function's
- * (computed once, in a child too, into shared memory), then times it with
+ * once in the parent, compares every output with the reference: the
+ * function under its CPU default schedule (computed once, in a child too,
+ * into shared memory), then times it with
  * the driver's harness and sends a TuneResult back through a pipe.  A
  * crash (signal), a hang (killed after the timeout), a failed build or a
  * wrong result is recorded in the result and never stops tuning.  The
@@ -31,6 +32,7 @@
 #include "ir/flops.h"
 #include "ir/structural_equal.h"
 #include "ir/transform.h"
+#include "sched/default_schedule.h"
 
 struct TuneMeasurer {
   const char *func;
@@ -268,7 +270,7 @@ static void run_candidate_gpu(CandCtx *c, TuneResult *r) {
       double e = compare_outputs(t);
       if (!(e <= 1e-3)) {
         r->status = TUNE_ERR_WRONG;
-        snprintf(r->msg, sizeof r->msg, "max relative error %.3g against the untuned function", e);
+        snprintf(r->msg, sizeof r->msg, "max relative error %.3g against the reference", e);
       } else {
         r->median_ms = r->min_ms = ms;
         r->reps = 10;
@@ -323,7 +325,7 @@ static void run_candidate(void *ctx, TuneResult *r) {
     double err = compare_outputs(t);
     if (!(err <= 1e-3)) {
       r->status = TUNE_ERR_WRONG;
-      snprintf(r->msg, sizeof r->msg, "max relative error %.3g against the untuned function", err);
+      snprintf(r->msg, sizeof r->msg, "max relative error %.3g against the reference", err);
     } else time_candidate(c, &ru, drv_now_ms() - first_ms, r);
   }
   drv_runner_free(&ru);
@@ -379,9 +381,14 @@ TuneMeasurer *tune_measurer_new(const IrModule *m, const char *func, const TuneM
     goto fail;
   }
   t->ref = p;
-  CandCtx c = {t, m, -1, true};
+  /* the reference: the function under its CPU default schedule (tested
+   * against the interpreter like every default), since its plain loops can
+   * take minutes (a 4096^3 matmul's reference held GPU tuning up past 90 s) */
+  IrModule *dflt = sch_default_schedule_one(m, func);
+  CandCtx c = {t, dflt ? dflt : m, -1, true};
   TuneResult r;
   in_child(run_candidate, &c, build_limit(t), o->timeout_s * 20 + 60, &r);
+  ir_module_free(dflt);
   if (r.status != TUNE_OK) {
     diag_error(diag, span_none, "tune: the untuned '%s' does not run (%s: %s)", func, tune_status_name(r.status), r.msg);
     goto fail;

@@ -6,7 +6,7 @@
  * decisions give the same schedule, and the trace it records is a readable,
  * replayable schedule script.  Measuring builds the candidate with the LLVM
  * backend in a child process (a crash or hang never stops tuning), checks its
- * result against the untuned function on random inputs and times it with the
+ * result against a reference on random inputs and times it with the
  * driver's harness.  The search measures batches chosen by an XGBoost model
  * (features of the lowered loop nest, per buffer store) over an evolved
  * population, with epsilon-greedy random picks; every measurement is a line
@@ -113,7 +113,7 @@ typedef enum TuneStatus {
   TUNE_ERR_RUN,       /* the call returned an error */
   TUNE_ERR_CRASH,     /* the worker process died on a signal */
   TUNE_ERR_TIMEOUT,   /* the worker ran past the timeout and was killed */
-  TUNE_ERR_WRONG,     /* the result differs from the untuned function's */
+  TUNE_ERR_WRONG,     /* the result differs from the reference's */
 } TuneStatus;
 
 const char *tune_status_name(TuneStatus s);
@@ -143,8 +143,9 @@ typedef struct TuneMeasureOptions {
 } TuneMeasureOptions;
 
 /* Prepares inputs for prim_func func of m (static shapes) and the reference
- * outputs from the untuned function (compiled in a child).  NULL with an
- * error in diag. */
+ * outputs: func under its CPU default schedule (sched/default_schedule.h;
+ * as it is when already scheduled), compiled and run in a child.  NULL with
+ * an error in diag. */
 TuneMeasurer *tune_measurer_new(const IrModule *m, const char *func, const TuneMeasureOptions *o,
                                 DiagCtx *diag);
 void tune_measurer_free(TuneMeasurer *t);
