@@ -96,15 +96,32 @@ static int64_t shared_floats(const ConvShape *s, const ConvTiles *t, int64_t rci
   return stage_floats(rci * rows * cols, rows * cols, threads) + stage_floats(TF * rci * ryi * rxi, rci * ryi * rxi, threads);
 }
 
-/* Tiles for shape s: up to 16 threads along the columns, up to 64 over the
- * output plane, up to 128 in all with the output channels; 4 channels per
- * thread in registers; the reduction step the largest channel count (up to
- * 16) whose tiles fit the shared budget, over the whole window (one window
- * row at a time when even one channel does not fit).  False when nothing fits. */
+/* The spatial threads (ty rows x tx columns, divisors of H and W): the
+ * most of them up to CONV_MAX_SPATIAL, at most CONV_MAX_TX columns, the
+ * squarer tile on a tie (less halo to fetch per output), then the wider. */
+static void spatial_threads(const ConvShape *s, int64_t *ty, int64_t *tx) {
+  *ty = *tx = 1;
+  for (int64_t x = 1; x <= s->W && x <= CONV_MAX_TX; x++) {
+    for (int64_t y = 1; s->W % x == 0 && y <= s->H && x * y <= CONV_MAX_SPATIAL; y++) {
+      if (s->H % y) continue;
+      int64_t p = x * y, bp = *tx * *ty, d = x > y ? x - y : y - x, bd = *tx > *ty ? *tx - *ty : *ty - *tx;
+      if (p > bp || (p == bp && (d < bd || (d == bd && x > *tx)))) *ty = y, *tx = x;
+    }
+  }
+}
+
+/* Tiles for shape s: the spatial threads above, output channels per thread
+ * in registers by the layer's parallelism (4 from 128K outputs, 2 from 64K,
+ * else 1: at batch 1 a deep layer needs its outputs spread over the SMs
+ * more than register reuse), threads over the channels up to
+ * CONV_MAX_THREADS in all; the reduction step the largest channel count (up
+ * to 16) whose tiles fit the shared budget, over the whole window (one
+ * window row at a time when even one channel does not fit).  False when
+ * nothing fits. */
 static bool choose_tiles(const ConvShape *s, ConvTiles *t) {
-  int64_t fi = divisor_at_most(s->F, CONV_MAX_FI);
-  int64_t tx = divisor_at_most(s->W, CONV_MAX_TX);
-  int64_t ty = divisor_at_most(s->H, CONV_MAX_SPATIAL / tx > 0 ? CONV_MAX_SPATIAL / tx : 1);
+  int64_t ty, tx, outputs = s->F * s->H * s->W;
+  spatial_threads(s, &ty, &tx);
+  int64_t fi = divisor_at_most(s->F, outputs >= (128 << 10) ? CONV_MAX_FI : outputs >= (64 << 10) ? 2 : 1);
   int64_t tf = divisor_at_most(s->F / fi, CONV_MAX_THREADS / (tx * ty) > 0 ? CONV_MAX_THREADS / (tx * ty) : 1);
   *t = (ConvTiles){.f = {s->F / (tf * fi), 1, tf, fi}, .y = {s->H / ty, 1, ty, 1}, .x = {s->W / tx, 1, tx, 1}};
   int64_t ryi = s->KH, rxi = s->KW;
