@@ -199,7 +199,7 @@ bool sch_gpu_conv2d_rule(IrModule **m) {
   /* the injective producers (a reshaped bias) and the epilogue's chain
    * first inlined into their consumers, pad_temp kept for the fetch */
   sch_ds_inline_producers(&work, (const char *const *)names, n);
-  char prologue[512];
+  char prologue[1024];
   snprintf(prologue, sizeof prologue,
            "block = sch.get_block(\"conv2d_nchw\")\npad = sch.get_block(\"pad_temp\")\n"
            "ff = [%lld, %lld, %lld, %lld]\nfy = [%lld, %lld, %lld, %lld]\nfx = [%lld, %lld, %lld, %lld]\n"
