@@ -22,6 +22,8 @@
  * the output channels, and the most floats of shared memory per block
  * (24 KiB: under the 48 KiB a block may have, two blocks per SM at least). */
 #define CONV_MAX_THREADS 128
+#define CONV_MAX_TZ 64 /* CUDA's limit on blockDim.z */
+#define CONV_MAX_GRID_YZ 65535 /* and on gridDim.y, gridDim.z */
 #define CONV_MAX_SPATIAL 64
 #define CONV_MAX_TX 16
 #define CONV_MAX_FI 4
@@ -29,7 +31,7 @@
 #define CONV_MAX_SHARED_FLOATS 6144
 
 typedef struct ConvShape {
-  int64_t F, H, W, C, KH, KW; /* output channels, rows, columns; reduce extents */
+  int64_t N, F, H, W, C, KH, KW; /* batch, output channels, rows, columns; reduce extents */
   int64_t sh, sw, dh, dw;     /* strides and dilations (from pad_temp's index) */
 } ConvShape;
 
@@ -73,7 +75,7 @@ static bool match_conv(const TirBlock *b, const TirBlock *pad, ConvShape *s) {
     if ((b->iters[i].type == TIR_ITER_SPATIAL) != (kinds[i] == 'S') ||
         !tir_is_const_int(b->iters[i].dom.extent, &e[i]) || e[i] <= 0)
       return false;
-  *s = (ConvShape){.F = e[1], .H = e[2], .W = e[3], .C = e[4], .KH = e[5], .KW = e[6]};
+  *s = (ConvShape){.N = e[0], .F = e[1], .H = e[2], .W = e[3], .C = e[4], .KH = e[5], .KW = e[6]};
   const TirRange *r = b->reads[0].ranges;
   return coeffs_of(r[2].min, b->iters[2].var, b->iters[5].var, &s->sh, &s->dh) &&
          coeffs_of(r[3].min, b->iters[3].var, b->iters[6].var, &s->sw, &s->dw);
@@ -122,8 +124,10 @@ static bool choose_tiles(const ConvShape *s, ConvTiles *t) {
   int64_t ty, tx, outputs = s->F * s->H * s->W;
   spatial_threads(s, &ty, &tx);
   int64_t fi = divisor_at_most(s->F, outputs >= (128 << 10) ? CONV_MAX_FI : outputs >= (64 << 10) ? 2 : 1);
-  int64_t tf = divisor_at_most(s->F / fi, CONV_MAX_THREADS / (tx * ty) > 0 ? CONV_MAX_THREADS / (tx * ty) : 1);
+  int64_t tf = divisor_at_most(s->F / fi, CONV_MAX_THREADS / (tx * ty) < CONV_MAX_TZ ? CONV_MAX_THREADS / (tx * ty)
+                                                                                     : CONV_MAX_TZ);
   *t = (ConvTiles){.f = {s->F / (tf * fi), 1, tf, fi}, .y = {s->H / ty, 1, ty, 1}, .x = {s->W / tx, 1, tx, 1}};
+  if (s->N * t->f[0] > CONV_MAX_GRID_YZ || t->y[0] > CONV_MAX_GRID_YZ) return false;
   int64_t ryi = s->KH, rxi = s->KW;
   if (shared_floats(s, t, 1, ryi, rxi) > CONV_MAX_SHARED_FLOATS) ryi = 1;
   if (shared_floats(s, t, 1, ryi, rxi) > CONV_MAX_SHARED_FLOATS) return false;
