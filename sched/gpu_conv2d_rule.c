@@ -22,6 +22,8 @@
  * the output channels, and the most floats of shared memory per block
  * (24 KiB: under the 48 KiB a block may have, two blocks per SM at least). */
 #define CONV_MAX_THREADS 128
+#define CONV_MAX_TZ 64 /* CUDA's limit on blockDim.z */
+#define CONV_MAX_GRID_YZ 65535 /* and on gridDim.y, gridDim.z */
 #define CONV_MAX_SPATIAL 64
 #define CONV_MAX_TX 16
 #define CONV_MAX_FI 4
@@ -29,7 +31,7 @@
 #define CONV_MAX_SHARED_FLOATS 6144
 
 typedef struct ConvShape {
-  int64_t F, H, W, C, KH, KW; /* output channels, rows, columns; reduce extents */
+  int64_t N, F, H, W, C, KH, KW; /* batch, output channels, rows, columns; reduce extents */
   int64_t sh, sw, dh, dw;     /* strides and dilations (from pad_temp's index) */
 } ConvShape;
 
@@ -73,7 +75,7 @@ static bool match_conv(const TirBlock *b, const TirBlock *pad, ConvShape *s) {
     if ((b->iters[i].type == TIR_ITER_SPATIAL) != (kinds[i] == 'S') ||
         !tir_is_const_int(b->iters[i].dom.extent, &e[i]) || e[i] <= 0)
       return false;
-  *s = (ConvShape){.F = e[1], .H = e[2], .W = e[3], .C = e[4], .KH = e[5], .KW = e[6]};
+  *s = (ConvShape){.N = e[0], .F = e[1], .H = e[2], .W = e[3], .C = e[4], .KH = e[5], .KW = e[6]};
   const TirRange *r = b->reads[0].ranges;
   return coeffs_of(r[2].min, b->iters[2].var, b->iters[5].var, &s->sh, &s->dh) &&
          coeffs_of(r[3].min, b->iters[3].var, b->iters[6].var, &s->sw, &s->dw);
@@ -96,17 +98,36 @@ static int64_t shared_floats(const ConvShape *s, const ConvTiles *t, int64_t rci
   return stage_floats(rci * rows * cols, rows * cols, threads) + stage_floats(TF * rci * ryi * rxi, rci * ryi * rxi, threads);
 }
 
-/* Tiles for shape s: up to 16 threads along the columns, up to 64 over the
- * output plane, up to 128 in all with the output channels; 4 channels per
- * thread in registers; the reduction step the largest channel count (up to
- * 16) whose tiles fit the shared budget, over the whole window (one window
- * row at a time when even one channel does not fit).  False when nothing fits. */
+/* The spatial threads (ty rows x tx columns, divisors of H and W): the
+ * most of them up to CONV_MAX_SPATIAL, at most CONV_MAX_TX columns, the
+ * squarer tile on a tie (less halo to fetch per output), then the wider. */
+static void spatial_threads(const ConvShape *s, int64_t *ty, int64_t *tx) {
+  *ty = *tx = 1;
+  for (int64_t x = 1; x <= s->W && x <= CONV_MAX_TX; x++) {
+    for (int64_t y = 1; s->W % x == 0 && y <= s->H && x * y <= CONV_MAX_SPATIAL; y++) {
+      if (s->H % y) continue;
+      int64_t p = x * y, bp = *tx * *ty, d = x > y ? x - y : y - x, bd = *tx > *ty ? *tx - *ty : *ty - *tx;
+      if (p > bp || (p == bp && (d < bd || (d == bd && x > *tx)))) *ty = y, *tx = x;
+    }
+  }
+}
+
+/* Tiles for shape s: the spatial threads above, output channels per thread
+ * in registers by the layer's parallelism (4 from 128K outputs, 2 from 64K,
+ * else 1: at batch 1 a deep layer needs its outputs spread over the SMs
+ * more than register reuse), threads over the channels up to
+ * CONV_MAX_THREADS in all; the reduction step the largest channel count (up
+ * to 16) whose tiles fit the shared budget, over the whole window (one
+ * window row at a time when even one channel does not fit).  False when
+ * nothing fits. */
 static bool choose_tiles(const ConvShape *s, ConvTiles *t) {
-  int64_t fi = divisor_at_most(s->F, CONV_MAX_FI);
-  int64_t tx = divisor_at_most(s->W, CONV_MAX_TX);
-  int64_t ty = divisor_at_most(s->H, CONV_MAX_SPATIAL / tx > 0 ? CONV_MAX_SPATIAL / tx : 1);
-  int64_t tf = divisor_at_most(s->F / fi, CONV_MAX_THREADS / (tx * ty) > 0 ? CONV_MAX_THREADS / (tx * ty) : 1);
+  int64_t ty, tx, outputs = s->F * s->H * s->W;
+  spatial_threads(s, &ty, &tx);
+  int64_t fi = divisor_at_most(s->F, outputs >= (128 << 10) ? CONV_MAX_FI : outputs >= (64 << 10) ? 2 : 1);
+  int64_t tf = divisor_at_most(s->F / fi, CONV_MAX_THREADS / (tx * ty) < CONV_MAX_TZ ? CONV_MAX_THREADS / (tx * ty)
+                                                                                     : CONV_MAX_TZ);
   *t = (ConvTiles){.f = {s->F / (tf * fi), 1, tf, fi}, .y = {s->H / ty, 1, ty, 1}, .x = {s->W / tx, 1, tx, 1}};
+  if (s->N * t->f[0] > CONV_MAX_GRID_YZ || t->y[0] > CONV_MAX_GRID_YZ) return false;
   int64_t ryi = s->KH, rxi = s->KW;
   if (shared_floats(s, t, 1, ryi, rxi) > CONV_MAX_SHARED_FLOATS) ryi = 1;
   if (shared_floats(s, t, 1, ryi, rxi) > CONV_MAX_SHARED_FLOATS) return false;
@@ -182,7 +203,7 @@ bool sch_gpu_conv2d_rule(IrModule **m) {
   /* the injective producers (a reshaped bias) and the epilogue's chain
    * first inlined into their consumers, pad_temp kept for the fetch */
   sch_ds_inline_producers(&work, (const char *const *)names, n);
-  char prologue[512];
+  char prologue[1024];
   snprintf(prologue, sizeof prologue,
            "block = sch.get_block(\"conv2d_nchw\")\npad = sch.get_block(\"pad_temp\")\n"
            "ff = [%lld, %lld, %lld, %lld]\nfy = [%lld, %lld, %lld, %lld]\nfx = [%lld, %lld, %lld, %lld]\n"
