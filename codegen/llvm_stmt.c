@@ -275,6 +275,11 @@ static void parallel_loop(CgFn *f, const TirStmt *s, LLVMValueRef min, LLVMValue
 }
 
 static void for_stmt(CgFn *f, const TirStmt *s) {
+  if (!tir_for_trivial_step(s)) { /* canonicalize-loop removes steps before codegen */
+    cg_fail(f, s->span, NULL, "codegen: loop '%s' has a step: run the canonicalize-loop stage first",
+            s->loop.var->name);
+    return;
+  }
   LLVMValueRef min = cg_expr(f, s->loop.min), ext = cg_expr(f, s->loop.extent);
   LLVMTypeRef vt = cg_reg_type(f->m, s->loop.var->dtype);
   if (LLVMTypeOf(min) != vt) min = cg_convert(f, min, s->loop.min->dtype, s->loop.var->dtype);

@@ -343,6 +343,10 @@ static void block(Ocl *o, const TirStmt *s) {
 }
 
 static void loop(Ocl *o, const TirStmt *s) {
+  if (!tir_for_trivial_step(s)) { /* canonicalize-loop removes steps before codegen */
+    fail(o, s->span, "loop '%s' has a step: run the canonicalize-loop stage first", s->loop.var->name);
+    return;
+  }
   const char *ty = ctype(o, s->loop.var->dtype, false, s->span), *v = name_of(o, s->loop.var);
   if (s->loop.kind == TIR_FOR_THREAD_BINDING) {
     const char *tag = s->loop.thread_tag;

@@ -142,14 +142,19 @@ static int exec_for(Interp *in, const TirStmt *s) {
     int r = interp_race_for(in, s);
     if (r != 1) return r;
   }
-  int64_t min, ext;
+  int64_t min, ext, step = 1;
   if (interp_eval_int(in, s->loop.min, &min) || interp_eval_int(in, s->loop.extent, &ext)) return -1;
+  /* TVM's For: v = min; v < min + extent; v += step (extent is the span) */
+  if (s->loop.step && interp_eval_int(in, s->loop.step, &step)) return -1;
+  if (step <= 0)
+    return interp_error(in, s->span, "loop '%s' has step %lld; a loop step must be positive",
+                        s->loop.var->name, (long long)step);
   IMark m = interp_mark(in);
   interp_bind_int(in, s->loop.var, min);
   int slot = in->nvars - 1;
   DType t = in->vars[slot].t;
   int rc = 0;
-  for (int64_t i = 0; i < ext && rc == 0; i++) {
+  for (int64_t i = 0; i < ext && rc == 0; i += step) {
     in->vars[slot].s = interp_normalize_int(t, (uint64_t)min + (uint64_t)i);
     rc = interp_exec(in, s->loop.body);
   }

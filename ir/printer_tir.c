@@ -684,7 +684,7 @@ static void push_loop(Printer *p, const TirStmt *loop) {
 
 static bool is_grid_loop(const TirStmt *s) {
   return s && s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_SERIAL && tir_is_zero(s->loop.min) &&
-         !dict_nonempty(s->loop.annotations);
+         !dict_nonempty(s->loop.annotations) && tir_for_trivial_step(s);
 }
 
 /* Prints the body one level deeper in its own name scope. */
@@ -757,7 +757,8 @@ static void for_stmt(Printer *p, const TirStmt *s) {
     else builtin(p, fn);
     pr_puts(p, "(");
     TirRange r = {s->loop.min, s->loop.extent};
-    if (tir_is_zero(s->loop.min)) {
+    bool step = !tir_for_trivial_step(s);
+    if (tir_is_zero(s->loop.min) && !step) {
       expr(p, s->loop.extent, PREC_LOWEST);
     } else {
       expr(p, s->loop.min, PREC_LOWEST);
@@ -771,6 +772,10 @@ static void for_stmt(Printer *p, const TirStmt *s) {
     if (dict_nonempty(s->loop.annotations)) {
       pr_puts(p, ", annotations=");
       pr_irvalue(p, s->loop.annotations, false);
+    }
+    if (step) { /* TVM: range(a, b, s), else T.serial(a, b, step=s) */
+      pr_puts(p, strcmp(fn, "range") ? ", step=" : ", ");
+      expr(p, s->loop.step, PREC_LOWEST);
     }
     pr_puts(p, ")");
     p->out = saved;
