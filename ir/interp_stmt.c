@@ -154,7 +154,7 @@ static int exec_for(Interp *in, const TirStmt *s) {
   int slot = in->nvars - 1;
   DType t = in->vars[slot].t;
   int rc = 0;
-  for (int64_t i = 0; i < ext && rc == 0; i += step) {
+  for (int64_t i = 0; i < ext && rc == 0 && !in->returned; i += step) {
     in->vars[slot].s = interp_normalize_int(t, (uint64_t)min + (uint64_t)i);
     rc = interp_exec(in, s->loop.body);
   }
@@ -301,7 +301,7 @@ static int check_failed(Interp *in, const TirStmt *s) {
 }
 
 int interp_exec(Interp *in, const TirStmt *s) {
-  if (!s) return 0;
+  if (!s || in->returned) return 0; /* after T.ret nothing more runs */
   Span saved = in->span;
   if (s->span.file) in->span = s->span;
   int rc = 0;
@@ -359,7 +359,7 @@ int interp_exec(Interp *in, const TirStmt *s) {
         rc = eval_cond(in, s->loop_while.cond, &c);
         if (rc || !c) break;
         rc = interp_exec(in, s->loop_while.body);
-        if (rc) break;
+        if (rc || in->returned) break;
       }
       break;
     case TIR_S_BLOCK_REALIZE:
@@ -519,11 +519,12 @@ static int bind_params(Interp *in, const TirFunc *f, InterpArg *args) {
 }
 
 static int call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
-                    DiagCtx *diag, int depth, IRace *race) {
+                    DiagCtx *diag, int depth, IRace *race, IVal *ret) {
   Interp in;
   interp_init(&in, m, diag, name, f->span);
   in.depth = depth;
   in.race = race;
+  in.ret = ret;
   int rc;
   if (nargs != f->nparams)
     rc = interp_error(&in, f->span, "function '%s' takes %d argument%s but %d %s given", name,
@@ -539,12 +540,17 @@ static int call_tir(const IrModule *m, const TirFunc *f, const char *name, Inter
 
 int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
                     int nargs, DiagCtx *diag, int depth) {
-  return call_tir(m, f, name, args, nargs, diag, depth, NULL);
+  return call_tir(m, f, name, args, nargs, diag, depth, NULL, NULL);
+}
+
+int interp_call_tir_ret(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
+                        int nargs, DiagCtx *diag, int depth, IVal *ret) {
+  return call_tir(m, f, name, args, nargs, diag, depth, NULL, ret);
 }
 
 int interp_call_tir_with(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
                          DiagCtx *diag, IRace *race) {
-  return call_tir(m, f, name, args, nargs, diag, 0, race);
+  return call_tir(m, f, name, args, nargs, diag, 0, race, NULL);
 }
 
 int interp_run_tir(const IrModule *m, const char *name, InterpArg *args, int nargs, DiagCtx *diag) {

@@ -223,6 +223,13 @@ static void call_expr(Printer *p, const TirExpr *e, int ctx) {
     opaque_call(p, e);
     return;
   }
+  if (op->id == TIR_OP_CALL_GLOBAL) { /* TVM: the GlobalVar printed as Module.f */
+    pr_printf(p, "%s.%s(", p->module_name ? p->module_name : "Module",
+              n > 0 && args[0]->kind == TIR_STR ? args[0]->str : "?");
+    call_args(p, args + 1, n - 1, false);
+    pr_puts(p, ")");
+    return;
+  }
   int own = 0;
   const char *sym = NULL;
   switch (op->id) {
@@ -1347,6 +1354,11 @@ static void stmt(Printer *p, const TirStmt *s) {
     case TIR_S_LET: let_stmt(p, s, more); return;
     case TIR_S_EVAL:
       line_start(p);
+      if (s->eval.value->kind == TIR_CALL && s->eval.value->call.op->id == TIR_OP_CALL_GLOBAL) {
+        expr(p, s->eval.value, PREC_LOWEST); /* TVM: a call statement prints bare */
+        pr_puts(p, "\n");
+        return;
+      }
       builtin(p, "T.evaluate");
       pr_puts(p, "(");
       expr(p, s->eval.value, PREC_LOWEST);
