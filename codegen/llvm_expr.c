@@ -832,12 +832,7 @@ static bool call_special(CgFn *f, const TirExpr *e, LLVMValueRef *out) {
       return true;
     }
     case TIR_OP_RET: *out = cg_fail(f, e->span, cg_reg_type(m, rt), "codegen: T.ret is not supported"); return true;
-    case TIR_OP_CALL_GLOBAL:
-      *out = cg_fail(f, e->span, dt_is_handle(rt) || dt_is_void(rt) ? m->i8p : cg_reg_type(m, rt),
-                     "codegen: the call of prim_func '%s' (a subroutine of the module) is not supported by "
-                     "the compiled targets yet; run it with --target interp",
-                     e->call.n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?");
-      return true;
+    case TIR_OP_CALL_GLOBAL: *out = cg_call_prim_func(f, e); return true;
     case TIR_OP_OPAQUE:
       *out = cg_fail(f, e->span, dt_is_handle(rt) || dt_is_void(rt) ? m->i8p : cg_reg_type(m, rt),
                      "codegen: T.%s is not supported on the CPU target",

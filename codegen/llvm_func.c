@@ -142,6 +142,41 @@ static void build_direct(CgModule *m, CgFuncSig *s) {
   ir_heap_release(h);
 }
 
+LLVMValueRef cg_call_prim_func(CgFn *g, const TirExpr *e) {
+  CgModule *m = g->m;
+  const char *name = e->call.n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?";
+  const IrGlobal *gl = m->low ? ir_module_lookup(m->low, name) : NULL;
+  LLVMValueRef fn = gl && gl->kind == IR_FUNC_TIR ? LLVMGetNamedFunction(m->mod, name) : NULL;
+  if (!fn || m->device_stmt)
+    return cg_fail(g, e->span, m->i32, "codegen: the call of prim_func '%s' compiles on the cpu target only", name);
+  if (!dt_is_void(e->dtype)) /* the direct entry returns a status, not T.ret's value */
+    return cg_fail(g, e->span, cg_reg_type(m, e->dtype),
+                   "codegen: prim_func '%s' returns a value: only calls of prim_funcs without a return "
+                   "value compile (run it with --target interp)", name);
+  CgFuncSig s = {.name = name, .f = gl->tir};
+  collect_binds(&s);
+  free(s.binds);
+  if (s.nbinds || s.f->nparams != e->call.n - 1)
+    return cg_fail(g, e->span, m->i32, "codegen: the call of prim_func '%s': %s", name,
+                   s.nbinds ? "its buffer parameters have symbolic shapes, which a data pointer does not carry"
+                            : "the argument count differs from its parameters");
+  LLVMValueRef *ca = xmalloc((size_t)(s.f->nparams + 1) * sizeof *ca);
+  int k = 0;
+  for (int pass = 0; pass < 2; pass++) /* the direct entry's order: buffers, then scalars */
+    for (int i = 0; i < s.f->nparams; i++) {
+      const TirExpr *a = e->call.args[i + 1];
+      if (is_scalar_param(s.f, i) == !pass) continue;
+      DType want = pass ? scalar_abi_dtype(s.f->params[i]->dtype) : dt_handle;
+      LLVMValueRef v = cg_expr(g, a);
+      if (dt_is_handle(want)) ca[k++] = LLVMBuildBitCast(g->b, v, m->i8p, "");
+      else ca[k++] = cg_convert(g, v, a->dtype, want);
+    }
+  LLVMValueRef rc = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, ca, (unsigned)k, "");
+  free(ca);
+  cg_check_rc(g, rc);
+  return rc;
+}
+
 /* DLPack's DLDataType {code, bits, lanes} packed into the i32 the C ABI passes. */
 static uint32_t dl_dtype_bits(DType t) {
   unsigned code, bits = t.bits;
@@ -541,6 +576,7 @@ static void build_metadata(CgModule *m, CgFuncSig *sigs, int nsigs) {
 /* ----------------------------------------------------------------- driver */
 
 void cg_build_functions(CgModule *m, const IrModule *low) {
+  m->low = low;
   CgFuncSig *sigs = xcalloc((size_t)(low->nfuncs ? low->nfuncs : 1), sizeof *sigs);
   IrHeap *h = ir_heap_new(); /* graph signatures */
   int n = 0, ntir;

@@ -500,3 +500,5 @@ void cg_stmt(CgFn *f, const TirStmt *s) {
 }
 
 void cg_finish_fn(CgFn *f) { finish_fn(f); }
+
+void cg_check_rc(CgFn *f, LLVMValueRef rc) { check_rc(f, rc); }
