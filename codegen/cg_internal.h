@@ -68,6 +68,8 @@ typedef struct CgFn {
   LLVMValueRef *live_ws;   /* workspace allocations live here, outermost first:
                               an early `return -1` frees them */
   int nlive_ws, caplive_ws;
+  LLVMValueRef ret_slot;   /* a value-returning prim_func's direct entry: where
+                              T.ret stores its value (i8*), else NULL */
 } CgFn;
 
 /* ---- llvm_expr.c */
@@ -102,6 +104,13 @@ void cg_stmt(CgFn *f, const TirStmt *s);
 void cg_finish_fn(CgFn *f);
 /* if (rc != 0) return -1 (freeing the live workspaces). */
 void cg_check_rc(CgFn *f, LLVMValueRef rc);
+/* T.ret(v): stores v at f->ret_slot and returns 0 (freeing the live
+ * workspaces); later code goes to an unreachable block.  Returns v. */
+LLVMValueRef cg_ret_value(CgFn *f, const TirExpr *e);
+/* An alloca in f's entry block. */
+LLVMValueRef cg_entry_alloca(CgFn *f, LLVMTypeRef ty, unsigned align, const char *name);
+/* Bytes the slot of a returned value holds (the widest scalar or vector). */
+#define CG_RET_SLOT_BYTES 64
 /* Common function attributes (target-cpu/features, nounwind, fast-math). */
 void cg_add_fn_attrs(CgModule *m, LLVMValueRef fn, int vec_bits);
 void cg_add_str_attr(CgModule *m, LLVMValueRef fn, int idx, const char *k, const char *v);
