@@ -150,8 +150,10 @@ LLVMValueRef cg_call_prim_func(CgFn *g, const TirExpr *e) {
   const char *name = e->call.n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?";
   const IrGlobal *gl = m->low ? ir_module_lookup(m->low, name) : NULL;
   LLVMValueRef fn = gl && gl->kind == IR_FUNC_TIR ? LLVMGetNamedFunction(m->mod, name) : NULL;
-  if (!fn || m->device_stmt)
+  if (m->device_stmt)
     return cg_fail(g, e->span, m->i32, "codegen: the call of prim_func '%s' compiles on the cpu target only", name);
+  if (!fn)
+    return cg_fail(g, e->span, m->i32, "codegen: the lowered module has no prim_func '%s' to call", name);
   CgFuncSig s = {.name = name, .f = gl->tir};
   collect_binds(&s);
   free(s.binds);
