@@ -157,6 +157,7 @@ static int exec_for(Interp *in, const TirStmt *s) {
   for (int64_t i = 0; i < ext && rc == 0 && !in->returned; i += step) {
     in->vars[slot].s = interp_normalize_int(t, (uint64_t)min + (uint64_t)i);
     rc = interp_exec(in, s->loop.body);
+    if (step >= ext - i) break; /* the last iteration (i + step would pass ext, or overflow) */
   }
   interp_pop(in, m);
   return rc;
