@@ -43,6 +43,7 @@ typedef struct CgModule {
   /* A device backend's own lowering of some statements (thread-bound loops,
    * shared allocations, barriers): true when it emitted s.  NULL on the CPU. */
   bool (*device_stmt)(struct CgFn *f, const TirStmt *s);
+  const IrModule *low;     /* the lowered module (subroutine calls), or NULL */
 } CgModule;
 
 /* A binding of a loop-IR variable to its LLVM value. */
@@ -67,6 +68,8 @@ typedef struct CgFn {
   LLVMValueRef *live_ws;   /* workspace allocations live here, outermost first:
                               an early `return -1` frees them */
   int nlive_ws, caplive_ws;
+  LLVMValueRef ret_slot;   /* a value-returning prim_func's direct entry: where
+                              T.ret stores its value (i8*), else NULL */
 } CgFn;
 
 /* ---- llvm_expr.c */
@@ -99,6 +102,15 @@ void cg_stmt(CgFn *f, const TirStmt *s);
 /* Closes a function whose first block "entry" holds only allocas: branches
  * it to the next block and adds the function attributes. */
 void cg_finish_fn(CgFn *f);
+/* if (rc != 0) return -1 (freeing the live workspaces). */
+void cg_check_rc(CgFn *f, LLVMValueRef rc);
+/* T.ret(v): stores v at f->ret_slot and returns 0 (freeing the live
+ * workspaces); later code goes to an unreachable block.  Returns v. */
+LLVMValueRef cg_ret_value(CgFn *f, const TirExpr *e);
+/* An alloca in f's entry block. */
+LLVMValueRef cg_entry_alloca(CgFn *f, LLVMTypeRef ty, unsigned align, const char *name);
+/* Bytes the slot of a returned value holds (the widest scalar or vector). */
+#define CG_RET_SLOT_BYTES 64
 /* Common function attributes (target-cpu/features, nounwind, fast-math). */
 void cg_add_fn_attrs(CgModule *m, LLVMValueRef fn, int vec_bits);
 void cg_add_str_attr(CgModule *m, LLVMValueRef fn, int idx, const char *k, const char *v);
@@ -134,6 +146,9 @@ typedef struct CgFuncSig {
   int num_outputs;     /* graph function: trailing output params (metadata) */
 } CgFuncSig;
 
+/* A call of prim_func e->call.args[0] of m->low (CALL_GLOBAL): a direct call
+ * of its direct entry; a failing callee makes the caller fail. */
+LLVMValueRef cg_call_prim_func(CgFn *g, const TirExpr *e);
 /* Starts / closes a function body (builder at a "body" block after "entry"). */
 void cg_fn_init(CgFn *g, CgModule *m, LLVMValueRef fn, const char *name, IrHeap *h);
 void cg_fn_done(CgFn *g);

@@ -831,7 +831,8 @@ static bool call_special(CgFn *f, const TirExpr *e, LLVMValueRef *out) {
       *out = from_mem(f, v, dt_element(rt));
       return true;
     }
-    case TIR_OP_RET: *out = cg_fail(f, e->span, cg_reg_type(m, rt), "codegen: T.ret is not supported"); return true;
+    case TIR_OP_RET: *out = cg_ret_value(f, e); return true;
+    case TIR_OP_CALL_GLOBAL: *out = cg_call_prim_func(f, e); return true;
     case TIR_OP_OPAQUE:
       *out = cg_fail(f, e->span, dt_is_handle(rt) || dt_is_void(rt) ? m->i8p : cg_reg_type(m, rt),
                      "codegen: T.%s is not supported on the CPU target",

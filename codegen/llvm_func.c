@@ -61,13 +61,15 @@ static DType scalar_abi_dtype(DType t) {
 
 static void declare_direct(CgModule *m, CgFuncSig *s) {
   const TirFunc *f = s->f;
-  int n = s->nbufs + s->nbinds + (f->nparams - s->nbufs);
+  bool ret = !dt_is_void(f->ret_type); /* a trailing i8* where T.ret puts the value */
+  int n = s->nbufs + s->nbinds + (f->nparams - s->nbufs) + ret;
   LLVMTypeRef *ps = xmalloc((size_t)(n ? n : 1) * sizeof *ps);
   int k = 0;
   for (int i = 0; i < s->nbufs; i++) ps[k++] = m->i8p;
   for (int i = 0; i < s->nbinds; i++) ps[k++] = m->i64;
   for (int i = 0; i < f->nparams; i++)
     if (is_scalar_param(f, i)) ps[k++] = scalar_abi_type(m, f->params[i]->dtype);
+  if (ret) ps[k++] = m->i8p;
   s->type = LLVMFunctionType(m->i32, ps, (unsigned)n, 0);
   s->direct = LLVMAddFunction(m->mod, s->name, s->type);
   free(ps);
@@ -136,10 +138,53 @@ static void build_direct(CgModule *m, CgFuncSig *s) {
     LLVMSetValueName2(p, v->name, strlen(v->name));
     cg_bind(&g, v, cg_convert(&g, p, scalar_abi_dtype(v->dtype), dt_element(v->dtype)));
   }
+  if (!dt_is_void(f->ret_type)) g.ret_slot = LLVMGetParam(s->direct, (unsigned)k++);
   cg_stmt(&g, f->body);
   LLVMBuildRet(g.b, LLVMConstInt(m->i32, 0, 0));
   cg_fn_done(&g);
   ir_heap_release(h);
+}
+
+LLVMValueRef cg_call_prim_func(CgFn *g, const TirExpr *e) {
+  CgModule *m = g->m;
+  const char *name = e->call.n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?";
+  const IrGlobal *gl = m->low ? ir_module_lookup(m->low, name) : NULL;
+  LLVMValueRef fn = gl && gl->kind == IR_FUNC_TIR ? LLVMGetNamedFunction(m->mod, name) : NULL;
+  if (m->device_stmt)
+    return cg_fail(g, e->span, m->i32, "codegen: the call of prim_func '%s' compiles on the cpu target only", name);
+  if (!fn)
+    return cg_fail(g, e->span, m->i32, "codegen: the lowered module has no prim_func '%s' to call", name);
+  CgFuncSig s = {.name = name, .f = gl->tir};
+  collect_binds(&s);
+  free(s.binds);
+  if (s.nbinds || s.f->nparams != e->call.n - 1)
+    return cg_fail(g, e->span, m->i32, "codegen: the call of prim_func '%s': %s", name,
+                   s.nbinds ? "its buffer parameters have symbolic shapes, which a data pointer does not carry"
+                            : "the argument count differs from its parameters");
+  bool ret = !dt_is_void(s.f->ret_type);
+  LLVMValueRef *ca = xmalloc((size_t)(s.f->nparams + 1) * sizeof *ca), slot = NULL;
+  int k = 0;
+  for (int pass = 0; pass < 2; pass++) /* the direct entry's order: buffers, then scalars */
+    for (int i = 0; i < s.f->nparams; i++) {
+      const TirExpr *a = e->call.args[i + 1];
+      if (is_scalar_param(s.f, i) == !pass) continue;
+      DType want = pass ? scalar_abi_dtype(s.f->params[i]->dtype) : dt_handle;
+      LLVMValueRef v = cg_expr(g, a);
+      if (dt_is_handle(want)) ca[k++] = LLVMBuildBitCast(g->b, v, m->i8p, "");
+      else ca[k++] = cg_convert(g, v, a->dtype, want);
+    }
+  if (ret) { /* the callee's T.ret value comes back through a slot */
+    slot = LLVMBuildBitCast(g->b, cg_entry_alloca(g, LLVMArrayType(m->i8, CG_RET_SLOT_BYTES), 64, "ret"), m->i8p, "");
+    ca[k++] = slot;
+  }
+  LLVMValueRef rc = LLVMBuildCall2(g->b, LLVMGlobalGetValueType(fn), fn, ca, (unsigned)k, "");
+  free(ca);
+  cg_check_rc(g, rc);
+  if (!ret || dt_is_void(e->dtype)) return rc;
+  LLVMTypeRef ty = cg_reg_type(m, e->dtype);
+  if (!dt_eq(e->dtype, s.f->ret_type))
+    return cg_fail(g, e->span, ty, "codegen: the call of prim_func '%s' expects a value of another type", name);
+  return LLVMBuildLoad2(g->b, ty, LLVMBuildBitCast(g->b, slot, LLVMPointerType(ty, 0), ""), "");
 }
 
 /* DLPack's DLDataType {code, bits, lanes} packed into the i32 the C ABI passes. */
@@ -378,6 +423,9 @@ static void build_direct_call(Packed *p) {
   for (int i = 0; i < s->nbinds; i++) ca[k++] = p->bvals[i];
   for (int i = 0; i < f->nparams; i++)
     if (p->scalars[i]) ca[k++] = p->scalars[i];
+  if (!dt_is_void(f->ret_type)) /* the packed API drops the returned value */
+    ca[k++] = LLVMBuildBitCast(p->g.b, cg_entry_alloca(&p->g, LLVMArrayType(p->g.m->i8, CG_RET_SLOT_BYTES), 64, "ret"),
+                               p->g.m->i8p, "");
   LLVMValueRef rc = LLVMBuildCall2(p->g.b, s->type, s->direct, ca, (unsigned)k, "");
   LLVMBuildRet(p->g.b, rc);
   free(ca);
@@ -541,6 +589,7 @@ static void build_metadata(CgModule *m, CgFuncSig *sigs, int nsigs) {
 /* ----------------------------------------------------------------- driver */
 
 void cg_build_functions(CgModule *m, const IrModule *low) {
+  m->low = low;
   CgFuncSig *sigs = xcalloc((size_t)(low->nfuncs ? low->nfuncs : 1), sizeof *sigs);
   IrHeap *h = ir_heap_new(); /* graph signatures */
   int n = 0, ntir;

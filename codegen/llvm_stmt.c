@@ -275,6 +275,11 @@ static void parallel_loop(CgFn *f, const TirStmt *s, LLVMValueRef min, LLVMValue
 }
 
 static void for_stmt(CgFn *f, const TirStmt *s) {
+  if (!tir_for_trivial_step(s)) { /* canonicalize-loop removes steps before codegen */
+    cg_fail(f, s->span, NULL, "codegen: loop '%s' has a step: run the canonicalize-loop stage first",
+            s->loop.var->name);
+    return;
+  }
   LLVMValueRef min = cg_expr(f, s->loop.min), ext = cg_expr(f, s->loop.extent);
   LLVMTypeRef vt = cg_reg_type(f->m, s->loop.var->dtype);
   if (LLVMTypeOf(min) != vt) min = cg_convert(f, min, s->loop.min->dtype, s->loop.var->dtype);
@@ -495,3 +500,27 @@ void cg_stmt(CgFn *f, const TirStmt *s) {
 }
 
 void cg_finish_fn(CgFn *f) { finish_fn(f); }
+
+void cg_check_rc(CgFn *f, LLVMValueRef rc) { check_rc(f, rc); }
+
+LLVMValueRef cg_entry_alloca(CgFn *f, LLVMTypeRef ty, unsigned align, const char *name) {
+  return entry_alloca(f, ty, align, name);
+}
+
+LLVMValueRef cg_ret_value(CgFn *f, const TirExpr *e) {
+  CgModule *m = f->m;
+  const TirExpr *a = e->call.args[0];
+  LLVMTypeRef ty = cg_reg_type(m, a->dtype);
+  if (!f->ret_slot || f->parallel_depth > 0 || dt_bytes(a->dtype) > CG_RET_SLOT_BYTES)
+    return cg_fail(f, e->span, ty, "codegen: T.ret here is not supported (only in a prim_func with a "
+                   "return type, outside parallel loops)");
+  LLVMValueRef v = cg_expr(f, a);
+  LLVMBuildStore(f->b, v, LLVMBuildBitCast(f->b, f->ret_slot, LLVMPointerType(ty, 0), ""));
+  for (int i = f->nlive_ws - 1; i >= 0; i--) {
+    LLVMValueRef fr = cg_runtime_fn(m, "tvs_backend_free_workspace", LLVMFunctionType(m->i32, &m->i8p, 1, 0));
+    build_call(f, fr, &f->live_ws[i], 1);
+  }
+  LLVMBuildRet(f->b, LLVMConstInt(m->i32, 0, 0));
+  LLVMPositionBuilderAtEnd(f->b, new_block(f, "after.ret"));
+  return v;
+}

@@ -141,6 +141,7 @@ bool cg_npu_find_conv2d(const TirFunc *f, NpuConv2d *cv) {
   TirVisitor v = {.pre_stmt = pre_stmt, .ctx = &cf};
   tir_visit_func(&v, f);
   memset(cv, 0, sizeof *cv);
+  if (tir_find_stepped_loop(f->body)) return false; /* not the pattern; the matmul finder says why */
   cv->vthreads = cf.vthreads < 1 || cf.vthreads > 4 ? 1 : cf.vthreads;
   const TirStmt *upd = NULL;
   const TirExpr *x = NULL, *w = NULL;

@@ -281,6 +281,13 @@ static bool check_scopes(const Finder *fd, DiagCtx *d) {
 }
 
 bool cg_npu_find_matmul(const TirFunc *f, NpuMatmul *out, DiagCtx *d) {
+  const TirStmt *stepped = tir_find_stepped_loop(f->body);
+  if (stepped) { /* the tile schedule reads loop extents as trip counts */
+    memset(out, 0, sizeof *out);
+    diag_error(d, stepped->span, "npu: loop '%s' has a step; the npu target takes loops with step 1",
+               stepped->loop.var->name);
+    return false;
+  }
   Finder fd = {.f = f, .vthreads = 1};
   TirVisitor v = {.pre_stmt = pre_stmt, .post_stmt = post_stmt, .ctx = &fd};
   tir_visit_func(&v, f);

@@ -181,6 +181,10 @@ static void call(Ocl *o, const TirExpr *e) {
     case TIR_OP_SHIFT_LEFT: binary(o, " << ", &(TirExpr){.bin = {a[0], a[1]}}); return;
     case TIR_OP_SHIFT_RIGHT: binary(o, " >> ", &(TirExpr){.bin = {a[0], a[1]}}); return;
     case TIR_OP_BITWISE_NOT: sb_puts(o->out, "(~"); expr(o, a[0]); sb_putc(o->out, ')'); return;
+    case TIR_OP_CALL_GLOBAL:
+      fail(o, e->span, "the call of prim_func '%s' is not supported in kernels",
+           a[0]->kind == TIR_STR ? a[0]->str : "?");
+      return;
     case TIR_OP_CALL_EXTERN: case TIR_OP_CALL_PURE_EXTERN:
       sb_printf(o->out, "%s(", a[0]->kind == TIR_STR ? a[0]->str : "?");
       for (int i = 1; i < e->call.n; i++) {
@@ -343,6 +347,10 @@ static void block(Ocl *o, const TirStmt *s) {
 }
 
 static void loop(Ocl *o, const TirStmt *s) {
+  if (!tir_for_trivial_step(s)) { /* canonicalize-loop removes steps before codegen */
+    fail(o, s->span, "loop '%s' has a step: run the canonicalize-loop stage first", s->loop.var->name);
+    return;
+  }
   const char *ty = ctype(o, s->loop.var->dtype, false, s->span), *v = name_of(o, s->loop.var);
   if (s->loop.kind == TIR_FOR_THREAD_BINDING) {
     const char *tag = s->loop.thread_tag;

@@ -68,6 +68,14 @@ static double stmt_flops(FlopCtx *c, const TirStmt *s) {
         c->unknown = true;
         return 0;
       }
+      if (s->loop.step) { /* trips: ceildiv(extent, step) */
+        int64_t st;
+        if (!eval_int(c, s->loop.step, &st) || st <= 0) {
+          c->unknown = true;
+          return 0;
+        }
+        ext = ext > 0 ? (ext + st - 1) / st : 0;
+      }
       return ext > 0 ? (double)ext * stmt_flops(c, s->loop.body) : 0;
     case TIR_S_IF: {
       double a = stmt_flops(c, s->ifs.then_s), b = stmt_flops(c, s->ifs.else_s);

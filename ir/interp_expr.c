@@ -596,8 +596,14 @@ static int eval_call_special(Interp *in, const TirExpr *e, IVal *out) {
       }
       return interp_error(in, e->span, "%s '%s' cannot run in the interpreter", op->name, fn);
     }
-    case TIR_OP_RET:
-      return interp_error(in, e->span, "T.ret cannot run in the interpreter");
+    case TIR_OP_RET: { /* the function's value; the rest of its body is skipped */
+      if (interp_eval(in, e->call.args[0], out)) return -1;
+      if (in->ret) *in->ret = *out;
+      in->returned = true;
+      return 0;
+    }
+    case TIR_OP_CALL_GLOBAL:
+      return interp_call_global(in, e, out);
     case TIR_OP_OPAQUE: {
       const char *fn = n > 0 && e->call.args[0]->kind == TIR_STR ? e->call.args[0]->str : "?";
       return interp_error(in, e->span, "T.%s cannot run in the interpreter (a builtin TVS keeps opaque)", fn);

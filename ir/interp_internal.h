@@ -81,6 +81,8 @@ typedef struct Interp {
   IView *views;          /* resolved buffers, innermost last */
   int nviews, capviews;
   IRace *race;           /* GPU threads emulated and races checked, or NULL */
+  IVal *ret;             /* where T.ret puts the function's value, or NULL */
+  bool returned;         /* T.ret ran: the rest of the body is skipped */
 } Interp;
 
 /* ---- interp_expr.c */
@@ -130,9 +132,16 @@ int interp_exec(Interp *in, const TirStmt *s);
 /* Runs prim_func f (named name) on args; depth = nesting for recursion limits. */
 int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
                     int nargs, DiagCtx *diag, int depth);
+/* interp_call_tir whose T.ret value lands in *ret (a subroutine call). */
+int interp_call_tir_ret(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
+                        int nargs, DiagCtx *diag, int depth, IVal *ret);
 /* interp_call_tir at depth 0 with the race detector race (may be NULL). */
 int interp_call_tir_with(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
                          DiagCtx *diag, IRace *race);
+
+/* ---- interp_call.c */
+/* A call of another prim_func of the module (CALL_GLOBAL): its value in out. */
+int interp_call_global(Interp *in, const TirExpr *e, IVal *out);
 
 /* ---- interp_race.c */
 /* A thread-bound loop under emulation: 0 / -1 like interp_exec, or 1 when s

@@ -142,16 +142,22 @@ static int exec_for(Interp *in, const TirStmt *s) {
     int r = interp_race_for(in, s);
     if (r != 1) return r;
   }
-  int64_t min, ext;
+  int64_t min, ext, step = 1;
   if (interp_eval_int(in, s->loop.min, &min) || interp_eval_int(in, s->loop.extent, &ext)) return -1;
+  /* TVM's For: v = min; v < min + extent; v += step (extent is the span) */
+  if (s->loop.step && interp_eval_int(in, s->loop.step, &step)) return -1;
+  if (step <= 0)
+    return interp_error(in, s->span, "loop '%s' has step %lld; a loop step must be positive",
+                        s->loop.var->name, (long long)step);
   IMark m = interp_mark(in);
   interp_bind_int(in, s->loop.var, min);
   int slot = in->nvars - 1;
   DType t = in->vars[slot].t;
   int rc = 0;
-  for (int64_t i = 0; i < ext && rc == 0; i++) {
+  for (int64_t i = 0; i < ext && rc == 0 && !in->returned; i += step) {
     in->vars[slot].s = interp_normalize_int(t, (uint64_t)min + (uint64_t)i);
     rc = interp_exec(in, s->loop.body);
+    if (step >= ext - i) break; /* the last iteration (i + step would pass ext, or overflow) */
   }
   interp_pop(in, m);
   return rc;
@@ -296,7 +302,7 @@ static int check_failed(Interp *in, const TirStmt *s) {
 }
 
 int interp_exec(Interp *in, const TirStmt *s) {
-  if (!s) return 0;
+  if (!s || in->returned) return 0; /* after T.ret nothing more runs */
   Span saved = in->span;
   if (s->span.file) in->span = s->span;
   int rc = 0;
@@ -354,7 +360,7 @@ int interp_exec(Interp *in, const TirStmt *s) {
         rc = eval_cond(in, s->loop_while.cond, &c);
         if (rc || !c) break;
         rc = interp_exec(in, s->loop_while.body);
-        if (rc) break;
+        if (rc || in->returned) break;
       }
       break;
     case TIR_S_BLOCK_REALIZE:
@@ -514,11 +520,12 @@ static int bind_params(Interp *in, const TirFunc *f, InterpArg *args) {
 }
 
 static int call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
-                    DiagCtx *diag, int depth, IRace *race) {
+                    DiagCtx *diag, int depth, IRace *race, IVal *ret) {
   Interp in;
   interp_init(&in, m, diag, name, f->span);
   in.depth = depth;
   in.race = race;
+  in.ret = ret;
   int rc;
   if (nargs != f->nparams)
     rc = interp_error(&in, f->span, "function '%s' takes %d argument%s but %d %s given", name,
@@ -534,12 +541,17 @@ static int call_tir(const IrModule *m, const TirFunc *f, const char *name, Inter
 
 int interp_call_tir(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
                     int nargs, DiagCtx *diag, int depth) {
-  return call_tir(m, f, name, args, nargs, diag, depth, NULL);
+  return call_tir(m, f, name, args, nargs, diag, depth, NULL, NULL);
+}
+
+int interp_call_tir_ret(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args,
+                        int nargs, DiagCtx *diag, int depth, IVal *ret) {
+  return call_tir(m, f, name, args, nargs, diag, depth, NULL, ret);
 }
 
 int interp_call_tir_with(const IrModule *m, const TirFunc *f, const char *name, InterpArg *args, int nargs,
                          DiagCtx *diag, IRace *race) {
-  return call_tir(m, f, name, args, nargs, diag, 0, race);
+  return call_tir(m, f, name, args, nargs, diag, 0, race, NULL);
 }
 
 int interp_run_tir(const IrModule *m, const char *name, InterpArg *args, int nargs, DiagCtx *diag) {

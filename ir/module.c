@@ -1,5 +1,6 @@
 /* module.c - IRModule versions. */
 #include "ir/module.h"
+#include "ir/visit.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -109,4 +110,25 @@ void ir_module_mark_refs(const IrModule *m, const RxExpr *e, bool *keep) {
       return;
     default: return;
   }
+}
+
+typedef struct CallMarks {
+  const IrModule *m;
+  bool *keep;
+} CallMarks;
+
+static bool mark_call(TirVisitor *v, const TirExpr *e) {
+  const CallMarks *c = v->ctx;
+  if (e->kind == TIR_CALL && e->call.op->id == TIR_OP_CALL_GLOBAL && e->call.n > 0 &&
+      e->call.args[0]->kind == TIR_STR) {
+    int k = ir_module_index(c->m, e->call.args[0]->str);
+    if (k >= 0) c->keep[k] = true;
+  }
+  return true;
+}
+
+void ir_module_mark_tir_calls(const IrModule *m, const TirFunc *f, bool *keep) {
+  CallMarks c = {m, keep};
+  TirVisitor v = {.pre_expr = mark_call, .ctx = &c};
+  tir_visit_func(&v, f);
 }

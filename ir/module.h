@@ -47,5 +47,8 @@ int ir_module_index(const IrModule *m, const char *name); /* -1 when absent */
 /* Marks in keep[] (indexed like m->funcs) every module function graph
  * expression e names (cls.f in R.call_tir, calls of graph functions). */
 void ir_module_mark_refs(const IrModule *m, const RxExpr *e, bool *keep);
+/* Marks in keep[] every module function prim_func f calls (Module.g(...),
+ * the CALL_GLOBAL op). */
+void ir_module_mark_tir_calls(const IrModule *m, const TirFunc *f, bool *keep);
 
 #endif

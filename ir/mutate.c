@@ -355,15 +355,17 @@ static TirStmt *mut_s_seq(TirMutator *m, TirStmt *s) {
 
 static TirStmt *mut_s_loop(TirMutator *m, TirStmt *s) {
   TirExpr *mn = tir_mutate_expr(m, s->loop.min), *ex = tir_mutate_expr(m, s->loop.extent);
+  TirExpr *st = s->loop.step ? tir_mutate_expr(m, s->loop.step) : NULL;
   TirVar *v = tir_mutate_def_var(m, s->loop.var);
   IrValue *ann = tir_mutate_value(m, s->loop.annotations);
   TirStmt *body = mut_body(m, s->loop.body);
-  if (mn == s->loop.min && ex == s->loop.extent && v == s->loop.var &&
+  if (mn == s->loop.min && ex == s->loop.extent && st == s->loop.step && v == s->loop.var &&
       ann == s->loop.annotations && body == s->loop.body)
     return s;
   TirStmt *c = copy_stmt(m, s);
   c->loop.min = mn;
   c->loop.extent = ex;
+  c->loop.step = st;
   c->loop.var = v;
   c->loop.annotations = ann;
   c->loop.body = body;

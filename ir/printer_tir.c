@@ -223,6 +223,13 @@ static void call_expr(Printer *p, const TirExpr *e, int ctx) {
     opaque_call(p, e);
     return;
   }
+  if (op->id == TIR_OP_CALL_GLOBAL) { /* TVM: the GlobalVar printed as Module.f */
+    pr_printf(p, "%s.%s(", p->module_name ? p->module_name : "Module",
+              n > 0 && args[0]->kind == TIR_STR ? args[0]->str : "?");
+    call_args(p, args + 1, n - 1, false);
+    pr_puts(p, ")");
+    return;
+  }
   int own = 0;
   const char *sym = NULL;
   switch (op->id) {
@@ -684,7 +691,7 @@ static void push_loop(Printer *p, const TirStmt *loop) {
 
 static bool is_grid_loop(const TirStmt *s) {
   return s && s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_SERIAL && tir_is_zero(s->loop.min) &&
-         !dict_nonempty(s->loop.annotations);
+         !dict_nonempty(s->loop.annotations) && tir_for_trivial_step(s);
 }
 
 /* Prints the body one level deeper in its own name scope. */
@@ -757,7 +764,8 @@ static void for_stmt(Printer *p, const TirStmt *s) {
     else builtin(p, fn);
     pr_puts(p, "(");
     TirRange r = {s->loop.min, s->loop.extent};
-    if (tir_is_zero(s->loop.min)) {
+    bool step = !tir_for_trivial_step(s);
+    if (tir_is_zero(s->loop.min) && !step) {
       expr(p, s->loop.extent, PREC_LOWEST);
     } else {
       expr(p, s->loop.min, PREC_LOWEST);
@@ -771,6 +779,10 @@ static void for_stmt(Printer *p, const TirStmt *s) {
     if (dict_nonempty(s->loop.annotations)) {
       pr_puts(p, ", annotations=");
       pr_irvalue(p, s->loop.annotations, false);
+    }
+    if (step) { /* TVM: range(a, b, s), else T.serial(a, b, step=s) */
+      pr_puts(p, strcmp(fn, "range") ? ", step=" : ", ");
+      expr(p, s->loop.step, PREC_LOWEST);
     }
     pr_puts(p, ")");
     p->out = saved;
@@ -1342,6 +1354,11 @@ static void stmt(Printer *p, const TirStmt *s) {
     case TIR_S_LET: let_stmt(p, s, more); return;
     case TIR_S_EVAL:
       line_start(p);
+      if (s->eval.value->kind == TIR_CALL && s->eval.value->call.op->id == TIR_OP_CALL_GLOBAL) {
+        expr(p, s->eval.value, PREC_LOWEST); /* TVM: a call statement prints bare */
+        pr_puts(p, "\n");
+        return;
+      }
       builtin(p, "T.evaluate");
       pr_puts(p, "(");
       expr(p, s->eval.value, PREC_LOWEST);

@@ -628,6 +628,10 @@ static bool eq_stmt_inner(SEq *q, const TirStmt *a, const TirStmt *b) {
   case TIR_S_FOR:
     if (!eq_field(q, "min", a->loop.min, b->loop.min)) return false;
     if (!eq_field(q, "extent", a->loop.extent, b->loop.extent)) return false;
+    if (!a->loop.step != !b->loop.step)
+      return fail(q, "step %s vs %s", a->loop.step ? "present" : "absent",
+                  b->loop.step ? "present" : "absent");
+    if (a->loop.step && !eq_field(q, "step", a->loop.step, b->loop.step)) return false;
     if (a->loop.kind != b->loop.kind)
       return fail(q, "kind %s vs %s", for_kind_name(a->loop.kind), for_kind_name(b->loop.kind));
     if (!streq0(a->loop.thread_tag, b->loop.thread_tag))

@@ -259,6 +259,7 @@ static uint64_t h_stmt(SHash *s, const TirStmt *a) {
   case TIR_S_FOR:
     h = hc(h, h_expr(s, a->loop.min));
     h = hc(h, h_expr(s, a->loop.extent));
+    if (a->loop.step) h = hc(h, h_expr(s, a->loop.step));
     h = hc(h, (uint64_t)a->loop.kind);
     h = hc(h, hstr(a->loop.thread_tag));
     h = hc(h, a->loop.thread_tag != NULL);

@@ -225,6 +225,17 @@ TirStmt *tir_for(IrHeap *h, TirVar *v, TirExpr *min, TirExpr *extent, TirForKind
   return s;
 }
 
+TirStmt *tir_for_with_step(IrHeap *h, const TirStmt *loop, TirExpr *step) {
+  TirStmt *s = ir_alloc(h, sizeof *s);
+  *s = *loop;
+  s->loop.step = step;
+  return s;
+}
+
+bool tir_for_trivial_step(const TirStmt *loop) {
+  return !loop->loop.step || tir_is_one(loop->loop.step);
+}
+
 TirStmt *tir_if(IrHeap *h, TirExpr *c, TirStmt *then_s, TirStmt *else_s) {
   TirStmt *s = mk_stmt(h, TIR_S_IF);
   s->ifs.cond = c;

@@ -206,6 +206,8 @@ struct TirStmt {
     struct {
       TirVar *var;            /* loop variable */
       TirExpr *min, *extent;  /* iterates var over [min, min+extent) */
+      TirExpr *step;          /* NULL = 1 (TVM's absent step); else var += step, a
+                               * positive int of var's dtype (CanonicalizeLoop removes it) */
       TirForKind kind;        /* serial / parallel / ... */
       const char *thread_tag; /* "threadIdx.x" etc. for THREAD_BINDING, else NULL */
       IrValue *annotations;   /* annotations dict or NULL */
@@ -293,6 +295,10 @@ bool tir_scope_is_global(const char *scope);
 
 TirStmt *tir_for(IrHeap *h, TirVar *v, TirExpr *min, TirExpr *extent, TirForKind kind,
                  const char *thread_tag, IrValue *annotations, TirStmt *body);
+/* Copy of the For `loop` with step (NULL: none).  TVM's For(..., step). */
+TirStmt *tir_for_with_step(IrHeap *h, const TirStmt *loop, TirExpr *step);
+/* TVM's HasTrivialStep: no step, or the constant 1. */
+bool tir_for_trivial_step(const TirStmt *loop);
 TirStmt *tir_if(IrHeap *h, TirExpr *c, TirStmt *then_s, TirStmt *else_s);
 TirStmt *tir_let_stmt(IrHeap *h, TirVar *v, TirExpr *value, TirStmt *body);
 TirStmt *tir_evaluate(IrHeap *h, TirExpr *e);

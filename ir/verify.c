@@ -315,6 +315,13 @@ static void check_realize(Verifier *v, const TirStmt *s) {
 static void check_for(Verifier *v, const TirStmt *s) {
   check_expr(v, s->loop.min);
   check_expr(v, s->loop.extent);
+  if (s->loop.step) { /* TVM's For: a step of the loop var's dtype */
+    check_expr(v, s->loop.step);
+    char ta[DT_STR_MAX], tb[DT_STR_MAX];
+    if (!dt_eq(s->loop.step->dtype, s->loop.var->dtype))
+      fail(v, "the step of loop '%s' is %s, not the loop variable's %s", s->loop.var->name,
+           dt_str(s->loop.step->dtype, ta), dt_str(s->loop.var->dtype, tb));
+  }
   push_var(v, s->loop.var);
   if (v->ctx) {
     arith_push(v->ctx);

@@ -215,6 +215,7 @@ static void visit_s_seq(TirVisitor *v, const TirStmt *s) {
 static void visit_s_loop(TirVisitor *v, const TirStmt *s) {
   tir_visit_expr(v, s->loop.min);
   tir_visit_expr(v, s->loop.extent);
+  if (s->loop.step) tir_visit_expr(v, s->loop.step);
   def_var(v, s->loop.var);
   tir_visit_value(v, s->loop.annotations);
   tir_visit_stmt(v, s->loop.body);
@@ -367,4 +368,19 @@ bool tir_stmt_uses_var(const TirStmt *s, const TirVar *var) {
   TirVisitor v = {.pre_expr = uv_pre_expr, .ctx = &c};
   tir_visit_stmt(&v, s);
   return c.found;
+}
+
+static bool step_pre(TirVisitor *v, const TirStmt *s) {
+  if (s->kind == TIR_S_FOR && !tir_for_trivial_step(s)) {
+    *(const TirStmt **)v->ctx = s;
+    v->stop = true;
+  }
+  return true;
+}
+
+const TirStmt *tir_find_stepped_loop(const TirStmt *s) {
+  const TirStmt *found = NULL;
+  TirVisitor v = {.pre_stmt = step_pre, .ctx = &found};
+  tir_visit_stmt(&v, s);
+  return found;
 }

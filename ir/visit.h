@@ -78,5 +78,8 @@ void tir_stmt_free_vars(const TirStmt *s, PtrVec *out);
 /* Whether expression e references var (anywhere, bound or not). */
 bool tir_expr_uses_var(const TirExpr *e, const TirVar *var);
 bool tir_stmt_uses_var(const TirStmt *s, const TirVar *var);
+/* The first loop in s with a non-trivial step (TVM's !HasTrivialStep), or NULL:
+ * what consumers that assume unit steps (schedules, backends) refuse. */
+const TirStmt *tir_find_stepped_loop(const TirStmt *s);
 
 #endif

@@ -140,6 +140,11 @@ TirExpr *elab_tir_int_expr(ElabCtx *c, const Ast *e, DType lit_dtype, const char
 /* Converts an integer expression to type t (literals retyped, else a Cast). */
 TirExpr *elab_tir_int_cast(IrHeap *h, TirExpr *e, DType t);
 
+/* elab_tir_call.c: `Module.f(...)` / `T.call_tir(Module.f, ...)`, a call of
+ * another prim_func of the module. */
+bool elab_tir_is_subroutine_call(ElabCtx *c, const Ast *call);
+TirExpr *elab_tir_subroutine_call(ElabCtx *c, const Ast *call); /* NULL after an error */
+
 /* elab_tir_opaque.c: builtins TVS does not model, kept as opaque calls. */
 bool elab_tir_opaque_name(const char *nm);  /* nm without "T." */
 TirExpr *elab_tir_opaque_call(ElabCtx *c, const Ast *call, const char *nm);

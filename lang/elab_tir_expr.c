@@ -832,6 +832,10 @@ static TirVal vector_builtin(ElabCtx *c, const Ast *call, const char *cn, bool r
 }
 
 static TirVal call_expr(ElabCtx *c, const Ast *e) {
+  if (elab_tir_is_subroutine_call(c, e)) {
+    TirExpr *r = elab_tir_subroutine_call(c, e);
+    return r ? typed(r) : bad();
+  }
   const char *cn = elab_canonical_name(c, e->a);
   if (!cn) {
     if (e->a->kind == AST_NAME) {
@@ -844,8 +848,8 @@ static TirVal call_expr(ElabCtx *c, const Ast *e) {
       } else if (!s) {
         elab_undefined(c, e->a);
       } else if (s->kind == SYM_GLOBAL_FUNC) {
-        diag_error(c->diag, e->a->span, "calling the module function '%s' from TIR is not supported",
-                   e->a->name);
+        diag_error(c->diag, e->a->span, "a prim_func calls another function of its module as "
+                   "Module.%s(...) inside the @I.ir_module class", e->a->name);
       } else {
         diag_error(c->diag, e->a->span, "'%s' is not callable", e->a->name);
       }

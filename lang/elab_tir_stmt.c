@@ -1023,7 +1023,34 @@ typedef struct LoopSpec {
   IrValue *annotations;
   int n;               /* number of nested loops (T.grid: one per extent) */
   TirExpr *min[TIR_GRID_MAX], *extent[TIR_GRID_MAX];
+  const Ast *step;     /* range()'s third argument or step=; NULL when absent */
 } LoopSpec;
+
+/* The loop step as an expression of the loop var's type t: NULL for a step
+ * of 1 (TVM prints it as none), *ok false after an error.  A constant step
+ * must be positive (TVM's range() rule; CanonicalizeLoop refuses others). */
+static TirExpr *loop_step(ElabCtx *c, const Ast *a, DType t, bool *ok) {
+  *ok = true;
+  if (!a) return NULL;
+  TirVal v = elab_tir_val(c, a);
+  *ok = false;
+  if (!v.e) return NULL;
+  TirExpr *e = elab_tir_adopt(c, v, t);
+  if (!e) {
+    char b1[DT_STR_MAX], b2[DT_STR_MAX];
+    diag_error(c->diag, a->span, "a loop step must be an integer of the loop variable's type %s, got %s",
+               dts(t, b1), dts(v.e->dtype, b2));
+    return NULL;
+  }
+  int64_t k;
+  if (tir_is_const_int(e, &k) && k <= 0) {
+    diag_error(c->diag, a->span, "a loop step must be positive, got %lld", (long long)k);
+    return NULL;
+  }
+  *ok = true;
+  e->span = a->span;
+  return tir_is_one(e) ? NULL : e;
+}
 
 /* (start, stop) or (extent) -> min, extent with one integer dtype. */
 static bool loop_range(ElabCtx *c, const Ast *start, const Ast *stop, TirExpr **min, TirExpr **ext) {
@@ -1072,7 +1099,7 @@ static bool loop_spec(ElabCtx *c, const Ast *iter, LoopSpec *ls) {
     return true;
   }
   static const char *const plain_kw[] = {"annotations", "step", NULL};
-  static const char *const thread_kw[] = {"thread", "annotations", "step", NULL};
+  static const char *const thread_kw[] = {"thread", "annotations", NULL}; /* no step, as TVM */
   bool is_thread = !strcmp(cn, "T.thread_binding");
   if (!strcmp(cn, "range") || !strcmp(cn, "T.serial")) ls->kind = TIR_FOR_SERIAL;
   else if (!strcmp(cn, "T.parallel")) ls->kind = TIR_FOR_PARALLEL;
@@ -1092,11 +1119,7 @@ static bool loop_spec(ElabCtx *c, const Ast *iter, LoopSpec *ls) {
     return false;
   }
   if (!elab_check_kwargs(c, iter, is_thread ? thread_kw : plain_kw)) return false;
-  const Ast *step = elab_kwarg(iter, "step");
-  if (step && !(step->kind == AST_INT && step->ival == 1)) {
-    diag_error(c->diag, step->span, "loop steps other than 1 are not supported");
-    return false;
-  }
+  ls->step = elab_kwarg(iter, "step");
   if (is_thread) {
     const Ast *th = elab_kwarg(iter, "thread");
     if (!th && np >= 2 && elab_posarg(iter, np - 1)->kind == AST_STR) th = elab_posarg(iter, --np);
@@ -1107,11 +1130,9 @@ static bool loop_spec(ElabCtx *c, const Ast *iter, LoopSpec *ls) {
     ls->thread = th->str;
   }
   if (np == 3 && !strcmp(cn, "range")) {
-    const Ast *s3 = elab_posarg(iter, 2);
-    if (!(s3->kind == AST_INT && s3->ival == 1)) {
-      diag_error(c->diag, s3->span, "loop steps other than 1 are not supported");
-      return false;
-    }
+    /* TVM's range() takes a literal step only, yet prints T.serial(a, b, step=n)
+     * as range(a, b, n): any step is accepted so that printed text parses back */
+    ls->step = elab_posarg(iter, 2);
     np = 2;
   }
   if (np < 1 || np > 2) {
@@ -1144,6 +1165,9 @@ static TirStmt *for_stmt(ElabCtx *c, const Ast *st) {
                ls.n == 1 ? "" : "s", nt, nt == 1 ? "" : "s");
     return NULL;
   }
+  bool step_ok;
+  TirExpr *step = loop_step(c, ls.step, ls.extent[0]->dtype, &step_ok);
+  if (!step_ok) return NULL;
   TirVar *vars[TIR_GRID_MAX];
   for (int i = 0; i < nt; i++) {
     if (names[i]->kind != AST_NAME) {
@@ -1174,6 +1198,7 @@ static TirStmt *for_stmt(ElabCtx *c, const Ast *st) {
     body = st_at(tir_for(c->h, vars[i], ls.min[i], ls.extent[i], ls.kind, ls.thread,
                          ls.annotations, body),
                  st->span);
+  if (step) body = tir_for_with_step(c->h, body, step); /* one loop: grids take no step */
   return body;
 }
 

@@ -440,6 +440,30 @@ static bool match_block_key(const TirStmt *st, const void *key) {
   return !b->niters && !strcmp(b->name, k->name);
 }
 
+/* Primitives that keep a loop's step as it is: the getters, annotations and
+ * loop kinds (vectorize-loop runs after canonicalize-loop removes the step). */
+static bool keeps_steps(const char *prim) {
+  static const char *const ok[] = {"get", "get_loops", "get_child_blocks", "get_producers",
+                                   "get_consumers", "get_output_blocks", "annotate", "unannotate",
+                                   "parallel", "vectorize", "unroll", NULL};
+  for (int i = 0; ok[i]; i++)
+    if (!strcmp(prim, ok[i])) return true;
+  return false;
+}
+
+/* The other primitives read a loop's extent as its trip count and its var's
+ * range as [min, min + extent): they refuse a function with a stepped loop
+ * rather than produce a wrong program. */
+static bool check_no_steps(Schedule *s, const char *prim, int argi, const TirFunc *f) {
+  const TirStmt *l = keeps_steps(prim) ? NULL : tir_find_stepped_loop(f->body);
+  if (!l) return true;
+  sch_fail(s, SCH_ERR_UNSUPPORTED, argi,
+           "%s: loop '%s' has a step; schedule primitives other than annotate, parallel, vectorize "
+           "and unroll need loops with step 1 (write the loop as range(n) with i * step + min)",
+           prim, l->loop.var->name);
+  return false;
+}
+
 static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim, int argi,
                         SchPath *path) {
   if (rv < 0 || rv >= s->nrvs) {
@@ -464,7 +488,7 @@ static TirStmt *find_rv(Schedule *s, SchRV rv, SchRVKind kind, const char *prim,
     return NULL;
   }
   TirFunc *f = sch_cur_func(s, r->func);
-  if (!f) return NULL;
+  if (!f || !check_no_steps(s, prim, argi, f)) return NULL;
   path->n = 0;
   bool ok;
   if (kind == SCH_RV_LOOP) {

@@ -12,7 +12,7 @@
 
 static const TirPass cpu_pipeline[] = {
     {"canonicalize-loop", tir_canonicalize_loop,
-     "loops start at 0: for i in range(a, b) becomes range(b - a) with i + a substituted"},
+     "loops start at 0 with step 1: range(a, b, s) becomes range(ceildiv(b - a, s)), i -> i * s + a"},
     /* (GPU) lower-cross-thread-reduction */
     {"lower-init-block", tir_lower_init_block,
      "a block's T.init() becomes `if (reduce iters at their minimum): init` before the body"},
@@ -60,7 +60,7 @@ static const TirPass cpu_pipeline[] = {
  * down to codegen (TVM turns them into thread_extent attributes). */
 static const TirPass gpu_pipeline[] = {
     {"canonicalize-loop", tir_canonicalize_loop,
-     "loops start at 0: for i in range(a, b) becomes range(b - a) with i + a substituted"},
+     "loops start at 0 with step 1: range(a, b, s) becomes range(ceildiv(b - a, s)), i -> i * s + a"},
     {"lower-cross-thread-reduction", tir_lower_cross_thread_reduction,
      "(GPU) a reduction over a threadIdx loop becomes per-thread partials and a T.tvm_thread_allreduce"},
     {"verify-thread-binding", tir_verify_thread_binding,

@@ -3,7 +3,8 @@
  *
  *   1. functions no public function reaches are removed: the entries are the
  *      functions with a global_symbol (not private=True); a graph function
- *      reaches the functions it names (cls.f in R.call_tir ...);
+ *      reaches the functions it names (cls.f in R.call_tir ...), a prim_func
+ *      those it calls (Module.g(...));
  *   2. in every graph function, bindings whose variable is never used are
  *      removed, transitively (a var used only by removed bindings goes too);
  *      inside a dataflow block everything is pure, outside it a binding whose
@@ -43,6 +44,7 @@ static IrModule *remove_unreached(IrModule *m, bool *changed) {
       if (!seen[i] || done[i]) continue;
       done[i] = progress = true;
       if (m->funcs[i].kind == IR_FUNC_RELAX) ir_module_mark_refs(m, m->funcs[i].rx->body, seen);
+      else ir_module_mark_tir_calls(m, m->funcs[i].tir, seen); /* its subroutines */
     }
   }
   int nseen = 0;

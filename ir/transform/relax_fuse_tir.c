@@ -510,6 +510,17 @@ static IrModule *drop_unused(const IrModule *m) {
       keep[i] = true;
     }
   }
+  for (bool more = true; more;) { /* and the subroutines kept prim_funcs call */
+    more = false;
+    for (int i = 0; i < m->nfuncs; i++) {
+      if (!keep[i] || m->funcs[i].kind != IR_FUNC_TIR) continue;
+      int before = 0, after = 0;
+      for (int k = 0; k < m->nfuncs; k++) before += keep[k];
+      ir_module_mark_tir_calls(m, m->funcs[i].tir, keep);
+      for (int k = 0; k < m->nfuncs; k++) after += keep[k];
+      more |= after > before;
+    }
+  }
   IrModule *out = ir_module_derive(m);
   for (int i = 0; i < m->nfuncs; i++) {
     const IrGlobal *g = &m->funcs[i];

@@ -87,7 +87,8 @@ typedef struct SideFx {
 
 static bool side_pre(TirVisitor *v, const TirExpr *e) {
   if (e->kind == TIR_CALL && (e->call.op->id == TIR_OP_CALL_EXTERN || e->call.op->id == TIR_OP_RET ||
-                              e->call.op->id == TIR_OP_OPAQUE)) { /* opaque builtins: effects unknown */
+                              e->call.op->id == TIR_OP_OPAQUE || /* opaque builtins: effects unknown */
+                              e->call.op->id == TIR_OP_CALL_GLOBAL)) {
     ((SideFx *)v->ctx)->found = true;
     v->stop = true;
     return false;
