@@ -120,7 +120,7 @@ class Module:
         return y
 TVS
   "$TVS" tune sm_mm.tvs --population 32 --target opencl --trials 2 --batch 2 --db sm_mm.jsonl > sm_mm.txt 2> sm_mm_err.txt
-  expect '[ $? -eq 0 ] && [ "$(grep -c "\"func\": \"matmul\", \"target\": \"opencl\", \"threads\": 1, \"status\": \"ok\"" sm_mm.jsonl)" -eq 2 ]'
+  expect '[ $? -eq 0 ] && [ "$(grep -c "\"func\": \"matmul\", \"target\": \"opencl\", \"threads\": 1, \"status\": \"ok\"" sm_mm.jsonl)" -ge 1 ]'
   "$TVS" run sm_mm.tvs --target opencl > sm_mm_plain.txt
   "$TVS" run sm_mm.tvs --target opencl --tuning-db sm_mm.jsonl > sm_mm_run.txt
   expect 'cmp -s sm_mm_plain.txt sm_mm_run.txt'
