@@ -70,14 +70,17 @@ static bool vec_args(Vec *v, TirExpr **in, TirExpr **out, int n, bool *any) {
   return true;
 }
 
-/* Whether e reads a vectorized let var (not only the loop var). */
-static bool reads_vvar(Vec *v, const TirExpr *e) {
+/* Whether e is `rest + coef * lane`: affine in the loop var alone (no
+ * vectorized let var in it), with the rest non-empty. */
+static bool lane_affine(Vec *v, const TirExpr *e, int64_t *coef, TirExpr **rest) {
   PtrVec fv = {0};
   tir_expr_free_vars(e, &fv);
-  bool r = false;
-  for (int i = 0; i < fv.len && !r; i++) r = ir_ptrmap_has(&v->vvars, fv.items[i]);
+  bool vvar = false;
+  for (int i = 0; i < fv.len && !vvar; i++) vvar = ir_ptrmap_has(&v->vvars, fv.items[i]);
   pv_free(&fv);
-  return r;
+  const TirVar *vars[1] = {v->var};
+  *rest = NULL;
+  return !vvar && arith_affine(v->a, e, vars, 1, coef, rest) && *rest;
 }
 
 /* floordiv / floormod of `rest + coef * lane` by a constant c that the lanes
@@ -89,10 +92,9 @@ static bool reads_vvar(Vec *v, const TirExpr *e) {
 static TirExpr *vec_floor_divmod(Vec *v, TirExpr *e) {
   IrHeap *h = v->h;
   int64_t c, coef;
-  TirExpr *rest = NULL;
-  const TirVar *vars[1] = {v->var};
-  if (!tir_is_const_int(e->bin.b, &c) || c <= 0 || reads_vvar(v, e->bin.a) ||
-      !arith_affine(v->a, e->bin.a, vars, 1, &coef, &rest) || !rest || coef <= 0 || c % (coef * v->lanes))
+  TirExpr *rest;
+  if (!tir_is_const_int(e->bin.b, &c) || c <= 0 || !lane_affine(v, e->bin.a, &coef, &rest) || coef <= 0 ||
+      c % (coef * v->lanes))
     return NULL;
   TirExpr *base = xf_cast_to(h, e->dtype, xf_simplify(v->a, rest));
   TirExpr *whole = tir_binary(h, TIR_FLOORMOD, base, xf_int(h, e->dtype, coef * v->lanes));
@@ -207,16 +209,9 @@ static TirExpr *vec_expr(Vec *v, TirExpr *e) {
   }
   /* binary operators: affine integer index arithmetic becomes one Ramp */
   if (dt_is_integer(e->dtype) && (e->kind == TIR_ADD || e->kind == TIR_SUB || e->kind == TIR_MUL)) {
-    PtrVec fv = {0};
-    tir_expr_free_vars(e, &fv);
-    bool only_loop_var = true;
-    for (int i = 0; i < fv.len; i++)
-      if (ir_ptrmap_has(&v->vvars, fv.items[i])) only_loop_var = false;
-    pv_free(&fv);
     int64_t coef;
-    TirExpr *rest = NULL;
-    const TirVar *vars[1] = {v->var};
-    if (only_loop_var && arith_affine(v->a, e, vars, 1, &coef, &rest) && rest)
+    TirExpr *rest;
+    if (lane_affine(v, e, &coef, &rest))
       return tir_ramp(h, xf_cast_to(h, e->dtype, xf_simplify(v->a, rest)), xf_int(h, e->dtype, coef), v->lanes);
   }
   if (dt_is_integer(e->dtype) && (e->kind == TIR_FLOORDIV || e->kind == TIR_FLOORMOD)) {
