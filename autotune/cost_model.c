@@ -3,7 +3,9 @@
  * samples so far (a few hundred rows train in milliseconds), with a pairwise
  * ranking objective: the search needs the order of candidates, not their
  * times.  Labels are throughputs normalized by the best so far, as
- * MetaSchedule's XGBModel does; failed candidates count as 0. */
+ * MetaSchedule's XGBModel does; failed candidates count as 0.  Samples of
+ * other workloads (transfer learning) are groups of their own: pairs are
+ * only ranked within a workload, so their GFLOP/s scales never meet. */
 #include <stdlib.h>
 #include <string.h>
 #include <xgboost/c_api.h>
@@ -18,6 +20,10 @@ struct TuneModel {
   float *x;            /* rows of TUNE_NFEATURES */
   float *y;            /* throughput per row */
   size_t n, cap, ycap;
+  float *hx, *hy;      /* other workloads' rows (transfer learning), labels normalized */
+  size_t hn, hcap, hycap;
+  unsigned *groups;    /* their group sizes, one per workload */
+  size_t ngroups, gcap;
   BoosterHandle booster;
   uint64_t seed;
 };
@@ -33,6 +39,9 @@ void tune_model_free(TuneModel *m) {
   if (m->booster) XGBoosterFree(m->booster);
   free(m->x);
   free(m->y);
+  free(m->hx);
+  free(m->hy);
+  free(m->groups);
   free(m);
 }
 
@@ -41,6 +50,19 @@ void tune_model_add(TuneModel *m, const float *feat, double gflops) {
   VEC_RESERVE(m->y, m->ycap, m->n + 1);
   memcpy(m->x + m->n * TUNE_NFEATURES, feat, TUNE_NFEATURES * sizeof *feat);
   m->y[m->n++] = (float)gflops;
+}
+
+void tune_model_add_group(TuneModel *m, const float *feat, const double *perf, int n) {
+  if (n <= 0) return;
+  double best = 0;
+  for (int i = 0; i < n; i++)
+    if (perf[i] > best) best = perf[i];
+  VEC_RESERVE(m->hx, m->hcap, (m->hn + (size_t)n) * TUNE_NFEATURES);
+  VEC_RESERVE(m->hy, m->hycap, m->hn + (size_t)n);
+  memcpy(m->hx + m->hn * TUNE_NFEATURES, feat, (size_t)n * TUNE_NFEATURES * sizeof *feat);
+  for (int i = 0; i < n; i++) m->hy[m->hn + (size_t)i] = best > 0 ? (float)(perf[i] / best) : 0;
+  m->hn += (size_t)n;
+  VEC_PUSH(m->groups, m->ngroups, m->gcap, (unsigned)n);
 }
 
 bool tune_model_ready(const TuneModel *m) { return m->booster != NULL; }
@@ -57,24 +79,34 @@ static void set_params(BoosterHandle b, uint64_t seed) {
   XGBoosterSetParam(b, "seed", s);
 }
 
+/* Rows are the other workloads' groups first, then this workload's. */
 int tune_model_train(TuneModel *m) {
-  if (m->n < 2) return 0;
+  size_t own = m->n >= 2 ? m->n : 0, rows = m->hn + own;
+  if (rows < 2) return 0;
   float best = 0;
-  for (size_t i = 0; i < m->n; i++)
+  for (size_t i = 0; i < own; i++)
     if (m->y[i] > best) best = m->y[i];
-  float *labels = xmalloc(m->n * sizeof *labels);
-  for (size_t i = 0; i < m->n; i++) labels[i] = best > 0 ? m->y[i] / best : 0;
+  float *x = xmalloc(rows * TUNE_NFEATURES * sizeof *x), *labels = xmalloc(rows * sizeof *labels);
+  unsigned *groups = xmalloc((m->ngroups + 1) * sizeof *groups);
+  if (m->hn) memcpy(x, m->hx, m->hn * TUNE_NFEATURES * sizeof *x);
+  if (own) memcpy(x + m->hn * TUNE_NFEATURES, m->x, own * TUNE_NFEATURES * sizeof *x);
+  if (m->hn) memcpy(labels, m->hy, m->hn * sizeof *labels);
+  for (size_t i = 0; i < own; i++) labels[m->hn + i] = best > 0 ? m->y[i] / best : 0;
+  size_t ng = m->ngroups;
+  if (ng) memcpy(groups, m->groups, ng * sizeof *groups);
+  if (own) groups[ng++] = (unsigned)own;
   DMatrixHandle dm = NULL;
   BoosterHandle b = NULL;
-  unsigned group = (unsigned)m->n;
-  int rc = XGDMatrixCreateFromMat(m->x, m->n, TUNE_NFEATURES, -1e30f, &dm) ||
-           XGDMatrixSetFloatInfo(dm, "label", labels, m->n) || XGDMatrixSetUIntInfo(dm, "group", &group, 1) ||
+  int rc = XGDMatrixCreateFromMat(x, rows, TUNE_NFEATURES, -1e30f, &dm) ||
+           XGDMatrixSetFloatInfo(dm, "label", labels, rows) || XGDMatrixSetUIntInfo(dm, "group", groups, ng) ||
            XGBoosterCreate(&dm, 1, &b);
   if (!rc) {
     set_params(b, m->seed);
     for (int it = 0; it < ROUNDS && !rc; it++) rc = XGBoosterUpdateOneIter(b, it, dm);
   }
+  free(x);
   free(labels);
+  free(groups);
   if (dm) XGDMatrixFree(dm);
   if (rc) {
     if (b) XGBoosterFree(b);

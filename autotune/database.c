@@ -4,7 +4,7 @@
  *   {"workload": "9f3c...", "func": "mm", "target": "llvm -mcpu=znver4 -num-cores=2",
  *    "threads": 1, "status": "ok", "median_ms": 20.1, "gflops": 106.8,
  *    "decisions": [[2], [4, 2, 8, 16], ...], "trace": "b0 = sch.get_block(...)\n...",
- *    "error": "", "version": "tvs 0.1.0"}
+ *    "error": "", "prim_func": "@T.prim_func\ndef mm(...", "version": "tvs 0.1.0"}
  *
  * A record is written with one write() on an O_APPEND descriptor and
  * fsync'd, so a crash leaves at most a torn last line; loading skips lines
@@ -77,6 +77,10 @@ int tune_db_append(const char *path, const TuneRecord *rec) {
   json_put_string(&sb, rec->trace);
   sb_puts(&sb, ", \"error\": ");
   json_put_string(&sb, rec->error ? rec->error : "");
+  if (rec->prim_func) {
+    sb_puts(&sb, ", \"prim_func\": ");
+    json_put_string(&sb, rec->prim_func);
+  }
   sb_puts(&sb, ", \"version\": \"" TVS_VERSION "\"}\n");
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
   int rc = -1;
@@ -158,6 +162,7 @@ static void record_free(TuneRecord *r) {
   free(r->trace);
   free(r->status);
   free(r->error);
+  free(r->prim_func);
 }
 
 static bool parse_line(const char *line, TuneRecord *r) {
@@ -170,6 +175,7 @@ static bool parse_line(const char *line, TuneRecord *r) {
   r->status = parse_string(find_key(line, "status"));
   r->trace = parse_string(find_key(line, "trace"));
   r->error = parse_string(find_key(line, "error"));
+  r->prim_func = parse_string(find_key(line, "prim_func"));
   const char *p;
   if ((p = find_key(line, "threads"))) r->threads = atoi(p);
   if ((p = find_key(line, "median_ms"))) r->median_ms = strtod(p, NULL);

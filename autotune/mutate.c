@@ -1,5 +1,6 @@
 /* mutate.c - decision vectors: hashing, JSON, and the search's mutations
- * (MetaSchedule's MutateTileSize and MutateUnroll / categorical changes).
+ * (MetaSchedule's MutateTileSize, MutateUnroll / categorical changes and
+ * MutateComputeLocation).
  *
  * A tile mutation moves one prime factor of one position to another, so the
  * product (the loop's extent) is kept and the decision stays a perfect tile;
@@ -74,6 +75,12 @@ bool tune_mutate(const TuneDecisions *d, uint64_t *rng, TuneDecisions *out) {
       if (len < 2) continue;
       int src = (int)(next_rand(rng) % (uint64_t)len), dst = (int)(next_rand(rng) % (uint64_t)len);
       if (move_factor(out->v[i], len, src, dst, rng)) return true;
+    } else if (d->loc[i] && d->ncand[i] > 1) {
+      /* another location: a mark or a consumer loop (repaired to the
+       * nearest legal one before it when the space replays it) */
+      int64_t cur = d->v[i][0] + 2, nv = (int64_t)(next_rand(rng) % (uint64_t)(d->ncand[i] - 1));
+      out->v[i][0] = (nv >= cur ? nv + 1 : nv) - 2;
+      return true;
     } else if (d->ncand[i] > 1) {
       int64_t nv = (int64_t)(next_rand(rng) % (uint64_t)(d->ncand[i] - 1));
       out->v[i][0] = nv >= d->v[i][0] ? nv + 1 : nv;

@@ -17,6 +17,7 @@
 #include "base/util.h"
 #include "base/vec.h"
 #include "driver/run.h"
+#include "ir/printer.h"
 
 /* A candidate with its features and predicted score. */
 typedef struct Entry {
@@ -39,6 +40,7 @@ typedef struct Search {
   TuneRun *out;
   double t0;
   char *workload, *target;
+  char *func_text;           /* the workload's TVMScript text, for the records */
   bool db_failed;            /* an append to o->db failed: reported once, fails the run */
   bool resuming;             /* replaying --resume records: no progress lines */
 } Search;
@@ -239,7 +241,8 @@ static void record(Search *s, Entry *e, const TuneResult *r) {
   if (ok) insert_measured(s, &e->c.dec, p);
   if (s->o->db) {
     TuneRecord rec = {s->workload, (char *)s->o->func, s->target, e->c.trace, (char *)tune_status_name(r->status),
-                      (char *)(ok ? "" : r->msg), r->median_ms, r->gflops, s->o->threads, e->c.dec};
+                      (char *)(ok ? "" : r->msg), r->median_ms, r->gflops, s->o->threads, e->c.dec,
+                      s->func_text};
     if (tune_db_append(s->o->db, &rec) && !s->db_failed) {
       s->db_failed = true; /* the log the user asked for is incomplete: an error, once */
       diag_error(s->diag, span_none, "tune: cannot append to '%s': %s", s->o->db, strerror(errno));
@@ -331,6 +334,11 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   s.t0 = drv_now_ms() / 1000.0;
   s.workload = tune_workload_key(g->tir);
   s.target = o->target ? xstrdup(o->target) : tune_target_string();
+  StrBuf text;
+  sb_init(&text);
+  PrintOptions popt = print_options_default();
+  print_tir_func(&text, g->tir, o->func, &popt);
+  s.func_text = sb_take(&text);
   /* A fresh search starts without a best (a second run on one measurer,
    * --compare-random, must not inherit the first one's cut-off). */
   if (o->measurer) tune_measurer_set_best(o->measurer, 0);
@@ -341,14 +349,22 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   int prc = o->space_script ? tune_space_script(m, o->func, o->space_script, NULL, 1, &probe, diag)
                             : tune_space_generate(m, o->func, NULL, 1, &probe, diag);
   tune_candidate_free(&probe);
+  if (!prc && o->transfer && o->kind != TUNE_SEARCH_RANDOM) {
+    int nhist = 0;
+    if (tune_transfer_load(s.model, o->transfer, s.workload, &nhist, diag)) prc = -1;
+    else if (o->progress)
+      fprintf(o->progress, "[%s] %s: the cost model starts from %d records of other workloads in '%s'\n",
+              o->label ? o->label : "tune", o->func, nhist, o->transfer);
+  }
   if (prc) {
     tune_model_free(s.model);
     free(s.workload);
     free(s.target);
+    free(s.func_text);
     return -1;
   }
   if (o->resume && o->db) resume(&s);
-  if (out->ntrials) tune_model_train(s.model);
+  tune_model_train(s.model); /* on resumed records and the transferred ones, if any */
   int stalls = 0;
   while (out->ntrials < o->trials && stalls < 3) {
     size_t want = (size_t)(o->trials - out->ntrials < o->batch ? o->trials - out->ntrials : o->batch);
@@ -372,6 +388,7 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   free(s.mgf);
   free(s.workload);
   free(s.target);
+  free(s.func_text);
   return rc;
 }
 

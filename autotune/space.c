@@ -1,7 +1,8 @@
 /* space.c - the generated design space of one prim_func (MetaSchedule's CPU
  * rules, simplified): auto-inline, multi-level tiling SSRSRS of the main
  * block with a sampled write-cache level, decompose_reduction, and
- * parallel / vectorize / unroll with a sampled unroll depth.
+ * parallel / vectorize / unroll with a sampled unroll depth; then the other
+ * blocks at sampled compute locations, parallel and vectorized.
  *
  * The generator is C code over sched/'s primitives; every choice is a
  * sampling instruction (sample_perfect_tile, sample_categorical), so that a
@@ -132,6 +133,7 @@ typedef struct Gen {
   const char *main;         /* its main block's name */
   const TuneDecisions *in;  /* decisions to reuse, or NULL */
   int ncand[TUNE_MAX_DECISIONS]; /* candidates of each categorical decision */
+  bool loc[TUNE_MAX_DECISIONS];  /* decision i is a compute location */
   int next;                 /* the next decision's index */
 } Gen;
 
@@ -157,10 +159,45 @@ static int tile_loop(Gen *g, SchRV loop, int n, SchRV *out, int64_t *ext) {
   return sch_split(g->s, loop, ext, n, true, false, out) == 0 ? 0 : -1;
 }
 
+/* Whether a block's body calls exp: MetaSchedule's CPU AutoInline keeps such
+ * blocks (disallow_op tir.exp), since inlining one into two consumers (a
+ * softmax's sum and normalization) computes every exponential twice. */
+static bool calls_exp(const TirExpr *e) {
+  if (!e) return false;
+  switch (e->kind) {
+    case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: return false;
+    case TIR_CALL:
+      if (e->call.op && !strcmp(e->call.op->name, "exp")) return true;
+      for (int i = 0; i < e->call.n; i++)
+        if (calls_exp(e->call.args[i])) return true;
+      return false;
+    case TIR_NOT: case TIR_CAST: return calls_exp(e->un.a);
+    case TIR_SELECT: return calls_exp(e->sel.cond) || calls_exp(e->sel.t) || calls_exp(e->sel.f);
+    case TIR_LOAD:
+      for (int i = 0; i < e->load.n; i++)
+        if (calls_exp(e->load.idx[i])) return true;
+      return false;
+    case TIR_RAMP: return calls_exp(e->ramp.base);
+    case TIR_BROADCAST: return calls_exp(e->bcast.value);
+    case TIR_LET: return calls_exp(e->let.value) || calls_exp(e->let.body);
+    default: return calls_exp(e->bin.a) || calls_exp(e->bin.b);
+  }
+}
+
+static bool block_calls_exp(Gen *g, const char *name) {
+  TirVisitor v = {0};
+  NameFinder nf = {name, NULL};
+  v.pre_stmt = find_named;
+  v.ctx = &nf;
+  tir_visit_func(&v, sched_func(g->s, g->func));
+  const TirStmt *body = nf.realize ? nf.realize->realize.block->block.body : NULL;
+  return body && body->kind == TIR_S_STORE && calls_exp(body->store.value);
+}
+
 /* Auto-inline: every block but the main one that compute_inline accepts. */
 static void auto_inline(Gen *g, const BlockInfo *bi, const char *func) {
   for (int i = 0; i < bi->nblocks; i++) {
-    if (bi->names[i] == bi->main) continue;
+    if (bi->names[i] == bi->main || block_calls_exp(g, bi->names[i])) continue;
     SchRV b = sch_get_block(g->s, bi->names[i], func);
     if (b >= 0) sch_compute_inline(g->s, b);
   }
@@ -324,6 +361,90 @@ static int tile_main(Gen *g, SchRV block, const LoopNest *ln, int64_t unroll) {
   return 0;
 }
 
+/* The loops around the block called name now; false when it is gone. */
+static bool block_nest(Gen *g, const char *name, LoopNest *ln) {
+  TirVisitor v = {0};
+  NameFinder nf = {name, NULL};
+  v.pre_stmt = find_named;
+  v.ctx = &nf;
+  const TirFunc *f = sched_func(g->s, g->func);
+  tir_visit_func(&v, f);
+  if (!nf.realize) return false;
+  find_nest(f, nf.realize, ln);
+  return true;
+}
+
+/* MetaSchedule's RandomComputeLocation: each block that auto-inline kept,
+ * other than the main one, that has a consumer goes under a sampled loop of
+ * its first consumer, stays at the root, or is inlined.  A softmax's row sum
+ * can so move into its normalization's row loop. */
+static bool feeds_main(Gen *g, const char *name) {
+  TirVisitor v = {0};
+  NameFinder nf = {name, NULL}, nm = {g->main, NULL};
+  v.pre_stmt = find_named;
+  v.ctx = &nf;
+  tir_visit_func(&v, sched_func(g->s, g->func));
+  v.ctx = &nm;
+  tir_visit_func(&v, sched_func(g->s, g->func));
+  if (!nf.realize || !nm.realize) return false;
+  const TirBlock *b = &nf.realize->realize.block->block, *m = &nm.realize->realize.block->block;
+  for (int w = 0; w < b->nwrites; w++)
+    for (int r = 0; r < m->nreads; r++)
+      if (b->writes[w].buffer == m->reads[r].buffer) return true;
+  return false;
+}
+
+/* Runs before the main block is tiled: decompose_reduction leaves a scope
+ * that compute_at refuses (two blocks write the reduction's buffer), and a
+ * producer of the main block (kept out) would share the loops tiling splits. */
+static void random_compute_locations(Gen *g, char **names, int n) {
+  /* Consumers first (MetaSchedule's post-order application visits the last
+   * block first), so a producer can join its consumer's new place. */
+  for (int i = n - 1; i >= 0; i--) {
+    if (feeds_main(g, names[i])) continue;
+    SchRV b = sch_get_block(g->s, names[i], g->func);
+    if (b < 0) continue;
+    SchRV *cons = NULL, *loops = NULL;
+    int nc = sch_get_consumers(g->s, b, &cons), nloops = nc > 0 ? sch_get_loops(g->s, cons[0], &loops) : 0;
+    free(cons);
+    free(loops);
+    if (nc <= 0) continue;
+    int k = g->next;
+    SchRV at = sch_sample_compute_location(g->s, b, next_decision(g, 1));
+    if (k < TUNE_MAX_DECISIONS) g->ncand[k] = (nloops > 0 ? nloops : 0) + 2, g->loc[k] = true;
+    if (at >= 0) sch_compute_at(g->s, b, at, true, -1);
+  }
+}
+
+/* The parallel and vectorize parts of MetaSchedule's ParallelizeVectorizeUnroll
+ * for the blocks outside the main nest: the outermost loop around each is
+ * made parallel where that is legal, and its innermost loop, when it is
+ * spatial, vectorized (directly up to 64 lanes, else 16 lanes of a split). */
+static void parallel_vectorize_rest(Gen *g, char **names, int n) {
+  for (int i = 0; i < n; i++) {
+    LoopNest ln;
+    if (!block_nest(g, names[i], &ln) || ln.n == 0) continue;
+    SchRV b = sch_get_block(g->s, names[i], g->func);
+    SchRV *loops = NULL;
+    int nl = b >= 0 ? sch_get_loops(g->s, b, &loops) : 0;
+    if (nl == ln.n) {
+      int64_t ext = ln.extent[nl - 1];
+      bool vec = ln.reduce[nl - 1] == 0 && ext > 1 && (ext <= 64 || ext % 16 == 0);
+      SchRV inner = loops[nl - 1], outer = -1;
+      if (vec && ext > 64) {
+        SchRV parts[2];
+        int64_t f[2] = {ext / 16, 16};
+        vec = sch_split(g->s, loops[nl - 1], f, 2, true, false, parts) == 0;
+        outer = parts[0], inner = parts[1];
+      }
+      if (nl > 1 && ln.reduce[0] == 0) sch_parallel(g->s, loops[0]);
+      else if (nl == 1 && vec && outer >= 0) sch_parallel(g->s, outer);
+      if (vec) sch_vectorize(g->s, inner);
+    }
+    free(loops);
+  }
+}
+
 /* Reads the decisions the schedule took back into out. */
 static void read_decisions(Schedule *s, const Gen *g, TuneDecisions *out) {
   memset(out, 0, sizeof *out);
@@ -334,6 +455,7 @@ static void read_decisions(Schedule *s, const Gen *g, TuneDecisions *out) {
     const char *m = sch_trace_decision_method(s, i);
     out->tile[k] = m && !strcmp(m, "sample_perfect_tile");
     out->ncand[k] = out->tile[k] ? 0 : g->ncand[k];
+    out->loc[k] = g->loc[k];
   }
 }
 
@@ -374,7 +496,22 @@ int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions
   tir_visit_func(&v, sched_func(s, func));
   LoopNest ln;
   find_nest(sched_func(s, func), cur.main_realize, &ln);
-  if (block < 0 || tile_main(&g, block, &ln, unroll)) goto done;
+  /* The blocks the later rules place: every one left but the main one. */
+  char *rest[32];
+  int nrest = 0;
+  for (int i = 0; i < cur.nblocks; i++)
+    if (strcmp(cur.names[i], bi.main)) rest[nrest++] = xstrdup(cur.names[i]);
+  random_compute_locations(&g, rest, nrest);
+  if (nrest) { /* the main block's nest is its own still; look it up anew */
+    block = sch_get_block(s, bi.main, func);
+    memset(&cur, 0, sizeof cur);
+    tir_visit_func(&v, sched_func(s, func));
+    find_nest(sched_func(s, func), cur.main_realize, &ln);
+  }
+  int trc = block < 0 ? -1 : tile_main(&g, block, &ln, unroll);
+  if (!trc) parallel_vectorize_rest(&g, rest, nrest);
+  for (int i = 0; i < nrest; i++) free(rest[i]);
+  if (trc) goto done;
   read_decisions(s, &g, &out->dec);
   StrBuf sb;
   sb_init(&sb);

@@ -104,7 +104,7 @@ static void baseline_of(const IrModule *fused, Task *t, const TuneOptions *o, FI
   t->base_ms = r.median_ms;
   char *target = o->target ? xstrdup(o->target) : tune_target_string();
   TuneRecord rec = {t->workload, (char *)t->func, target, (char *)"", (char *)"baseline", (char *)"",
-                    r.median_ms, r.gflops, o->threads, {0}};
+                    r.median_ms, r.gflops, o->threads, {0}, NULL};
   if (o->db) tune_db_append(o->db, &rec); /* a failed append shows in the first round's */
   free(target);
   if (report) fprintf(report, "[%s] default schedule: %.2f GFLOP/s (%.4f ms)\n", t->func, r.gflops, r.median_ms);
@@ -112,6 +112,7 @@ static void baseline_of(const IrModule *fused, Task *t, const TuneOptions *o, FI
 
 static void round_of(const IrModule *fused, Task *t, const TuneOptions *base, int batch, DiagCtx *diag) {
   TuneOptions o = *base;
+  o.transfer = NULL; /* single-function tuning only: a round would reload the log */
   o.func = t->func;
   o.trials = t->trials + batch;
   o.resume = t->trials > 0;

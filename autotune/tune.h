@@ -33,7 +33,10 @@ typedef struct TuneDecisions {
   int n;                                     /* decisions */
   int len[TUNE_MAX_DECISIONS];               /* values of decision i */
   bool tile[TUNE_MAX_DECISIONS];             /* a perfect tile (else categorical) */
-  int ncand[TUNE_MAX_DECISIONS];             /* categorical: number of candidates */
+  int ncand[TUNE_MAX_DECISIONS];             /* categorical: number of candidates;
+                                                a location: loop indices + 2 marks */
+  bool loc[TUNE_MAX_DECISIONS];              /* a compute location (root -1, inline -2,
+                                                else a loop index of the consumer) */
   int64_t v[TUNE_MAX_DECISIONS][TUNE_MAX_TILE]; /* the values */
 } TuneDecisions;
 
@@ -102,6 +105,9 @@ void tune_model_add(TuneModel *m, const float *feat, double gflops);
 int tune_model_train(TuneModel *m);
 /* Whether trained. */
 bool tune_model_ready(const TuneModel *m);
+/* Adds n measured samples of another workload as a group of their own
+ * (ranked among themselves; failures 0): transfer learning. */
+void tune_model_add_group(TuneModel *m, const float *feat, const double *perf, int n);
 /* Scores n feature rows (higher = predicted faster) into out. */
 int tune_model_predict(TuneModel *m, const float *feat, int n, float *out);
 
@@ -171,6 +177,7 @@ typedef struct TuneRecord {
   double median_ms, gflops;
   int threads;
   TuneDecisions dec;
+  char *prim_func;  /* the workload as TVMScript text (NULL in records of older logs) */
 } TuneRecord;
 
 typedef struct TuneDb {
@@ -208,6 +215,14 @@ int tune_db_top(const TuneDb *db, int k, int *idx);
  * number applied, -1 on error. */
 int tune_db_apply(IrModule **m, const char *path, DiagCtx *diag);
 
+/* AutoTVM's transfer learning (transfer.c): every record of the log at path
+ * whose workload is not skip_workload and that carries its prim_func text
+ * is rebuilt (the text parsed, the trace replayed), featurized and added to
+ * the model, one group per workload.  *nrecords: the samples added.  0, or
+ * -1 with an error in diag when the log cannot be read. */
+int tune_transfer_load(TuneModel *model, const char *path, const char *skip_workload, int *nrecords,
+                       DiagCtx *diag);
+
 /* -------------------------------------------------------------------- search */
 
 typedef enum TuneSearchKind { TUNE_SEARCH_EVOLUTIONARY, TUNE_SEARCH_RANDOM } TuneSearchKind;
@@ -229,6 +244,8 @@ typedef struct TuneOptions {
   int generations;          /* evolution steps per round */
   const char *db;           /* append every measurement here (NULL: none) */
   bool resume;              /* seed the search with db's records of this workload */
+  const char *transfer;     /* a tuning log whose records of other workloads train the
+                               cost model before the first batch (NULL: none) */
   FILE *progress;           /* progress lines (NULL: quiet) */
   bool tty;                 /* rewrite one line (\r) instead of printing lines */
   const char *label;        /* prefix of progress lines ("random") */

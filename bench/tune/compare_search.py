@@ -11,7 +11,11 @@ within the budget), and whether the model needed at most half of random's.
 Not a test: it prints figures (and one SVG curve per kernel in OUT_DIR).
 
 usage: bench/tune/compare_search.py BUILD_DIR [--trials N] [--seed S] [--out DIR]
-                                    [--kernels NAME,...] [--from-logs DIR]
+                                    [--kernels NAME,...] [--from-logs DIR] [--transfer-from DIR]
+
+Each run leaves OUT_DIR/NAME.jsonl, the cost-model search's tuning log; a later
+run with --transfer-from OUT_DIR trains each kernel's cost model first on the
+other kernels' logs (AutoTVM's transfer learning, leave-one-out).
 """
 import argparse
 import os
@@ -57,6 +61,9 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--kernels", default=None, help="comma-separated subset of " + ",".join(k for k, _ in KERNELS))
     ap.add_argument("--from-logs", default=None, help="re-read the logs an earlier run left in DIR (no tuning)")
+    ap.add_argument("--transfer-from", default=None,
+                    help="train each kernel's cost model first on the tuning logs an earlier run left in DIR, "
+                         "of the other four kernels only (tvs tune --transfer)")
     a = ap.parse_args()
     tvs = os.path.join(os.path.abspath(a.build), "tvs")
     out = a.out or os.path.join(os.path.abspath(a.build), "bench-compare-search")
@@ -74,8 +81,21 @@ def main():
             with open(os.path.join(a.from_logs, name + ".log")) as f:
                 log = f.read()
         else:
+            db = os.path.join(out, name + ".jsonl")
+            if os.path.exists(db):
+                os.remove(db)
             cmd = [tvs, "tune", path, "--trials", str(a.trials), "--seed", str(a.seed), "--threads", "1",
-                   "--fast-math", "--compare-random", "--plot", os.path.join(out, name + ".svg")]
+                   "--fast-math", "--compare-random", "--plot", os.path.join(out, name + ".svg"), "--db", db]
+            if a.transfer_from:
+                # leave-one-out: the logs of the other kernels, never this one's
+                hist = os.path.join(out, name + ".transfer.jsonl")
+                with open(hist, "w") as h:
+                    for other, _ in KERNELS:
+                        src = os.path.join(a.transfer_from, other + ".jsonl")
+                        if other != name and os.path.exists(src):
+                            with open(src) as f:
+                                h.write(f.read())
+                cmd += ["--transfer", hist]
             r = subprocess.run(cmd, env=env, capture_output=True, text=True)
             with open(os.path.join(out, name + ".log"), "w") as f:
                 f.write(r.stderr)
@@ -92,7 +112,8 @@ def main():
         rows.append((name, cm[-1] if cm else 0, rnd[-1] if rnd else 0, t_cm, t_rnd, ok, time.time() - t0))
         print(f"{name}: done in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
     print(f"cost-model vs random search, {a.trials} trials each, seed {a.seed}, 1 thread "
-          f"(GFLOP/s over the worker's CPU time); target: 90% of the cost model's final best")
+          f"(GFLOP/s over the worker's CPU time); target: 90% of the cost model's final best"
+          + (f"; cost model first trained on the other kernels' logs in {a.transfer_from}" if a.transfer_from else ""))
     print(f"{'kernel':<16}{'model best':>11}{'random best':>12}{'target':>8}{'model trials':>13}{'random trials':>14}"
           f"{'  <= half?':>10}")
     for name, b_cm, b_rnd, t_cm, t_rnd, ok, wall in rows:

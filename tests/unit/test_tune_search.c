@@ -127,6 +127,92 @@ static void test_model(void) {
   tune_model_free(mdl);
 }
 
+/* Groups of other workloads rank within themselves: one fast on large x
+ * (GFLOP/s in the hundreds), one slow on large x (tenths), and the
+ * current workload's few samples decide between them. */
+static void test_model_groups(void) {
+  TuneModel *mdl = tune_model_new(1);
+  float x[8 * TUNE_NFEATURES] = {0};
+  double y[8];
+  for (int i = 0; i < 8; i++) x[i * TUNE_NFEATURES] = (float)i, y[i] = 100.0 * i;
+  tune_model_add_group(mdl, x, y, 8);
+  CHECK_EQ_INT(tune_model_train(mdl), 0); /* history alone trains a model */
+  CHECK(tune_model_ready(mdl));
+  float q[2 * TUNE_NFEATURES] = {0}, out[2];
+  q[0] = 1;
+  q[TUNE_NFEATURES] = 6;
+  CHECK_EQ_INT(tune_model_predict(mdl, q, 2, out), 0);
+  CHECK(out[1] > out[0]);
+  tune_model_free(mdl);
+}
+
+/* A softmax: the exp block is kept (not inlined twice), the blocks left are
+ * placed at sampled compute locations, and a location decision mutates to
+ * another place that the space replays. */
+static const char sm_src[] =
+    "@T.prim_func\n"
+    "def sm(A: T.Buffer((8, 64), \"float32\"), O: T.Buffer((8, 64), \"float32\")):\n"
+    "    T.func_attr({\"tir.noalias\": True})\n"
+    "    M = T.alloc_buffer((8,), \"float32\")\n"
+    "    E = T.alloc_buffer((8, 64), \"float32\")\n"
+    "    S = T.alloc_buffer((8,), \"float32\")\n"
+    "    for i, k in T.grid(8, 64):\n"
+    "        with T.block(\"max\"):\n"
+    "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+    "            with T.init():\n"
+    "                M[vi] = T.float32(-3.4e38)\n"
+    "            M[vi] = T.max(M[vi], A[vi, vk])\n"
+    "    for i, k in T.grid(8, 64):\n"
+    "        with T.block(\"exp\"):\n"
+    "            vi, vk = T.axis.remap(\"SS\", [i, k])\n"
+    "            E[vi, vk] = T.exp(A[vi, vk] - M[vi])\n"
+    "    for i, k in T.grid(8, 64):\n"
+    "        with T.block(\"sum\"):\n"
+    "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+    "            with T.init():\n"
+    "                S[vi] = T.float32(0)\n"
+    "            S[vi] = S[vi] + E[vi, vk]\n"
+    "    for i, k in T.grid(8, 64):\n"
+    "        with T.block(\"norm\"):\n"
+    "            vi, vk = T.axis.remap(\"SS\", [i, k])\n"
+    "            O[vi, vk] = E[vi, vk] / S[vi]\n";
+
+static void test_space_locations(void) {
+  SourceFile *ss = src_from_string("sm.tvs", sm_src, strlen(sm_src));
+  DiagCtx d;
+  diag_init(&d, stderr);
+  IrModule *m = tvs_load_module(ss, &d);
+  CHECK(m != NULL);
+  TuneCandidate a;
+  memset(&a, 0, sizeof a);
+  CHECK_EQ_INT(m ? tune_space_generate(m, "sm", NULL, 5, &a, &d) : -1, 0);
+  diag_flush(&d);
+  int nloc = 0, at = -1;
+  for (int i = 0; i < a.dec.n; i++)
+    if (a.dec.loc[i]) nloc++, at = i;
+  CHECK_EQ_INT(nloc, 2); /* sum (into norm) and exp (into sum); norm has no consumer */
+  CHECK(a.trace && strstr(a.trace, "compute_inline") == NULL);
+  CHECK(a.trace && strstr(a.trace, "sch.vectorize(") != NULL);
+  /* Every location decision mutates to another mark or loop, and replays. */
+  uint64_t rng = 11;
+  bool moved = false;
+  for (int k = 0; k < 64 && at >= 0; k++) {
+    TuneDecisions child;
+    if (!tune_mutate(&a.dec, &rng, &child) || child.v[at][0] == a.dec.v[at][0]) continue;
+    moved = true;
+    CHECK(child.v[at][0] >= -2 && child.v[at][0] < a.dec.ncand[at] - 2);
+    TuneCandidate c;
+    CHECK_EQ_INT(tune_space_generate(m, "sm", &child, 1, &c, &d), 0);
+    tune_candidate_free(&c);
+  }
+  CHECK(moved);
+  diag_flush(&d);
+  tune_candidate_free(&a);
+  if (m) ir_module_free(m);
+  diag_free(&d);
+  src_free(ss);
+}
+
 /* A short search with fake times; returns its best trace (owned). */
 static char *search(const IrModule *m, TuneMeasurer *t, const char *db, int trials, TuneRun *run) {
   DiagCtx d;
@@ -187,6 +273,26 @@ static void test_search(const IrModule *m) {
     CHECK_EQ_STR(tdb.r[2].status, "timeout");
     CHECK_EQ_STR(tdb.r[3].status, "wrong_result");
   }
+  /* Records carry the workload's text, so another search can learn from them. */
+  CHECK(tdb.n > 0 && tdb.r[0].prim_func && strstr(tdb.r[0].prim_func, "def mm(") != NULL);
+  const char *mm_key = tdb.n > 0 ? tdb.r[0].workload : "";
+  TuneModel *tm = tune_model_new(1);
+  int nrec = -1;
+  CHECK_EQ_INT(tune_transfer_load(tm, db, "another-workload", &nrec, &d), 0);
+  CHECK_EQ_INT(nrec, 12); /* the failures too (as 0); the torn line is skipped */
+  CHECK_EQ_INT(tune_model_train(tm), 0);
+  CHECK(tune_model_ready(tm));
+  tune_model_free(tm);
+  tm = tune_model_new(1);
+  CHECK_EQ_INT(tune_transfer_load(tm, db, mm_key, &nrec, &d), 0);
+  CHECK_EQ_INT(nrec, 0); /* the workload tuned now is never its own history */
+  CHECK(!tune_model_ready(tm));
+  tune_model_free(tm);
+  tm = tune_model_new(1);
+  CHECK_EQ_INT(tune_transfer_load(tm, "/nonexistent/log.jsonl", NULL, &nrec, &d), -1);
+  CHECK(d.nerr > 0);
+  d.nerr = 0;
+  tune_model_free(tm);
   tune_db_free(&tdb);
   /* Applying the database gives the best candidate's module. */
   IrModule *mm = ir_module_copy(m);
@@ -213,6 +319,8 @@ int main(void) {
     test_space(m);
     test_script_space(m);
     test_model();
+    test_model_groups();
+    test_space_locations();
     test_search(m);
     ir_module_free(m);
   }

@@ -15,7 +15,7 @@
 #include "tools/tvs/tvs.h"
 
 typedef struct TuneArgs {
-  const char *file, *func, *db, *plot, *schedule, *output, *space, *target;
+  const char *file, *func, *db, *plot, *schedule, *output, *space, *target, *transfer;
   int trials, batch, threads, top, population, generations;
   uint64_t seed;
   bool random, compare_random, resume, fast_math;
@@ -24,7 +24,7 @@ typedef struct TuneArgs {
 } TuneArgs;
 
 enum { TN_FUNC, TN_TRIALS, TN_BATCH, TN_DB, TN_SEED, TN_THREADS, TN_SEARCH, TN_COMPARE, TN_PLOT, TN_TOP,
-       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_FP_CONTRACT, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_POPULATION, TN_GENERATIONS, TN_EPSILON, TN_HELP };
+       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_FP_CONTRACT, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_POPULATION, TN_GENERATIONS, TN_EPSILON, TN_TRANSFER, TN_HELP };
 
 static const ToolOption tune_options[] = {
     {TN_FUNC, "--func", NULL, "F", 0, "the prim_func to tune (default: the only one, or main)"},
@@ -38,6 +38,8 @@ static const ToolOption tune_options[] = {
     {TN_PLOT, "--plot", NULL, "FILE.svg", 0, "draw best GFLOP/s against trials and time"},
     {TN_TOP, "--top", NULL, "K", 0, "print the K best schedules of --db as scripts (no tuning)"},
     {TN_RESUME, "--resume", NULL, NULL, 0, "continue from the records of --db (they count as trials)"},
+    {TN_TRANSFER, "--transfer", NULL, "LOG", 0, "train the cost model on LOG's records of other workloads\n"
+     "before the first batch (AutoTVM's transfer learning)"},
     {TN_TIMEOUT, "--timeout", NULL, "SECONDS", 0, "kill a candidate running longer (default 20)"},
     {TN_BUDGET, "--budget-ms", NULL, "MS", 0, "timing budget per candidate (default 300)"},
     {TN_FAST_MATH, "--fast-math", NULL, NULL, 0, "compile candidates with fast-math"},
@@ -108,6 +110,7 @@ static int set_value(TuneArgs *ta, int id, const char *v, const char *spelled) {
   if (!v) return tool_usage_error("tune", "%s needs a value", spelled);
   if (id == TN_FUNC) ta->func = v;
   else if (id == TN_DB) ta->db = v;
+  else if (id == TN_TRANSFER) ta->transfer = v;
   else if (id == TN_PLOT) ta->plot = v;
   else if (id == TN_SCHEDULE) ta->schedule = v;
   else if (id == TN_OUTPUT) ta->output = v;
@@ -207,6 +210,7 @@ static TuneOptions search_options(const TuneArgs *ta, const char *func) {
   o.kind = ta->random ? TUNE_SEARCH_RANDOM : TUNE_SEARCH_EVOLUTIONARY;
   o.db = ta->db;
   o.resume = ta->resume;
+  o.transfer = ta->transfer;
   o.progress = stderr;
   o.tty = isatty(2);
   o.threads = ta->threads;
