@@ -162,26 +162,9 @@ static int tile_loop(Gen *g, SchRV loop, int n, SchRV *out, int64_t *ext) {
 /* Whether a block's body calls exp: MetaSchedule's CPU AutoInline keeps such
  * blocks (disallow_op tir.exp), since inlining one into two consumers (a
  * softmax's sum and normalization) computes every exponential twice. */
-static bool calls_exp(const TirExpr *e) {
-  if (!e) return false;
-  switch (e->kind) {
-    case TIR_INT: case TIR_FLOAT: case TIR_STR: case TIR_VAR: return false;
-    case TIR_CALL:
-      if (e->call.op && !strcmp(e->call.op->name, "exp")) return true;
-      for (int i = 0; i < e->call.n; i++)
-        if (calls_exp(e->call.args[i])) return true;
-      return false;
-    case TIR_NOT: case TIR_CAST: return calls_exp(e->un.a);
-    case TIR_SELECT: return calls_exp(e->sel.cond) || calls_exp(e->sel.t) || calls_exp(e->sel.f);
-    case TIR_LOAD:
-      for (int i = 0; i < e->load.n; i++)
-        if (calls_exp(e->load.idx[i])) return true;
-      return false;
-    case TIR_RAMP: return calls_exp(e->ramp.base);
-    case TIR_BROADCAST: return calls_exp(e->bcast.value);
-    case TIR_LET: return calls_exp(e->let.value) || calls_exp(e->let.body);
-    default: return calls_exp(e->bin.a) || calls_exp(e->bin.b);
-  }
+static bool find_exp(TirVisitor *v, const TirExpr *e) {
+  if (e->kind == TIR_CALL && e->call.op && !strcmp(e->call.op->name, "exp")) *(bool *)v->ctx = true, v->stop = true;
+  return true;
 }
 
 static bool block_calls_exp(Gen *g, const char *name) {
@@ -191,7 +174,12 @@ static bool block_calls_exp(Gen *g, const char *name) {
   v.ctx = &nf;
   tir_visit_func(&v, sched_func(g->s, g->func));
   const TirStmt *body = nf.realize ? nf.realize->realize.block->block.body : NULL;
-  return body && body->kind == TIR_S_STORE && calls_exp(body->store.value);
+  bool found = false;
+  TirVisitor ev = {0};
+  ev.pre_expr = find_exp;
+  ev.ctx = &found;
+  if (body) tir_visit_stmt(&ev, body);
+  return found;
 }
 
 /* Auto-inline: every block but the main one that compute_inline accepts. */
