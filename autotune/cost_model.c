@@ -4,8 +4,9 @@
  * ranking objective: the search needs the order of candidates, not their
  * times.  Labels are throughputs normalized by the best so far, as
  * MetaSchedule's XGBModel does; failed candidates count as 0.  Samples of
- * other workloads (transfer learning) are groups of their own: pairs are
- * only ranked within a workload, so their GFLOP/s scales never meet. */
+ * other workloads (transfer learning) train a prior, one ranking group per
+ * workload (pairs only ranked within a workload, so their GFLOP/s scales
+ * never meet), whose scores this workload's model starts from. */
 #include <stdlib.h>
 #include <string.h>
 #include <xgboost/c_api.h>
@@ -25,6 +26,7 @@ struct TuneModel {
   unsigned *groups;    /* their group sizes, one per workload */
   size_t ngroups, gcap;
   BoosterHandle booster;
+  BoosterHandle prior; /* trained once on the other workloads' rows, or NULL */
   uint64_t seed;
 };
 
@@ -37,6 +39,7 @@ TuneModel *tune_model_new(uint64_t seed) {
 void tune_model_free(TuneModel *m) {
   if (!m) return;
   if (m->booster) XGBoosterFree(m->booster);
+  if (m->prior) XGBoosterFree(m->prior);
   free(m->x);
   free(m->y);
   free(m->hx);
@@ -65,7 +68,7 @@ void tune_model_add_group(TuneModel *m, const float *feat, const double *perf, i
   VEC_PUSH(m->groups, m->ngroups, m->gcap, (unsigned)n);
 }
 
-bool tune_model_ready(const TuneModel *m) { return m->booster != NULL; }
+bool tune_model_ready(const TuneModel *m) { return m->booster || m->prior; }
 
 static void set_params(BoosterHandle b, uint64_t seed) {
   char s[32];
@@ -79,58 +82,74 @@ static void set_params(BoosterHandle b, uint64_t seed) {
   XGBoosterSetParam(b, "seed", s);
 }
 
-/* Rows are the other workloads' groups first, then this workload's. */
-int tune_model_train(TuneModel *m) {
-  size_t own = m->n >= 2 ? m->n : 0, rows = m->hn + own;
-  if (rows < 2) return 0;
-  float best = 0;
-  for (size_t i = 0; i < own; i++)
-    if (m->y[i] > best) best = m->y[i];
-  float *x = xmalloc(rows * TUNE_NFEATURES * sizeof *x), *labels = xmalloc(rows * sizeof *labels);
-  unsigned *groups = xmalloc((m->ngroups + 1) * sizeof *groups);
-  if (m->hn) memcpy(x, m->hx, m->hn * TUNE_NFEATURES * sizeof *x);
-  if (own) memcpy(x + m->hn * TUNE_NFEATURES, m->x, own * TUNE_NFEATURES * sizeof *x);
-  if (m->hn) memcpy(labels, m->hy, m->hn * sizeof *labels);
-  for (size_t i = 0; i < own; i++) labels[m->hn + i] = best > 0 ? m->y[i] / best : 0;
-  size_t ng = m->ngroups;
-  if (ng) memcpy(groups, m->groups, ng * sizeof *groups);
-  if (own) groups[ng++] = (unsigned)own;
+/* Trains a booster on rows of x (ranking groups), starting from margin when
+ * given (a prior's scores: the trees then fit what the prior got wrong). */
+static int fit(const float *x, const float *labels, size_t rows, const unsigned *groups, size_t ng,
+               const float *margin, uint64_t seed, BoosterHandle *out) {
   DMatrixHandle dm = NULL;
   BoosterHandle b = NULL;
   int rc = XGDMatrixCreateFromMat(x, rows, TUNE_NFEATURES, -1e30f, &dm) ||
            XGDMatrixSetFloatInfo(dm, "label", labels, rows) || XGDMatrixSetUIntInfo(dm, "group", groups, ng) ||
-           XGBoosterCreate(&dm, 1, &b);
+           (margin && XGDMatrixSetFloatInfo(dm, "base_margin", margin, rows)) || XGBoosterCreate(&dm, 1, &b);
   if (!rc) {
-    set_params(b, m->seed);
+    set_params(b, seed);
     for (int it = 0; it < ROUNDS && !rc; it++) rc = XGBoosterUpdateOneIter(b, it, dm);
   }
-  free(x);
-  free(labels);
-  free(groups);
   if (dm) XGDMatrixFree(dm);
-  if (rc) {
-    if (b) XGBoosterFree(b);
+  if (rc && b) XGBoosterFree(b);
+  *out = rc ? NULL : b;
+  return rc ? -1 : 0;
+}
+
+/* Scores of n rows by b, on top of margin when given. */
+static int scores(BoosterHandle b, const float *x, size_t n, const float *margin, float *out) {
+  DMatrixHandle dm = NULL;
+  bst_ulong len = 0;
+  const float *res = NULL;
+  int rc = XGDMatrixCreateFromMat(x, (bst_ulong)n, TUNE_NFEATURES, -1e30f, &dm) ||
+           (margin && XGDMatrixSetFloatInfo(dm, "base_margin", margin, (bst_ulong)n)) ||
+           XGBoosterPredict(b, dm, 0, 0, 0, &len, &res) || len != (bst_ulong)n;
+  if (!rc) memcpy(out, res, n * sizeof *out);
+  if (dm) XGDMatrixFree(dm);
+  return rc ? -1 : 0;
+}
+
+/* With other workloads' samples (transfer learning), a prior model is
+ * trained on them once, and this workload's model starts from the prior's
+ * scores (its base margin), as AutoTVM's XGBoost tuner builds on a model of
+ * the history: with few measurements the prior ranks, and as they come in
+ * the trees learn where this workload differs.  Before two measurements
+ * the prior alone predicts. */
+int tune_model_train(TuneModel *m) {
+  if (m->hn >= 2 && !m->prior && fit(m->hx, m->hy, m->hn, m->groups, m->ngroups, NULL, m->seed, &m->prior))
     return -1;
-  }
+  if (m->n < 2) return 0;
+  float best = 0;
+  for (size_t i = 0; i < m->n; i++)
+    if (m->y[i] > best) best = m->y[i];
+  float *labels = xmalloc(m->n * sizeof *labels), *margin = m->prior ? xmalloc(m->n * sizeof *margin) : NULL;
+  for (size_t i = 0; i < m->n; i++) labels[i] = best > 0 ? m->y[i] / best : 0;
+  unsigned group = (unsigned)m->n;
+  BoosterHandle b = NULL;
+  int rc = (margin && scores(m->prior, m->x, m->n, NULL, margin)) ||
+           fit(m->x, labels, m->n, &group, 1, margin, m->seed, &b);
+  free(labels);
+  free(margin);
+  if (rc) return -1;
   if (m->booster) XGBoosterFree(m->booster);
   m->booster = b;
   return 0;
 }
 
 int tune_model_predict(TuneModel *m, const float *feat, int n, float *out) {
-  if (!m->booster || n <= 0) {
+  if ((!m->booster && !m->prior) || n <= 0) {
     for (int i = 0; i < n; i++) out[i] = 0;
-    return m->booster ? 0 : -1;
+    return m->booster || m->prior ? 0 : -1;
   }
-  DMatrixHandle dm = NULL;
-  bst_ulong len = 0;
-  const float *res = NULL;
-  if (XGDMatrixCreateFromMat(feat, (bst_ulong)n, TUNE_NFEATURES, -1e30f, &dm) ||
-      XGBoosterPredict(m->booster, dm, 0, 0, 0, &len, &res) || len != (bst_ulong)n) {
-    if (dm) XGDMatrixFree(dm);
-    return -1;
-  }
-  memcpy(out, res, (size_t)n * sizeof *out);
-  XGDMatrixFree(dm);
-  return 0;
+  if (!m->booster) return scores(m->prior, feat, (size_t)n, NULL, out);
+  float *margin = m->prior ? xmalloc((size_t)n * sizeof *margin) : NULL;
+  int rc = (margin && scores(m->prior, feat, (size_t)n, NULL, margin)) ||
+           scores(m->booster, feat, (size_t)n, margin, out);
+  free(margin);
+  return rc ? -1 : 0;
 }

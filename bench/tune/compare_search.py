@@ -6,12 +6,15 @@ bench/tune/kernels: a ResNet-18 conv2d layer, a batch matmul, a softmax, a
 reduction with an epilogue) it runs `tvs tune --compare-random` (both searches,
 the same budget, seed and measurer), reads the per-trial best from the progress
 log, and prints how many trials the cost-model search needed to reach 90% of its
-final best, how many random search needed to reach the same figure (never: not
-within the budget), and whether the model needed at most half of random's.
+final best, how many random search needed to reach the same figure ("> N": not
+within N trials; --random-extend F runs random search alone with F times the
+budget when it never got there, to count what it needs), and whether the model
+needed at most half of random's.
 Not a test: it prints figures (and one SVG curve per kernel in OUT_DIR).
 
 usage: bench/tune/compare_search.py BUILD_DIR [--trials N] [--seed S] [--out DIR]
                                     [--kernels NAME,...] [--from-logs DIR] [--transfer-from DIR]
+                                    [--random-extend F]
 
 Each run leaves OUT_DIR/NAME.jsonl, the cost-model search's tuning log; a later
 run with --transfer-from OUT_DIR trains each kernel's cost model first on the
@@ -64,6 +67,9 @@ def main():
     ap.add_argument("--transfer-from", default=None,
                     help="train each kernel's cost model first on the tuning logs an earlier run left in DIR, "
                          "of the other four kernels only (tvs tune --transfer)")
+    ap.add_argument("--random-extend", type=int, default=0, metavar="F",
+                    help="when random search never reaches the target within the budget, run it alone with "
+                         "F times the trials (same seed: the same candidates first) to count what it needs")
     a = ap.parse_args()
     tvs = os.path.join(os.path.abspath(a.build), "tvs")
     out = a.out or os.path.join(os.path.abspath(a.build), "bench-compare-search")
@@ -107,17 +113,33 @@ def main():
         cm, rnd = c["tune"], c["random"]
         target = 0.9 * (cm[-1] if cm else 0)
         t_cm, t_rnd = first_reaching(cm, target), first_reaching(rnd, target)
+        budget = a.trials
+        if t_rnd is None and a.random_extend > 1:
+            # the same seed draws the same random candidates first, so this run
+            # continues random search's curve beyond the shared budget
+            budget = a.trials * a.random_extend
+            ext_log = os.path.join(out, name + ".random-extended.log")
+            if a.from_logs and os.path.exists(os.path.join(a.from_logs, name + ".random-extended.log")):
+                with open(os.path.join(a.from_logs, name + ".random-extended.log")) as f:
+                    elog = f.read()
+            else:
+                cmd = [tvs, "tune", path, "--trials", str(budget), "--seed", str(a.seed), "--threads", "1",
+                       "--fast-math", "--search", "random"]
+                elog = subprocess.run(cmd, env=env, capture_output=True, text=True).stderr
+            with open(ext_log, "w") as f:
+                f.write(elog)
+            t_rnd = first_reaching(curves(elog)["tune"], target)
         # random never reaching the target within the budget counts as the budget + 1
-        ok = t_cm is not None and t_cm <= ((t_rnd if t_rnd is not None else a.trials + 1) / 2)
-        rows.append((name, cm[-1] if cm else 0, rnd[-1] if rnd else 0, t_cm, t_rnd, ok, time.time() - t0))
+        ok = t_cm is not None and t_cm <= ((t_rnd if t_rnd is not None else budget + 1) / 2)
+        rows.append((name, cm[-1] if cm else 0, rnd[-1] if rnd else 0, t_cm, t_rnd, ok, budget))
         print(f"{name}: done in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
     print(f"cost-model vs random search, {a.trials} trials each, seed {a.seed}, 1 thread "
           f"(GFLOP/s over the worker's CPU time); target: 90% of the cost model's final best"
           + (f"; cost model first trained on the other kernels' logs in {a.transfer_from}" if a.transfer_from else ""))
     print(f"{'kernel':<16}{'model best':>11}{'random best':>12}{'target':>8}{'model trials':>13}{'random trials':>14}"
           f"{'  <= half?':>10}")
-    for name, b_cm, b_rnd, t_cm, t_rnd, ok, wall in rows:
-        fmt = lambda t: str(t) if t is not None else "never"
+    for name, b_cm, b_rnd, t_cm, t_rnd, ok, budget in rows:
+        fmt = lambda t: str(t) if t is not None else f"> {budget}"
         print(f"{name:<16}{b_cm:>11.2f}{b_rnd:>12.2f}{0.9 * b_cm:>8.2f}{fmt(t_cm):>13}{fmt(t_rnd):>14}"
               f"{'yes' if ok else 'no':>10}")
     n_ok = sum(1 for r in rows if r[5])
