@@ -68,6 +68,16 @@ static const TirFunc *sched_func(Schedule *s, const char *func) {
   return g && g->kind == IR_FUNC_TIR ? g->tir : NULL;
 }
 
+/* The realize of the block called name in the function now, or NULL. */
+static const TirStmt *realize_of(Schedule *s, const char *func, const char *name) {
+  TirVisitor v = {0};
+  NameFinder nf = {name, NULL};
+  v.pre_stmt = find_named;
+  v.ctx = &nf;
+  tir_visit_func(&v, sched_func(s, func));
+  return nf.realize;
+}
+
 /* The loops directly around the main block: their extents and whether each
  * binds a reduction iter (-1: not a plain loop/iter pair). */
 typedef struct LoopNest {
@@ -168,12 +178,7 @@ static bool find_exp(TirVisitor *v, const TirExpr *e) {
 }
 
 static bool block_calls_exp(Gen *g, const char *name) {
-  TirVisitor v = {0};
-  NameFinder nf = {name, NULL};
-  v.pre_stmt = find_named;
-  v.ctx = &nf;
-  tir_visit_func(&v, sched_func(g->s, g->func));
-  const TirStmt *body = nf.realize ? nf.realize->realize.block->block.body : NULL;
+  const TirStmt *r = realize_of(g->s, g->func, name), *body = r ? r->realize.block->block.body : NULL;
   bool found = false;
   TirVisitor ev = {0};
   ev.pre_expr = find_exp;
@@ -221,43 +226,43 @@ static int64_t new_stage_extent(Gen *g, const BlockInfo *before) {
     bool old = false;
     for (int k = 0; k < before->nblocks && !old; k++) old = !strcmp(now.names[i], before->names[k]);
     if (old) continue;
-    TirVisitor v = {0};
-    NameFinder nf = {now.names[i], NULL};
-    v.pre_stmt = find_named;
-    v.ctx = &nf;
-    tir_visit_func(&v, sched_func(g->s, g->func));
+    const TirStmt *r = realize_of(g->s, g->func, now.names[i]);
     LoopNest ln;
-    if (nf.realize) find_nest(sched_func(g->s, g->func), nf.realize, &ln);
-    return nf.realize && ln.n ? ln.extent[ln.n - 1] : -1;
+    if (r) find_nest(sched_func(g->s, g->func), r, &ln);
+    return r && ln.n ? ln.extent[ln.n - 1] : -1;
   }
   return -1;
 }
 
+/* Vectorizes loop (extent ext): directly up to 64 lanes, else 16 lanes of a
+ * split whose outer part goes to *outer.  Whether it applied. */
+static bool vectorize_loop(Gen *g, SchRV loop, int64_t ext, SchRV *outer) {
+  *outer = -1;
+  if (ext > 1 && ext <= 64) return sch_vectorize(g->s, loop) == 0;
+  if (ext <= 64 || ext % 16) return false;
+  SchRV parts[2];
+  int64_t f[2] = {ext / 16, 16};
+  if (sch_split(g->s, loop, f, 2, true, false, parts)) return false;
+  *outer = parts[0];
+  return sch_vectorize(g->s, parts[1]) == 0;
+}
+
 /* Vectorizes the innermost loop of a new stage (the write-back, the init,
- * a packing copy): directly up to 64 lanes, else 16 lanes of a split. */
+ * a packing copy). */
 static void vectorize_stage(Gen *g, SchRV block, const BlockInfo *before) {
   int64_t ext = new_stage_extent(g, before);
-  SchRV *loops = NULL;
+  SchRV *loops = NULL, outer;
   int n = sch_get_loops(g->s, block, &loops);
-  if (n > 0 && ext > 1 && ext <= 64) sch_vectorize(g->s, loops[n - 1]);
-  else if (n > 0 && ext > 64 && ext % 16 == 0) {
-    SchRV parts[2];
-    int64_t f[2] = {ext / 16, 16};
-    if (!sch_split(g->s, loops[n - 1], f, 2, true, false, parts)) sch_vectorize(g->s, parts[1]);
-  }
+  if (n > 0) vectorize_loop(g, loops[n - 1], ext, &outer);
   free(loops);
 }
 
 /* The read of the main block to pack: a buffer it only reads whose index
  * does not use the first spatial iter (B of a matmul: reused across rows). */
 static int reused_read(Gen *g) {
-  TirVisitor v = {0};
-  NameFinder nf = {g->main, NULL};
-  v.pre_stmt = find_named;
-  v.ctx = &nf;
-  tir_visit_func(&v, sched_func(g->s, g->func));
-  if (!nf.realize) return -1;
-  const TirBlock *b = &nf.realize->realize.block->block;
+  const TirStmt *rm = realize_of(g->s, g->func, g->main);
+  if (!rm) return -1;
+  const TirBlock *b = &rm->realize.block->block;
   if (b->niters == 0 || b->nwrites == 0) return -1;
   for (int r = 0; r < b->nreads; r++) {
     if (b->reads[r].buffer == b->writes[0].buffer) continue;
@@ -351,38 +356,27 @@ static int tile_main(Gen *g, SchRV block, const LoopNest *ln, int64_t unroll) {
 
 /* The loops around the block called name now; false when it is gone. */
 static bool block_nest(Gen *g, const char *name, LoopNest *ln) {
-  TirVisitor v = {0};
-  NameFinder nf = {name, NULL};
-  v.pre_stmt = find_named;
-  v.ctx = &nf;
-  const TirFunc *f = sched_func(g->s, g->func);
-  tir_visit_func(&v, f);
-  if (!nf.realize) return false;
-  find_nest(f, nf.realize, ln);
-  return true;
+  const TirStmt *r = realize_of(g->s, g->func, name);
+  if (r) find_nest(sched_func(g->s, g->func), r, ln);
+  return r != NULL;
 }
 
-/* MetaSchedule's RandomComputeLocation: each block that auto-inline kept,
- * other than the main one, that has a consumer goes under a sampled loop of
- * its first consumer, stays at the root, or is inlined.  A softmax's row sum
- * can so move into its normalization's row loop. */
+/* Whether the block called name writes a buffer the main block reads. */
 static bool feeds_main(Gen *g, const char *name) {
-  TirVisitor v = {0};
-  NameFinder nf = {name, NULL}, nm = {g->main, NULL};
-  v.pre_stmt = find_named;
-  v.ctx = &nf;
-  tir_visit_func(&v, sched_func(g->s, g->func));
-  v.ctx = &nm;
-  tir_visit_func(&v, sched_func(g->s, g->func));
-  if (!nf.realize || !nm.realize) return false;
-  const TirBlock *b = &nf.realize->realize.block->block, *m = &nm.realize->realize.block->block;
+  const TirStmt *rb = realize_of(g->s, g->func, name), *rm = realize_of(g->s, g->func, g->main);
+  if (!rb || !rm) return false;
+  const TirBlock *b = &rb->realize.block->block, *m = &rm->realize.block->block;
   for (int w = 0; w < b->nwrites; w++)
     for (int r = 0; r < m->nreads; r++)
       if (b->writes[w].buffer == m->reads[r].buffer) return true;
   return false;
 }
 
-/* Runs before the main block is tiled: decompose_reduction leaves a scope
+/* MetaSchedule's RandomComputeLocation: each block that auto-inline kept,
+ * other than the main one, that has a consumer goes under a sampled loop of
+ * its first consumer, stays at the root, or is inlined.  A softmax's row sum
+ * can so move into its normalization's row loop.
+ * Runs before the main block is tiled: decompose_reduction leaves a scope
  * that compute_at refuses (two blocks write the reduction's buffer), and a
  * producer of the main block (kept out) would share the loops tiling splits. */
 static void random_compute_locations(Gen *g, char **names, int n) {
@@ -416,18 +410,10 @@ static void parallel_vectorize_rest(Gen *g, char **names, int n) {
     SchRV *loops = NULL;
     int nl = b >= 0 ? sch_get_loops(g->s, b, &loops) : 0;
     if (nl == ln.n) {
-      int64_t ext = ln.extent[nl - 1];
-      bool vec = ln.reduce[nl - 1] == 0 && ext > 1 && (ext <= 64 || ext % 16 == 0);
-      SchRV inner = loops[nl - 1], outer = -1;
-      if (vec && ext > 64) {
-        SchRV parts[2];
-        int64_t f[2] = {ext / 16, 16};
-        vec = sch_split(g->s, loops[nl - 1], f, 2, true, false, parts) == 0;
-        outer = parts[0], inner = parts[1];
-      }
       if (nl > 1 && ln.reduce[0] == 0) sch_parallel(g->s, loops[0]);
-      else if (nl == 1 && vec && outer >= 0) sch_parallel(g->s, outer);
-      if (vec) sch_vectorize(g->s, inner);
+      SchRV outer = -1;
+      bool vec = ln.reduce[nl - 1] == 0 && vectorize_loop(g, loops[nl - 1], ln.extent[nl - 1], &outer);
+      if (nl == 1 && vec && outer >= 0) sch_parallel(g->s, outer);
     }
     free(loops);
   }
