@@ -220,12 +220,12 @@ static void progress(Search *s, int trial, const TuneResult *r) {
   fflush(f);
 }
 
-/* What the search maximizes: GFLOP/s, or calls per ms for a function
- * without arithmetic (a copy, a transpose); 0 for a failure. */
-static double perf(const TuneResult *r) {
-  if (r->status != TUNE_OK) return 0;
-  return r->gflops > 0 ? r->gflops : r->median_ms > 0 ? 1.0 / r->median_ms : 0;
+double tune_throughput(bool ok, double gflops, double median_ms) {
+  if (!ok) return 0;
+  return gflops > 0 ? gflops : median_ms > 0 ? 1.0 / median_ms : 0;
 }
+
+static double perf(const TuneResult *r) { return tune_throughput(r->status == TUNE_OK, r->gflops, r->median_ms); }
 
 static void record(Search *s, Entry *e, const TuneResult *r) {
   TuneRun *o = s->out;
@@ -339,11 +339,13 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
   s.t0 = drv_now_ms() / 1000.0;
   s.workload = tune_workload_key(g->tir);
   s.target = o->target ? xstrdup(o->target) : tune_target_string();
-  StrBuf text;
-  sb_init(&text);
-  PrintOptions popt = print_options_default();
-  print_tir_func(&text, g->tir, o->func, &popt);
-  s.func_text = sb_take(&text);
+  if (o->db) { /* the records carry it */
+    StrBuf text;
+    sb_init(&text);
+    PrintOptions popt = print_options_default();
+    print_tir_func(&text, g->tir, o->func, &popt);
+    s.func_text = sb_take(&text);
+  }
   /* A fresh search starts without a best (a second run on one measurer,
    * --compare-random, must not inherit the first one's cut-off). */
   if (o->measurer) tune_measurer_set_best(o->measurer, 0);

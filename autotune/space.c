@@ -464,24 +464,22 @@ int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions
   /* Sampled first, so that every candidate has the same decision layout. */
   int64_t unroll = sample_cat(&g, unroll_steps, 4);
   auto_inline(&g, &bi, func);
-  SchRV block = sch_get_block(s, bi.main, func);
   BlockInfo cur = {0};
   v.ctx = &cur;
   tir_visit_func(&v, sched_func(s, func));
-  LoopNest ln;
-  find_nest(sched_func(s, func), cur.main_realize, &ln);
   /* The blocks the later rules place: every one left but the main one. */
   char *rest[32];
   int nrest = 0;
   for (int i = 0; i < cur.nblocks; i++)
     if (strcmp(cur.names[i], bi.main)) rest[nrest++] = xstrdup(cur.names[i]);
   random_compute_locations(&g, rest, nrest);
-  if (nrest) { /* the main block's nest is its own still; look it up anew */
-    block = sch_get_block(s, bi.main, func);
+  if (nrest) { /* placements rebuilt the function: the main block's realize anew */
     memset(&cur, 0, sizeof cur);
     tir_visit_func(&v, sched_func(s, func));
-    find_nest(sched_func(s, func), cur.main_realize, &ln);
   }
+  SchRV block = sch_get_block(s, bi.main, func);
+  LoopNest ln;
+  find_nest(sched_func(s, func), cur.main_realize, &ln);
   int trc = block < 0 ? -1 : tile_main(&g, block, &ln, unroll);
   if (!trc) parallel_vectorize_rest(&g, rest, nrest);
   for (int i = 0; i < nrest; i++) free(rest[i]);

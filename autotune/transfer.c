@@ -26,11 +26,6 @@ typedef struct Group {
   size_t n, cap, ycap;
 } Group;
 
-static double throughput(const TuneRecord *r) {
-  if (strcmp(r->status, "ok")) return 0;
-  return r->gflops > 0 ? r->gflops : r->median_ms > 0 ? 1.0 / r->median_ms : 0;
-}
-
 /* Adds the records of db with workload key (from index first on) to g. */
 static void featurize_workload(const TuneDb *db, int first, Group *g) {
   const TuneRecord *r0 = &db->r[first];
@@ -49,7 +44,7 @@ static void featurize_workload(const TuneDb *db, int first, Group *g) {
       VEC_RESERVE(g->x, g->cap, (g->n + 1) * TUNE_NFEATURES);
       VEC_RESERVE(g->y, g->ycap, g->n + 1);
       memcpy(g->x + g->n * TUNE_NFEATURES, f, sizeof f);
-      g->y[g->n++] = throughput(r);
+      g->y[g->n++] = tune_throughput(!strcmp(r->status, "ok"), r->gflops, r->median_ms);
     }
     if (cand) ir_module_free(cand);
     diag_free(&rd);

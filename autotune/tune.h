@@ -132,6 +132,11 @@ typedef struct TuneResult {
   char msg[200];            /* why it failed */
 } TuneResult;
 
+/* What the search maximizes, and what transfer learning ranks by: GFLOP/s,
+ * or calls per ms for a function without arithmetic (a copy); 0 when the
+ * candidate failed. */
+double tune_throughput(bool ok, double gflops, double median_ms);
+
 /* What a measurement needs (the inputs and the reference outputs are built
  * once, by tune_measurer_new). */
 typedef struct TuneMeasurer TuneMeasurer;
