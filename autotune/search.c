@@ -357,11 +357,14 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
                             : tune_space_generate(m, o->func, NULL, 1, &probe, diag);
   tune_candidate_free(&probe);
   if (!prc && o->transfer && o->kind != TUNE_SEARCH_RANDOM) {
-    int nhist = 0;
-    if (tune_transfer_load(s.model, o->transfer, s.workload, &nhist, diag)) prc = -1;
-    else if (o->progress)
-      fprintf(o->progress, "[%s] %s: the cost model starts from %d records of other workloads in '%s'\n",
+    int nhist = 0, nbad = 0;
+    if (tune_transfer_load(s.model, o->transfer, s.workload, &nhist, &nbad, diag)) prc = -1;
+    else if (o->progress) {
+      fprintf(o->progress, "[%s] %s: the cost model starts from %d records of other workloads in '%s'",
               o->label ? o->label : "tune", o->func, nhist, o->transfer);
+      if (nbad) fprintf(o->progress, " (%d unreadable line%s skipped)", nbad, nbad == 1 ? "" : "s");
+      fputc('\n', o->progress);
+    }
   }
   if (prc) {
     tune_model_free(s.model);

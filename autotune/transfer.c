@@ -55,8 +55,8 @@ static void featurize_workload(const TuneDb *db, int first, Group *g) {
 }
 
 int tune_transfer_load(TuneModel *model, const char *path, const char *skip_workload, int *nrecords,
-                       DiagCtx *diag) {
-  *nrecords = 0;
+                       int *nskipped, DiagCtx *diag) {
+  *nrecords = *nskipped = 0;
   TuneDb db;
   /* A missing log is an empty database to tune_db_load, but here a mistake. */
   FILE *f = fopen(path, "r");
@@ -65,6 +65,7 @@ int tune_transfer_load(TuneModel *model, const char *path, const char *skip_work
     diag_error(diag, span_none, "tune: cannot read the transfer log '%s': %s", path, strerror(errno));
     return -1;
   }
+  *nskipped = db.skipped;
   /* Each workload once, in the order of its first record. */
   for (int i = 0; i < db.n; i++) {
     const TuneRecord *r = &db.r[i];

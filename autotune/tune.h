@@ -223,10 +223,11 @@ int tune_db_apply(IrModule **m, const char *path, DiagCtx *diag);
 /* AutoTVM's transfer learning (transfer.c): every record of the log at path
  * whose workload is not skip_workload and that carries its prim_func text
  * is rebuilt (the text parsed, the trace replayed), featurized and added to
- * the model, one group per workload.  *nrecords: the samples added.  0, or
- * -1 with an error in diag when the log cannot be read. */
+ * the model, one group per workload.  *nrecords: the samples added;
+ * *nskipped: the log's lines that did not parse.  0, or -1 with an error in
+ * diag when the log cannot be read. */
 int tune_transfer_load(TuneModel *model, const char *path, const char *skip_workload, int *nrecords,
-                       DiagCtx *diag);
+                       int *nskipped, DiagCtx *diag);
 
 /* -------------------------------------------------------------------- search */
 

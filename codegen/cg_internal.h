@@ -1,8 +1,9 @@
 /* cg_internal.h - state shared by the LLVM backend's files (private to codegen/).
  *
- * llvm_expr.c emits expressions, llvm_stmt.c statements (loops, parallel
- * outlining, allocations), llvm_func.c the entry points and module metadata,
- * llvm_target.c target machines and the optimization pipeline, jit.c ORC. */
+ * llvm_expr.c emits expressions (llvm_fast_exp.c: exp under --fast-math),
+ * llvm_stmt.c statements (loops, parallel outlining, allocations),
+ * llvm_func.c the entry points and module metadata, llvm_target.c target
+ * machines and the optimization pipeline, jit.c ORC. */
 #ifndef TVS_CODEGEN_CG_INTERNAL_H
 #define TVS_CODEGEN_CG_INTERNAL_H
 
@@ -96,6 +97,11 @@ LLVMValueRef cg_const_string(CgModule *m, const char *s);
 /* Reports an error once per function; returns a placeholder value of type ty. */
 LLVMValueRef cg_fail(CgFn *f, Span sp, LLVMTypeRef ty, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* ---- llvm_fast_exp.c */
+/* exp of a float or float vector as inline arithmetic (--fast-math): within
+ * 2 ulp of libm, and it vectorizes. */
+LLVMValueRef cg_fast_expf(CgFn *f, LLVMValueRef x);
 
 /* ---- llvm_stmt.c */
 void cg_stmt(CgFn *f, const TirStmt *s);

@@ -711,6 +711,9 @@ static LLVMValueRef libm_call(CgFn *f, const char *base, LLVMValueRef *xs, int n
 static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef *x, int n) {
   LLVMBuilderRef b = f->b;
   LLVMTypeRef ty = LLVMTypeOf(x[0]);
+  LLVMTypeRef st = lanes_of(x[0]) > 1 ? LLVMGetElementType(ty) : ty;
+  bool fast_f32 = f->m->opt->fast_math && st == f->m->f32; /* exp inline (llvm_fast_exp.c) */
+  if (op == TIR_OP_EXP && fast_f32 && n == 1) return cg_fast_expf(f, x[0]);
   if (n == e->call.op->nargs && op_llvm_intrinsic[op]) return call_intr(f, op_llvm_intrinsic[op], ty, x, n);
   if (n == e->call.op->nargs && op_libm[op]) return libm_call(f, op_libm[op], x, n);
   switch (op) { /* the ops without a column spelled out */
@@ -720,7 +723,7 @@ static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef 
     }
     case TIR_OP_SIGMOID: {
       LLVMValueRef neg = LLVMBuildFNeg(b, x[0], "");
-      LLVMValueRef ex = call_intr(f, "llvm.exp", ty, &neg, 1);
+      LLVMValueRef ex = fast_f32 ? cg_fast_expf(f, neg) : call_intr(f, "llvm.exp", ty, &neg, 1);
       LLVMValueRef den = LLVMBuildFAdd(b, const_real(f, ty, 1.0), ex, "");
       return LLVMBuildFDiv(b, const_real(f, ty, 1.0), den, "");
     }

@@ -70,7 +70,8 @@ expect 'grep -q "nonexistent" bad_db.txt && [ ! -e bad.so ]'
 
 # Transfer learning: another workload (a 32x64 by 64x32 matmul) tuned with the
 # cost model first trained on log.jsonl's six records of mm; its own log holds
-# mm's text, and a log that does not exist is an error.
+# mm's text, a log that does not exist is an error, and unreadable lines are
+# counted.
 sed -e 's/(32, 32), "float32"), B/(32, 64), "float32"), B/' -e 's/B: T.Buffer((32, 32)/B: T.Buffer((64, 32)/' \
   -e 's/T.grid(32, 32, 32)/T.grid(32, 32, 64)/' mm.tvs > mm64.tvs
 expect 'grep -q "def mm(" log.jsonl && grep -q "\"prim_func\": \"" log.jsonl'
@@ -80,6 +81,9 @@ TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm.tvs --trials 2 --transfer log.jsonl 2> self_
 expect '[ $? -eq 0 ] && grep -q "starts from 0 records" self_err.txt'
 "$TVS" tune mm64.tvs --trials 2 --transfer /nonexistent/old.jsonl > /dev/null 2> no_transfer.txt
 expect '[ $? -eq 1 ] && grep -q "cannot read the transfer log ./nonexistent/old.jsonl." no_transfer.txt'
+printf 'not json\n{"workload": "torn\n' > garbled.jsonl
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm64.tvs --trials 2 --transfer garbled.jsonl > /dev/null 2> garbled_err.txt
+expect '[ $? -eq 0 ] && grep -q "starts from 0 records of other workloads in .garbled.jsonl. (2 unreadable lines skipped)" garbled_err.txt'
 
 # A user's design space: a schedule script whose sample_* calls are the knobs.
 cat > space.sch.tvs <<'SCH'

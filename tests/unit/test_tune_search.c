@@ -277,19 +277,20 @@ static void test_search(const IrModule *m) {
   CHECK(tdb.n > 0 && tdb.r[0].prim_func && strstr(tdb.r[0].prim_func, "def mm(") != NULL);
   const char *mm_key = tdb.n > 0 ? tdb.r[0].workload : "";
   TuneModel *tm = tune_model_new(1);
-  int nrec = -1;
-  CHECK_EQ_INT(tune_transfer_load(tm, db, "another-workload", &nrec, &d), 0);
+  int nrec = -1, nbad = -1;
+  CHECK_EQ_INT(tune_transfer_load(tm, db, "another-workload", &nrec, &nbad, &d), 0);
   CHECK_EQ_INT(nrec, 12); /* the failures too (as 0); the torn line is skipped */
+  CHECK_EQ_INT(nbad, 1);
   CHECK_EQ_INT(tune_model_train(tm), 0);
   CHECK(tune_model_ready(tm));
   tune_model_free(tm);
   tm = tune_model_new(1);
-  CHECK_EQ_INT(tune_transfer_load(tm, db, mm_key, &nrec, &d), 0);
+  CHECK_EQ_INT(tune_transfer_load(tm, db, mm_key, &nrec, &nbad, &d), 0);
   CHECK_EQ_INT(nrec, 0); /* the workload tuned now is never its own history */
   CHECK(!tune_model_ready(tm));
   tune_model_free(tm);
   tm = tune_model_new(1);
-  CHECK_EQ_INT(tune_transfer_load(tm, "/nonexistent/log.jsonl", NULL, &nrec, &d), -1);
+  CHECK_EQ_INT(tune_transfer_load(tm, "/nonexistent/log.jsonl", NULL, &nrec, &nbad, &d), -1);
   CHECK(d.nerr > 0);
   d.nerr = 0;
   tune_model_free(tm);

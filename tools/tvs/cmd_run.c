@@ -979,7 +979,7 @@ static const ToolOption run_options[] = {
      "graph function: print its static memory plan (tensor, shape, bytes,\n"
      "workspace offset, live range; planned peak and unplanned total)"},
     {RUN_REPEAT, "--repeat", NULL, "N", 0, "timed runs for --time (default: adaptive) and --profile (default 20)"},
-    {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction (cpu target)"},
+    {RUN_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction, exp inline (cpu target)"},
     {RUN_CONVERT_LAYOUT, "--convert-layout", NULL, NULL, 0, "run the convert-layout stage (conv2d to NCHW16c)"},
     {RUN_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"

@@ -212,7 +212,7 @@ static const ToolOption show_options[] = {
     {SHOW_O1, "-O1", NULL, NULL, 0, show_opt_help},
     {SHOW_O2, "-O2", NULL, NULL, 0, show_opt_help},
     {SHOW_O3, "-O3", NULL, NULL, 0, show_opt_help},
-    {SHOW_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {SHOW_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction; exp inline, so it vectorizes"},
     {SHOW_CONVERT_LAYOUT, "--convert-layout", NULL, NULL, 0, "run the convert-layout stage (conv2d to NCHW16c)"},
     {SHOW_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"

@@ -42,7 +42,7 @@ static const ToolOption tune_options[] = {
      "before the first batch (AutoTVM's transfer learning)"},
     {TN_TIMEOUT, "--timeout", NULL, "SECONDS", 0, "kill a candidate running longer (default 20)"},
     {TN_BUDGET, "--budget-ms", NULL, "MS", 0, "timing budget per candidate (default 300)"},
-    {TN_FAST_MATH, "--fast-math", NULL, NULL, 0, "compile candidates with fast-math"},
+    {TN_FAST_MATH, "--fast-math", NULL, NULL, 0, "compile candidates with fast-math (reassociation, exp inline)"},
     {TN_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
      "on (the same: within an expression), off (products rounded: as the interpreter)"},

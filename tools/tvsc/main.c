@@ -59,7 +59,7 @@ static const ToolOption tvsc_options[] = {
     {OPT_MTRIPLE, "--mtriple", NULL, "TRIPLE", 0, "target triple (default: the host's; e.g. aarch64-linux-gnu)"},
     {OPT_MCPU, "--mcpu", NULL, "CPU", 0, "target CPU (default: the host's, or generic for another triple)"},
     {OPT_MATTR, "--mattr", NULL, "FEATURES", 0, "target features, e.g. +avx2,-fma (unknown features are errors)"},
-    {OPT_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction"},
+    {OPT_FAST_MATH, "--fast-math", NULL, NULL, 0, "allow reassociation and contraction; exp inline, so it vectorizes"},
     {OPT_CONVERT_LAYOUT, "--convert-layout", NULL, NULL, 0, "run the convert-layout stage (conv2d to NCHW16c)"},
     {OPT_FP_CONTRACT, "--fp-contract", NULL, "fast|on|off", 0,
      "multiply-add contraction into FMA: fast (the default, as TVM),\n"
