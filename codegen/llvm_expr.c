@@ -712,7 +712,8 @@ static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef 
   LLVMBuilderRef b = f->b;
   LLVMTypeRef ty = LLVMTypeOf(x[0]);
   LLVMTypeRef st = lanes_of(x[0]) > 1 ? LLVMGetElementType(ty) : ty;
-  bool fast_f32 = f->m->opt->fast_math && st == f->m->f32; /* exp inline (llvm_fast_exp.c) */
+  /* exp inline on the CPU (llvm_fast_exp.c); devices have their own (libdevice) */
+  bool fast_f32 = f->m->opt->fast_math && st == f->m->f32 && !f->m->device_stmt;
   if (op == TIR_OP_EXP && fast_f32 && n == 1) return cg_fast_expf(f, x[0]);
   if (n == e->call.op->nargs && op_llvm_intrinsic[op]) return call_intr(f, op_llvm_intrinsic[op], ty, x, n);
   if (n == e->call.op->nargs && op_libm[op]) return libm_call(f, op_libm[op], x, n);
