@@ -581,6 +581,11 @@ static void test_fast_exp(void) {
   CHECK(mod != NULL);
   if (!mod) return;
   TVSFunction *fn = tvs_module_get_function(mod, "fexp");
+  CHECK(fn != NULL);
+  if (!fn) {
+    tvs_module_free(mod);
+    return;
+  }
   int64_t shape[2] = {65536, 16};
   DLDataType f32 = {kDLFloat, 32, 1};
   TvsNDArray *A = tvs_ndarray_empty(2, shape, f32), *B = tvs_ndarray_empty(2, shape, f32);
@@ -618,6 +623,7 @@ static void test_fast_exp(void) {
   CHECK_EQ_INT(bad_special, 0);
   CHECK(worst <= 2);
   if (worst > 2) fprintf(stderr, "fast exp: %lld ulp\n", (long long)worst);
+  tvs_func_release(fn);
   tvs_ndarray_free(A);
   tvs_ndarray_free(B);
   tvs_ndarray_free(C);
