@@ -83,6 +83,11 @@ void cg_store(CgFn *f, const TirStmt *s);
  * is scalar: then it is broadcast). */
 LLVMValueRef cg_convert(CgFn *f, LLVMValueRef v, DType from, DType to);
 LLVMValueRef cg_splat(CgFn *f, LLVMValueRef v, int lanes);
+/* Constants of LLVM type ty, scalar or vector (splat). */
+LLVMValueRef cg_const_int(CgFn *f, LLVMTypeRef ty, uint64_t v);
+LLVMValueRef cg_const_real(CgFn *f, LLVMTypeRef ty, double v);
+/* A call of the intrinsic name overloaded on type ov. */
+LLVMValueRef cg_call_intrinsic(CgFn *f, const char *name, LLVMTypeRef ov, LLVMValueRef *args, int n);
 /* A boolean (i1 or <N x i1>) from any value: != 0. */
 LLVMValueRef cg_truth(CgFn *f, LLVMValueRef v, DType t);
 /* The element pointer for buf's data var (bitcast to its element type). */

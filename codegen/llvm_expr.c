@@ -92,7 +92,7 @@ static LLVMValueRef call_fn(CgFn *f, LLVMValueRef fn, LLVMValueRef *args, int n)
   return LLVMBuildCall2(f->b, LLVMGlobalGetValueType(fn), fn, args, (unsigned)n, "");
 }
 
-static LLVMValueRef call_intr(CgFn *f, const char *name, LLVMTypeRef ov, LLVMValueRef *args, int n) {
+LLVMValueRef cg_call_intrinsic(CgFn *f, const char *name, LLVMTypeRef ov, LLVMValueRef *args, int n) {
   LLVMValueRef fn = cg_intrinsic(f->m, name, &ov, 1);
   return call_fn(f, fn, args, n);
 }
@@ -123,13 +123,13 @@ static LLVMValueRef widen_to(CgFn *f, LLVMValueRef v, int lanes) {
 }
 
 /* An integer constant of LLVM type ty (scalar or vector). */
-static LLVMValueRef const_of(CgFn *f, LLVMTypeRef ty, uint64_t v) {
+LLVMValueRef cg_const_int(CgFn *f, LLVMTypeRef ty, uint64_t v) {
   if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind)
     return cg_splat(f, LLVMConstInt(LLVMGetElementType(ty), v, 0), (int)LLVMGetVectorSize(ty));
   return LLVMConstInt(ty, v, 0);
 }
 
-static LLVMValueRef const_real(CgFn *f, LLVMTypeRef ty, double v) {
+LLVMValueRef cg_const_real(CgFn *f, LLVMTypeRef ty, double v) {
   if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind)
     return cg_splat(f, LLVMConstReal(LLVMGetElementType(ty), v), (int)LLVMGetVectorSize(ty));
   return LLVMConstReal(ty, v);
@@ -153,11 +153,11 @@ static LLVMValueRef round_bf16(CgFn *f, LLVMValueRef v) {
   LLVMBuilderRef b = f->b;
   LLVMTypeRef ft = LLVMTypeOf(v), it = int_like(f, ft, 32);
   LLVMValueRef bits = LLVMBuildBitCast(b, v, it, "");
-  LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, const_of(f, it, 16), ""), const_of(f, it, 1), "");
-  LLVMValueRef r = LLVMBuildAdd(b, bits, LLVMBuildAdd(b, lsb, const_of(f, it, 0x7fff), ""), "");
-  r = LLVMBuildAnd(b, r, const_of(f, it, 0xffff0000u), "");
-  LLVMValueRef qnan = LLVMBuildOr(b, LLVMBuildAnd(b, bits, const_of(f, it, 0x80000000u), ""),
-                                  const_of(f, it, 0x7fc00000u), "");
+  LLVMValueRef lsb = LLVMBuildAnd(b, LLVMBuildLShr(b, bits, cg_const_int(f, it, 16), ""), cg_const_int(f, it, 1), "");
+  LLVMValueRef r = LLVMBuildAdd(b, bits, LLVMBuildAdd(b, lsb, cg_const_int(f, it, 0x7fff), ""), "");
+  r = LLVMBuildAnd(b, r, cg_const_int(f, it, 0xffff0000u), "");
+  LLVMValueRef qnan = LLVMBuildOr(b, LLVMBuildAnd(b, bits, cg_const_int(f, it, 0x80000000u), ""),
+                                  cg_const_int(f, it, 0x7fc00000u), "");
   LLVMValueRef isnan = LLVMBuildFCmp(b, LLVMRealUNO, v, v, "");
   return LLVMBuildBitCast(b, LLVMBuildSelect(b, isnan, qnan, r, ""), ft, "bf16");
 }
@@ -171,12 +171,12 @@ static LLVMValueRef f64_to_f32_odd(CgFn *f, LLVMValueRef d) {
   LLVMValueRef x = LLVMBuildFPTrunc(b, d, ft, "");
   LLVMValueRef back = LLVMBuildFPExt(b, x, LLVMTypeOf(d), "");
   LLVMValueRef inexact = LLVMBuildFCmp(b, LLVMRealONE, back, d, "");
-  LLVMValueRef fabs_back = call_intr(f, "llvm.fabs", LLVMTypeOf(d), &back, 1);
-  LLVMValueRef fabs_d = call_intr(f, "llvm.fabs", LLVMTypeOf(d), &d, 1);
+  LLVMValueRef fabs_back = cg_call_intrinsic(f, "llvm.fabs", LLVMTypeOf(d), &back, 1);
+  LLVMValueRef fabs_d = cg_call_intrinsic(f, "llvm.fabs", LLVMTypeOf(d), &d, 1);
   LLVMValueRef away = LLVMBuildFCmp(b, LLVMRealOGT, fabs_back, fabs_d, "");
   LLVMValueRef bits = LLVMBuildBitCast(b, x, it, "");
-  LLVMValueRef toward0 = LLVMBuildSelect(b, away, LLVMBuildSub(b, bits, const_of(f, it, 1), ""), bits, "");
-  LLVMValueRef odd = LLVMBuildOr(b, toward0, const_of(f, it, 1), "");
+  LLVMValueRef toward0 = LLVMBuildSelect(b, away, LLVMBuildSub(b, bits, cg_const_int(f, it, 1), ""), bits, "");
+  LLVMValueRef odd = LLVMBuildOr(b, toward0, cg_const_int(f, it, 1), "");
   return LLVMBuildBitCast(b, LLVMBuildSelect(b, inexact, odd, bits, ""), ft, "");
 }
 
@@ -350,7 +350,7 @@ static LLVMValueRef float_binop(CgFn *f, TirExprKind k, DType t, LLVMValueRef a,
       /* in double, rounded once (as the interpreter does) */
       LLVMValueRef x = to_f64(f, a, t), y = to_f64(f, bv, t);
       LLVMValueRef q = LLVMBuildFDiv(b, x, y, "");
-      q = call_intr(f, "llvm.floor", LLVMTypeOf(q), &q, 1);
+      q = cg_call_intrinsic(f, "llvm.floor", LLVMTypeOf(q), &q, 1);
       if (k == TIR_FLOORMOD) q = LLVMBuildFSub(b, x, LLVMBuildFMul(b, q, y, ""), "");
       return from_f64(f, q, t);
     }
@@ -480,7 +480,7 @@ static LLVMValueRef fused_mul_add(CgFn *f, const TirExpr *e, bool in_index) {
     else x = LLVMBuildFNeg(f->b, x, "");           /* c - a*b = (-a)*b + c */
   }
   LLVMValueRef args[3] = {x, y, c};
-  return call_intr(f, "llvm.fmuladd", LLVMTypeOf(x), args, 3);
+  return cg_call_intrinsic(f, "llvm.fmuladd", LLVMTypeOf(x), args, 3);
 }
 
 static LLVMValueRef binary(CgFn *f, const TirExpr *e, bool in_index) {
@@ -526,7 +526,7 @@ static LLVMValueRef from_mem(CgFn *f, LLVMValueRef v, DType t) {
   if (t.code == DT_BOOL) return LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
   if (t.code == DT_BFLOAT) {
     LLVMTypeRef it = int_like(f, LLVMTypeOf(v), 32);
-    LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, v, it, ""), const_of(f, it, 16), "");
+    LLVMValueRef w = LLVMBuildShl(b, LLVMBuildZExt(b, v, it, ""), cg_const_int(f, it, 16), "");
     return LLVMBuildBitCast(b, w, float_like(f, it, f->m->f32), "");
   }
   return v;
@@ -538,7 +538,7 @@ static LLVMValueRef to_mem(CgFn *f, LLVMValueRef v, DType t) {
   if (t.code == DT_BOOL) return LLVMBuildZExt(b, v, int_like(f, LLVMTypeOf(v), 8), "");
   if (t.code == DT_BFLOAT) {
     LLVMTypeRef it = int_like(f, LLVMTypeOf(v), 32);
-    LLVMValueRef w = LLVMBuildLShr(b, LLVMBuildBitCast(b, v, it, ""), const_of(f, it, 16), "");
+    LLVMValueRef w = LLVMBuildLShr(b, LLVMBuildBitCast(b, v, it, ""), cg_const_int(f, it, 16), "");
     return LLVMBuildTrunc(b, w, int_like(f, it, 16), "");
   }
   return v;
@@ -715,18 +715,18 @@ static LLVMValueRef math_op(CgFn *f, const TirExpr *e, TirOpId op, LLVMValueRef 
   /* exp inline on the CPU (llvm_fast_exp.c); devices have their own (libdevice) */
   bool fast_f32 = f->m->opt->fast_math && st == f->m->f32 && !f->m->device_stmt;
   if (op == TIR_OP_EXP && fast_f32 && n == 1) return cg_fast_expf(f, x[0]);
-  if (n == e->call.op->nargs && op_llvm_intrinsic[op]) return call_intr(f, op_llvm_intrinsic[op], ty, x, n);
+  if (n == e->call.op->nargs && op_llvm_intrinsic[op]) return cg_call_intrinsic(f, op_llvm_intrinsic[op], ty, x, n);
   if (n == e->call.op->nargs && op_libm[op]) return libm_call(f, op_libm[op], x, n);
   switch (op) { /* the ops without a column spelled out */
     case TIR_OP_RSQRT: {
-      LLVMValueRef s = call_intr(f, "llvm.sqrt", ty, x, 1);
-      return LLVMBuildFDiv(b, const_real(f, ty, 1.0), s, "");
+      LLVMValueRef s = cg_call_intrinsic(f, "llvm.sqrt", ty, x, 1);
+      return LLVMBuildFDiv(b, cg_const_real(f, ty, 1.0), s, "");
     }
     case TIR_OP_SIGMOID: {
       LLVMValueRef neg = LLVMBuildFNeg(b, x[0], "");
-      LLVMValueRef ex = fast_f32 ? cg_fast_expf(f, neg) : call_intr(f, "llvm.exp", ty, &neg, 1);
-      LLVMValueRef den = LLVMBuildFAdd(b, const_real(f, ty, 1.0), ex, "");
-      return LLVMBuildFDiv(b, const_real(f, ty, 1.0), den, "");
+      LLVMValueRef ex = fast_f32 ? cg_fast_expf(f, neg) : cg_call_intrinsic(f, "llvm.exp", ty, &neg, 1);
+      LLVMValueRef den = LLVMBuildFAdd(b, cg_const_real(f, ty, 1.0), ex, "");
+      return LLVMBuildFDiv(b, cg_const_real(f, ty, 1.0), den, "");
     }
     case TIR_OP_FMOD: return LLVMBuildFRem(b, x[0], x[1], "");
     default:
@@ -744,7 +744,7 @@ static LLVMValueRef shift(CgFn *f, TirOpId op, DType at, DType st, LLVMValueRef 
     s = cg_convert(f, s, st, dt_with_lanes(st.code == DT_INT ? dt_int32 : dt_uint32, lanes_of(s)));
     sw = st.code == DT_INT ? dt_int32 : dt_uint32;
   }
-  LLVMValueRef oor = LLVMBuildICmp(b, LLVMIntUGE, s, const_of(f, LLVMTypeOf(s), bits), "");
+  LLVMValueRef oor = LLVMBuildICmp(b, LLVMIntUGE, s, cg_const_int(f, LLVMTypeOf(s), bits), "");
   LLVMValueRef amt;
   if (sw.bits > bits) amt = LLVMBuildTrunc(b, s, ty, "");
   else if (sw.bits < bits) amt = LLVMBuildZExt(b, s, ty, "");
@@ -755,7 +755,7 @@ static LLVMValueRef shift(CgFn *f, TirOpId op, DType at, DType st, LLVMValueRef 
     fill = LLVMConstNull(ty);
   } else if (at.code == DT_INT) {
     r = LLVMBuildAShr(b, a, amt, "");
-    fill = LLVMBuildAShr(b, a, const_of(f, ty, bits - 1), "");
+    fill = LLVMBuildAShr(b, a, cg_const_int(f, ty, bits - 1), "");
   } else {
     r = LLVMBuildLShr(b, a, amt, "");
     fill = LLVMConstNull(ty);
@@ -869,7 +869,7 @@ static LLVMValueRef call_int_bit(CgFn *f, const TirExpr *e, LLVMValueRef *x, int
       if (n != 2) return cg_fail(f, e->span, rty, "codegen: T.%s takes two operands", op->name);
       r = shift(f, op->id, ae, dt_element(bt), x[0], x[1]);
       break;
-    case TIR_OP_POPCOUNT: r = call_intr(f, "llvm.ctpop", LLVMTypeOf(x[0]), x, 1); break;
+    case TIR_OP_POPCOUNT: r = cg_call_intrinsic(f, "llvm.ctpop", LLVMTypeOf(x[0]), x, 1); break;
     default: return cg_fail(f, e->span, rty, "codegen: T.%s is not supported", op->name);
   }
   /* the result as dtype rt: the low bits (bool: bit 0), a count for popcount */
@@ -893,8 +893,8 @@ static LLVMValueRef call_classify(CgFn *f, const TirExpr *e, LLVMValueRef *x, in
   } else if (id == TIR_OP_ISNAN) {
     r = LLVMBuildFCmp(b, LLVMRealUNO, x[0], x[0], "");
   } else {
-    LLVMValueRef a = call_intr(f, "llvm.fabs", LLVMTypeOf(x[0]), x, 1);
-    LLVMValueRef inf = const_real(f, LLVMTypeOf(x[0]), INFINITY);
+    LLVMValueRef a = cg_call_intrinsic(f, "llvm.fabs", LLVMTypeOf(x[0]), x, 1);
+    LLVMValueRef inf = cg_const_real(f, LLVMTypeOf(x[0]), INFINITY);
     r = LLVMBuildFCmp(b, id == TIR_OP_ISINF ? LLVMRealOEQ : LLVMRealOLT, a, inf, "");
   }
   return cg_convert(f, r, dt_bool, dt_with_lanes(dt_element(e->dtype), lanes));
