@@ -233,6 +233,44 @@ static char *search(const IrModule *m, TuneMeasurer *t, const char *db, int tria
   return rc ? NULL : xstrdup(run->best_trace);
 }
 
+/* A candidate as fast as the best is timed, not cut short as "over 4x
+ * slower": its cold first run plus the output check (a million elements
+ * here, far longer than the copy itself) once decided that. */
+static void test_measure_cutoff(void) {
+  static const char cp_src[] =
+      "@T.prim_func\n"
+      "def cp(A: T.Buffer((1048576,), \"float32\"), B: T.Buffer((1048576,), \"float32\")):\n"
+      "    T.func_attr({\"global_symbol\": \"cp\", \"tir.noalias\": True})\n"
+      "    for i in range(1048576):\n"
+      "        with T.block(\"B\"):\n"
+      "            vi = T.axis.remap(\"S\", [i])\n"
+      "            B[vi] = A[vi] * T.float32(2)\n";
+  unsetenv("TVS_TUNE_FAKE_TIME");
+  unsetenv("TVS_TUNE_FAULT");
+  SourceFile *cs = src_from_string("cp.tvs", cp_src, strlen(cp_src));
+  DiagCtx d;
+  diag_init(&d, stderr);
+  IrModule *m = tvs_load_module(cs, &d);
+  TuneMeasureOptions mo = {1, 20, 60.0, false, 1, NULL, CG_FP_CONTRACT_FAST, 0};
+  TuneMeasurer *t = m ? tune_measurer_new(m, "cp", &mo, &d) : NULL;
+  diag_flush(&d);
+  CHECK(t != NULL);
+  if (t) {
+    TuneResult r1, r2;
+    tune_measure(t, m, 0, &r1);
+    CHECK_EQ_STR(tune_status_name(r1.status), "ok");
+    tune_measurer_set_best(t, r1.median_ms);
+    tune_measure(t, m, 1, &r2);
+    CHECK_EQ_STR(tune_status_name(r2.status), "ok");
+    CHECK(r2.median_ms < 3 * r1.median_ms);
+    CHECK(r2.reps > 1); /* timed, not cut after one run */
+    tune_measurer_free(t);
+  }
+  if (m) ir_module_free(m);
+  diag_free(&d);
+  src_free(cs);
+}
+
 static void test_search(const IrModule *m) {
   setenv("TVS_TUNE_FAKE_TIME", "1", 1);
   setenv("TVS_TUNE_FAULT", "crash=1,hang=2,wrong=3", 1);
@@ -322,6 +360,7 @@ int main(void) {
     test_model();
     test_model_groups();
     test_space_locations();
+    test_measure_cutoff();
     test_search(m);
     ir_module_free(m);
   }
