@@ -3,10 +3,16 @@
  * in the spirit of MetaSchedule's per-store features: for every buffer store
  * the arithmetic it does by kind, the loop kinds around it (parallel,
  * vectorized, unrolled extents), how each access moves with the innermost
- * loop (stride 0 = reuse, 1 = contiguous, larger = strided) and the bytes
- * touched under the innermost 1..5 loops (a cache-footprint proxy).  The
+ * loop (stride 0 = reuse, 1 = contiguous, larger = strided), the stride of
+ * the innermost loop that moves it (TVM's "stride"), and the bytes touched
+ * under the innermost 1..5 loops (a cache-footprint proxy).  Unit loops
+ * (extent 1, which split with preserve_unit_iters leaves) are not counted:
+ * they run once, and seen as "the innermost loop" they would hide the loop
+ * that really moves the accesses.  The
  * heaviest store's vector (most executions) plus totals is the candidate's
- * row; counts are log2(1 + x) as TVM scales them. */
+ * row, with the number of outermost loop nests (stages fused under one
+ * loop, as compute_at leaves them, or each in its own nest: the heaviest
+ * store alone cannot tell the two apart); counts are log2(1 + x) as TVM scales them. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -22,10 +28,10 @@
 enum {
   F_FADD, F_FMUL, F_FDIV, F_FMINMAX, F_CALL, F_IARITH, F_CMP,
   F_PAR, F_VEC, F_UNROLL, F_NLOOPS, F_INNER,
-  F_S0, F_S1, F_SN, F_MAXSTRIDE,
+  F_S0, F_S1, F_SN, F_MAXSTRIDE, F_MOVE_STRIDE,
   F_FOOT, /* 5 levels */
   F_REUSE = F_FOOT + 5, /* 5 levels */
-  F_ALLOC = F_REUSE + 5, F_NALLOC, F_EXEC, F_OUTER_SERIAL, F_NSTORES, F_TOTAL_EXEC, F_NLOADS, F_LOCAL,
+  F_ALLOC = F_REUSE + 5, F_NALLOC, F_EXEC, F_OUTER_SERIAL, F_NSTORES, F_TOTAL_EXEC, F_NLOADS, F_LOCAL, F_NROOTS,
   F_COUNT
 };
 
@@ -40,7 +46,7 @@ typedef struct Walk {
   int depth;
   float best[TUNE_NFEATURES];
   double best_exec, total_exec, alloc_bytes;
-  int nstores, nallocs;
+  int nstores, nallocs, nroots;
 } Walk;
 
 static float lg(double x) { return (float)log2(1.0 + (x > 0 ? x : 0)); }
@@ -125,6 +131,13 @@ static void access_features(const Walk *w, const TirExpr *idx, size_t bytes, flo
     double s = c == UNKNOWN ? 1e6 : fabs((double)c);
     if (lg(s) > f[F_MAXSTRIDE]) f[F_MAXSTRIDE] = lg(s);
   }
+  for (int k = w->depth - 1; k >= 0; k--) {
+    int64_t c = coef(idx, w->loops[k].var);
+    if (c == 0) continue;
+    double s = c == UNKNOWN ? 1e6 : fabs((double)c);
+    if (lg(s) > f[F_MOVE_STRIDE]) f[F_MOVE_STRIDE] = lg(s);
+    break;
+  }
   double touched = (double)bytes, reuse = 1;
   for (int l = 0; l < 5; l++) {
     int k = w->depth - 1 - l;
@@ -178,6 +191,11 @@ static void store_features(Walk *w, const TirStmt *s) {
 static void walk_stmt(Walk *w, const TirStmt *s);
 
 static void walk_for(Walk *w, const TirStmt *s) {
+  if (s->loop.extent->kind == TIR_INT && s->loop.extent->ival == 1) {
+    walk_stmt(w, s->loop.body);
+    return;
+  }
+  if (w->depth == 0) w->nroots++;
   if (w->depth < MAX_DEPTH) {
     Loop *L = &w->loops[w->depth];
     L->var = s->loop.var;
@@ -237,6 +255,7 @@ int tune_features(const IrModule *m, const char *func, float *out) {
   out[F_NALLOC] = (float)w.nallocs;
   out[F_NSTORES] = (float)w.nstores;
   out[F_TOTAL_EXEC] = lg(w.total_exec);
+  out[F_NROOTS] = (float)w.nroots;
   ir_module_free(low);
   return 0;
 }
