@@ -18,12 +18,14 @@
 #include "base/vec.h"
 #include "driver/run.h"
 #include "ir/printer.h"
+#include "ir/structural_equal.h"
 
-/* A candidate with its features and predicted score. */
+/* A candidate with its features, predicted score and module hash. */
 typedef struct Entry {
   TuneCandidate c;
   float feat[TUNE_NFEATURES];
   float score;
+  uint64_t key;   /* structural hash of the scheduled module */
 } Entry;
 
 typedef struct Search {
@@ -32,7 +34,7 @@ typedef struct Search {
   DiagCtx *diag;
   TuneModel *model;
   uint64_t rng;
-  uint64_t *seen;            /* decision hashes measured or queued */
+  uint64_t *seen;            /* module hashes measured or queued */
   size_t nseen, capseen;
   TuneDecisions *mdec;       /* measured ok candidates, best first */
   double *mgf;
@@ -74,17 +76,27 @@ static bool make_entry(Search *s, const TuneDecisions *dec, Entry *e) {
   diag_free(&d);
   if (!ok) tune_candidate_free(&e->c);
   e->score = 0;
+  e->key = ok ? shash_module(e->c.mod) : 0;
   return ok;
 }
 
-/* Fresh random candidates not seen, into v (up to want more). */
+/* Whether e's module is measured, queued, or among v[0..n). */
+static bool duplicate(const Search *s, const Entry *e, const Entry *v, size_t n) {
+  bool dup = seen(s, e->key);
+  for (size_t i = 0; i < n && !dup; i++) dup = v[i].key == e->key;
+  return dup;
+}
+
+/* Fresh random candidates not seen, into v (up to want more).  Candidates
+ * are told apart by their modules, not their decisions, as MetaSchedule's
+ * search does: decisions that differ only where they change nothing (an
+ * unroll depth past the product of the loops it may unroll) make one
+ * module, and measuring it again would spend a trial on nothing. */
 static void add_random(Search *s, Entry **v, size_t *n, size_t *cap, size_t want) {
   for (size_t tries = 0; want > 0 && tries < want * 6 + 8; tries++) {
     Entry e;
     if (!make_entry(s, NULL, &e)) continue;
-    uint64_t h = tune_decisions_hash(&e.c.dec);
-    bool dup = seen(s, h);
-    for (size_t i = 0; i < *n && !dup; i++) dup = tune_decisions_hash(&(*v)[i].c.dec) == h;
+    bool dup = duplicate(s, &e, *v, *n);
     if (dup) {
       entry_free(&e);
       continue;
@@ -118,10 +130,14 @@ static void evolve(Search *s, Entry **pop, size_t *n, size_t *cap, size_t nchild
     TuneDecisions child;
     if (!tune_mutate(&(a->score >= b->score ? a : b)->c.dec, &s->rng, &child)) continue;
     uint64_t h = tune_decisions_hash(&child);
-    bool dup = seen(s, h);
+    bool dup = false; /* the same decisions: not built again */
     for (size_t i = 0; i < *n && !dup; i++) dup = tune_decisions_hash(&(*pop)[i].c.dec) == h;
     Entry e;
     if (dup || !make_entry(s, &child, &e)) continue;
+    if (duplicate(s, &e, *pop, *n)) {
+      entry_free(&e);
+      continue;
+    }
     VEC_PUSH(*pop, *n, *cap, e);
     k++;
   }
@@ -159,10 +175,9 @@ static size_t choose_batch(Search *s, Entry **out, size_t want) {
     qsort(pop, n, sizeof *pop, by_score);
     size_t keep = 0;
     for (size_t i = 0; i < n; i++) {
-      uint64_t h = tune_decisions_hash(&pop[i].c.dec);
-      if (nb < nexploit / 2 && !seen(s, h)) {
+      if (nb < nexploit / 2 && !seen(s, pop[i].key)) {
         VEC_PUSH(batch, nb, capb, pop[i]);
-        mark_seen(s, h);
+        mark_seen(s, pop[i].key);
       } else pop[keep++] = pop[i];
     }
     n = keep;
@@ -174,9 +189,9 @@ static size_t choose_batch(Search *s, Entry **out, size_t want) {
   }
   /* Measured parents stay out of the batch; the rest by score. */
   for (size_t i = 0; i < n; i++) {
-    if (nb < nexploit && !seen(s, tune_decisions_hash(&pop[i].c.dec))) {
+    if (nb < nexploit && !seen(s, pop[i].key)) {
       VEC_PUSH(batch, nb, capb, pop[i]);
-      mark_seen(s, tune_decisions_hash(&pop[i].c.dec));
+      mark_seen(s, pop[i].key);
     } else entry_free(&pop[i]);
   }
   free(pop);
@@ -241,7 +256,7 @@ static void record(Search *s, Entry *e, const TuneResult *r) {
   }
   o->best_curve[t] = o->best_gflops;
   o->time_curve[t] = drv_now_ms() / 1000.0 - s->t0;
-  mark_seen(s, tune_decisions_hash(&e->c.dec));
+  mark_seen(s, e->key);
   tune_model_add(s->model, e->feat, p);
   if (ok) insert_measured(s, &e->c.dec, p);
   if (s->o->db) {

@@ -333,6 +333,31 @@ static void test_search(const IrModule *m) {
   d.nerr = 0;
   tune_model_free(tm);
   tune_db_free(&tdb);
+  /* No module is measured twice: decisions that change nothing (an unroll
+   * depth past what the loops can unroll) do not make a new candidate. */
+  char db2[] = "/tmp/tvs_test_tune_XXXXXX";
+  fd = mkstemp(db2);
+  close(fd);
+  TuneRun r4;
+  free(search(m, tl, db2, 32, &r4));
+  TuneDb d2;
+  CHECK_EQ_INT(tune_db_load(db2, &d2), 0);
+  CHECK_EQ_INT(d2.n, 32);
+  uint64_t keys[32];
+  int ndistinct = 0;
+  for (int i = 0; i < d2.n && i < 32; i++) {
+    TuneCandidate c;
+    if (tune_space_generate(m, "mm", &d2.r[i].dec, 0, &c, &d)) continue;
+    uint64_t k = shash_module(c.mod);
+    bool dup = false;
+    for (int j = 0; j < ndistinct; j++) dup |= keys[j] == k;
+    if (!dup) keys[ndistinct++] = k;
+    tune_candidate_free(&c);
+  }
+  CHECK_EQ_INT(ndistinct, 32);
+  tune_db_free(&d2);
+  tune_run_free(&r4);
+  remove(db2);
   /* Applying the database gives the best candidate's module. */
   IrModule *mm = ir_module_copy(m);
   CHECK_EQ_INT(tune_db_apply(&mm, db, &d), 1);
