@@ -9,7 +9,9 @@ log, and prints how many trials the cost-model search needed to reach 90% of its
 final best, how many random search needed to reach the same figure ("> N": not
 within N trials; --random-extend F runs random search alone with F times the
 budget when it never got there, to count what it needs), and whether the model
-needed at most half of random's.
+needed at most half of random's.  "random expected" is the trial at which
+random search reaches the mark on average over the orders its measured
+candidates could have come in: one seed's order can be lucky.
 Not a test: it prints figures (and one SVG curve per kernel in OUT_DIR).
 
 usage: bench/tune/compare_search.py BUILD_DIR [--trials N] [--seed S] [--out DIR]
@@ -37,6 +39,7 @@ KERNELS = [
     ("mean_bias_relu", os.path.join(HERE, "kernels/mean_bias_relu.tvs")),
 ]
 LINE = re.compile(r"^\[(tune|random)\] [^:]+: trial (\d+)/\d+: .*best ([0-9.]+) GFLOP/s")
+TRIAL = re.compile(r"^\[(tune|random)\] [^:]+: trial \d+/\d+: (?:([0-9.]+) GFLOP/s)?")
 
 
 def curves(log):
@@ -47,6 +50,25 @@ def curves(log):
         if m:
             out[m.group(1)].append(float(m.group(3)))
     return out
+
+
+def samples(log, search):
+    """Each trial's own GFLOP/s (0 for a failed one) of one search, from the progress lines."""
+    out = []
+    for line in log.splitlines():
+        m = TRIAL.match(line)
+        if m and m.group(1) == search:
+            out.append(float(m.group(2)) if m.group(2) else 0.0)
+    return out
+
+
+def expected_first(values, target):
+    """The expected trial at which random search first reaches target, were its
+    measured candidates drawn in a random order: (N + 1) / (K + 1) for K of N
+    reaching it (None when none does).  One seed's order can be lucky or not;
+    this is the figure that order scatters around."""
+    k = sum(1 for v in values if v >= target)
+    return (len(values) + 1) / (k + 1) if k else None
 
 
 def first_reaching(curve, target):
@@ -114,6 +136,7 @@ def main():
         target = 0.9 * (cm[-1] if cm else 0)
         t_cm, t_rnd = first_reaching(cm, target), first_reaching(rnd, target)
         budget = a.trials
+        rnd_values = samples(log, "random")
         if t_rnd is None and a.random_extend > 1:
             # the same seed draws the same random candidates first, so this run
             # continues random search's curve beyond the shared budget
@@ -129,21 +152,27 @@ def main():
             with open(ext_log, "w") as f:
                 f.write(elog)
             t_rnd = first_reaching(curves(elog)["tune"], target)
+            rnd_values = samples(elog, "tune")
         # random never reaching the target within the budget counts as the budget + 1
         ok = t_cm is not None and t_cm <= ((t_rnd if t_rnd is not None else budget + 1) / 2)
-        rows.append((name, cm[-1] if cm else 0, rnd[-1] if rnd else 0, t_cm, t_rnd, ok, budget))
+        e_rnd = expected_first(rnd_values, target)
+        rows.append((name, cm[-1] if cm else 0, rnd[-1] if rnd else 0, t_cm, t_rnd, ok, budget, e_rnd,
+                     len(rnd_values)))
         print(f"{name}: done in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
     print(f"cost-model vs random search, {a.trials} trials each, seed {a.seed}, 1 thread "
           f"(GFLOP/s over the worker's CPU time); target: 90% of the cost model's final best"
           + (f"; cost model first trained on the other kernels' logs in {a.transfer_from}" if a.transfer_from else ""))
     print(f"{'kernel':<16}{'model best':>11}{'random best':>12}{'target':>8}{'model trials':>13}{'random trials':>14}"
-          f"{'  <= half?':>10}")
-    for name, b_cm, b_rnd, t_cm, t_rnd, ok, budget in rows:
+          f"{'  <= half?':>10}{'random expected':>17}")
+    for name, b_cm, b_rnd, t_cm, t_rnd, ok, budget, e_rnd, n_rnd in rows:
         fmt = lambda t: str(t) if t is not None else f"> {budget}"
+        exp = f"{e_rnd:.1f}" if e_rnd is not None else f"> {n_rnd}"
         print(f"{name:<16}{b_cm:>11.2f}{b_rnd:>12.2f}{0.9 * b_cm:>8.2f}{fmt(t_cm):>13}{fmt(t_rnd):>14}"
-              f"{'yes' if ok else 'no':>10}")
+              f"{'yes' if ok else 'no':>10}{exp:>17}")
     n_ok = sum(1 for r in rows if r[5])
     print(f"cost model within half of random's trials on {n_ok} of {len(rows)} kernels (goal: 4 of 5)")
+    print("random expected: the trial at which random search reaches the target on average over the orders "
+          "its measured candidates could have come in, (N + 1) / (K + 1) for K of its N candidates reaching it")
     return 0
 
 
