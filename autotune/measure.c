@@ -205,6 +205,12 @@ static double fake_time_ms(const IrModule *m) {
   return 1.0 + (double)(h % 10007) / 1000.0;
 }
 
+/* r records a failed call (the runtime's last error). */
+static void run_failed(TuneResult *r) {
+  r->status = TUNE_ERR_RUN;
+  snprintf(r->msg, sizeof r->msg, "%s", tvs_get_last_error());
+}
+
 /* One call's wall time in ms (-1: the call failed). */
 static double timed_call(CallCtx *cc) {
   double t0 = drv_now_ms();
@@ -229,15 +235,13 @@ static void time_candidate(CandCtx *c, DrvRunner *ru, double first_ms, TuneResul
     r->median_ms = r->min_ms = warm_ms < first_ms ? warm_ms : first_ms;
     r->reps = 1;
   } else if (warm_ms < 0) {
-    r->status = TUNE_ERR_RUN;
-    snprintf(r->msg, sizeof r->msg, "%s", tvs_get_last_error());
+    run_failed(r);
     return;
   } else {
     DrvTimeOptions to = {3, 0, 1, t->o.budget_ms};
     DrvTiming tm;
     if (drv_time_calls(call_once, &cc, &to, &tm)) {
-      r->status = TUNE_ERR_RUN;
-      snprintf(r->msg, sizeof r->msg, "%s", tvs_get_last_error());
+      run_failed(r);
       return;
     }
     /* On one thread all the work runs on the calling thread: its CPU time
@@ -329,8 +333,7 @@ static void run_candidate(void *ctx, TuneResult *r) {
     r->status = TUNE_ERR_BUILD;
     first_error(&d, "does not compile", r->msg, sizeof r->msg);
   } else if (first_ms < 0) {
-    r->status = TUNE_ERR_RUN;
-    snprintf(r->msg, sizeof r->msg, "%s", tvs_get_last_error());
+    run_failed(r);
   } else if (c->reference) {
     size_t off = 0;
     for (int i = 0; i < t->n; i++)
