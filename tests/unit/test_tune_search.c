@@ -262,7 +262,7 @@ static void test_measure_cutoff(void) {
     tune_measurer_set_best(t, r1.median_ms);
     /* A loaded machine (the sanitizer build beside other tests, on a shared
      * second core) can stall one measurement past 4x; five tries in a row
-     * cannot all stall.  Before the fix every try was cut: the output check
+     * all stalling is unlikely.  Before the fix every try was cut: the output check
      * alone takes many times the copy, every time. */
     bool timed = false;
     for (int try = 0; try < 5 && !timed; try++) {
