@@ -2,7 +2,8 @@
  *
  * Each buffer allocated by a block shrinks to the region its accesses inside
  * that block can touch: per dimension, the symbolic bounds of every index
- * relaxed over the loops inside the block (outer loop vars stay symbolic),
+ * relaxed over the loops inside the block (outer loop vars stay symbolic,
+ * but a loop of extent 1 is its min, as TVM's analyzer binds such a range),
  * whose union must have a constant extent no larger than the old one.  The
  * accesses then subtract the region's start.  When that cannot be shown the
  * dimension keeps its shape (never wrong, only less compact).  Thread-bound
@@ -42,6 +43,8 @@ typedef struct CompactCtx {
   PtrVec owners;             /* BLOCK stmts that allocate */
   const TirStmt *cur;        /* the owner being walked */
   PtrVec thread_loops;       /* collection: the thread-bound loops around the current statement */
+  PtrVec unit_loops;         /* collection: the loops of extent 1 around the current statement */
+  PtrVec owner_units;        /* per owner (same order as owners): a PtrVec* of its enclosing unit loops */
   IrPtrMap inner;            /* vars defined inside the current owner */
 } CompactCtx;
 
@@ -119,16 +122,32 @@ static void relaxed_threads(CompactCtx *c, Compact *k) {
   }
 }
 
+/* A loop of extent 1 runs once, at its min: its var is that constant (as
+ * TVM's analyzer binds a range of extent 1), so a tile of a unit outer loop
+ * (i_0 * 1056 + i_1 * 66 + ... beside i_1 * 66 + ...) still compacts. */
+static bool unit_loop(const TirStmt *s) {
+  int64_t e;
+  return s->kind == TIR_S_FOR && s->loop.kind != TIR_FOR_THREAD_BINDING && tir_is_const_int(s->loop.extent, &e) &&
+         e == 1;
+}
+
 static void collect_post_stmt(TirVisitor *v, const TirStmt *s) {
   CompactCtx *c = v->ctx;
   if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING) c->thread_loops.len--;
+  if (unit_loop(s)) c->unit_loops.len--;
 }
 
 static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
   CompactCtx *c = v->ctx;
   if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING) pv_push(&c->thread_loops, (void *)s);
+  if (unit_loop(s)) pv_push(&c->unit_loops, (void *)s);
   if (s->kind != TIR_S_BLOCK) return true;
-  if (s->block.nallocs) pv_push(&c->owners, (void *)s);
+  if (s->block.nallocs) {
+    pv_push(&c->owners, (void *)s);
+    PtrVec *units = xcalloc(1, sizeof *units);
+    for (int i = 0; i < c->unit_loops.len; i++) pv_push(units, c->unit_loops.items[i]);
+    pv_push(&c->owner_units, units);
+  }
   for (int i = 0; i < s->block.nallocs; i++) {
     TirBuffer *b = s->block.allocs[i];
     Compact *k = xcalloc(1, sizeof *k);
@@ -333,6 +352,18 @@ static TirBufferRegion *shift_regions(TirMutator *m, TirBufferRegion *rs, int n,
   return out;
 }
 
+/* A unit loop's var is its min while the accesses below it are shifted, so
+ * `i_0 * 8 + i_2 - 0` simplifies to `i_2` as the region's start did. */
+static TirStmt *rw_for(TirMutator *m, TirStmt *s) {
+  CompactCtx *c = m->ctx;
+  if (!unit_loop(s)) return tir_mutate_stmt_children(m, s);
+  arith_push(c->a);
+  arith_bind_value(c->a, s->loop.var, s->loop.min);
+  TirStmt *r = tir_mutate_stmt_children(m, s);
+  arith_pop(c->a);
+  return r;
+}
+
 static TirStmt *rw_block(TirMutator *m, TirStmt *s) {
   TirStmt *r = tir_mutate_stmt_children(m, s);
   bool changed = false;
@@ -372,6 +403,11 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     v.ctx = &c;
     ir_ptrmap_clear(&c.inner);
     c.cur = owner;
+    const PtrVec *units = c.owner_units.items[i];
+    for (int j = 0; j < units->len; j++) {
+      const TirStmt *l = units->items[j];
+      arith_bind_value(c.a, l->loop.var, l->loop.min);
+    }
     tir_visit_stmt(&v, owner->block.body);
     if (owner->block.init) tir_visit_stmt(&v, owner->block.init);
     for (int j = 0; j < owner->block.nallocs; j++) {
@@ -389,6 +425,7 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     m.expr[TIR_LOAD] = rw_load;
     m.stmt[TIR_S_STORE] = rw_store;
     m.stmt[TIR_S_BLOCK] = rw_block;
+    m.stmt[TIR_S_FOR] = rw_for;
     m.ctx = &c;
     body = tir_mutate_stmt(&m, f->body);
     tir_mutator_free(&m);
@@ -398,6 +435,12 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     free(((Compact *)c.all.items[i])->threads);
     free(c.all.items[i]);
   }
+  for (int i = 0; i < c.owner_units.len; i++) {
+    pv_free(c.owner_units.items[i]);
+    free(c.owner_units.items[i]);
+  }
+  pv_free(&c.owner_units);
+  pv_free(&c.unit_loops);
   pv_free(&c.thread_loops);
   pv_free(&c.all);
   pv_free(&c.owners);

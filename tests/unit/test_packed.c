@@ -5,6 +5,7 @@
 #include "runtime/tvs_runtime.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -729,6 +730,54 @@ static void test_workspace(void) {
   CHECK_EQ_INT(tvs_backend_free_workspace(NULL), 0);
 }
 
+/* Large workspaces come back from the pool on the next call (not under
+ * ASan, where the pool is off so that a use after free still reports). */
+static void test_workspace_pool(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  bool pooled = false;
+#else
+  bool pooled = true;
+#endif
+  enum { BIG = 3 << 20 };
+  char *a = tvs_backend_alloc_workspace(BIG, 64);
+  char *b = tvs_backend_alloc_workspace(BIG, 4096);
+  CHECK(a && b && a != b && (uintptr_t)a % 64 == 0 && (uintptr_t)b % 4096 == 0);
+  memset(a, 1, BIG);
+  memset(b, 2, BIG);
+  tvs_backend_free_workspace(a);
+  tvs_backend_free_workspace(b);
+  /* the same sizes again: the same two blocks, in either order */
+  char *c = tvs_backend_alloc_workspace(BIG, 64), *d = tvs_backend_alloc_workspace(BIG - 100, 64);
+  CHECK(c && d && c != d);
+  if (pooled) CHECK((c == a && d == b) || (c == b && d == a));
+  memset(d, 3, BIG - 100);
+  tvs_backend_free_workspace(c);
+  tvs_backend_free_workspace(d);
+  /* a block more than twice the request is not handed out for it */
+  char *e = tvs_backend_alloc_workspace(BIG / 4, 64);
+  CHECK(e && e != a && e != b);
+  memset(e, 4, BIG / 4);
+  tvs_backend_free_workspace(e);
+  /* an alignment above a page bypasses the pool */
+  char *f = tvs_backend_alloc_workspace(BIG, 1 << 16);
+  CHECK(f && (uintptr_t)f % (1 << 16) == 0);
+  tvs_backend_free_workspace(f);
+  /* many live blocks at once (beyond what the pool tracks) all work */
+  enum { N = 300 };
+  char **many = calloc(N, sizeof *many);
+  for (int i = 0; i < N; i++) {
+    many[i] = tvs_backend_alloc_workspace(64 * 1024, 64);
+    CHECK(many[i] != NULL);
+    many[i][0] = (char)i;
+    many[i][64 * 1024 - 1] = (char)i;
+  }
+  for (int i = 0; i < N; i++) {
+    CHECK(many[i][0] == (char)i && many[i][64 * 1024 - 1] == (char)i);
+    tvs_backend_free_workspace(many[i]);
+  }
+  free(many);
+}
+
 int main(void) {
   test_packed_calls();
   test_errors();
@@ -740,5 +789,6 @@ int main(void) {
   test_arg_checks();
   test_bind_dim();
   test_workspace();
+  test_workspace_pool();
   TEST_MAIN_END();
 }
