@@ -1,6 +1,8 @@
 /* space.c - the generated design space of one prim_func (MetaSchedule's CPU
- * rules, simplified): auto-inline, multi-level tiling SSRSRS of the main
- * block with a sampled write-cache level, decompose_reduction, and
+ * rules, simplified): auto-inline, padding of a power-of-two row extent
+ * (not in TVM's CPU rules: tiles of 6 rows for AVX2), multi-level tiling
+ * SSRSRS of the main block with a sampled write-cache level, packing of the
+ * reused operand (a copy, or panels), decompose_reduction, and
  * parallel / vectorize / unroll with a sampled unroll depth; then the other
  * blocks at sampled compute locations, parallel and vectorized.
  *
@@ -25,8 +27,12 @@
 static const int64_t unroll_steps[] = {0, 16, 64, 512};
 /* Write-cache levels: none, after the second spatial tile level, the third. */
 static const int64_t cache_levels[] = {0, 1, 2};
-/* Packing of the reused operand: no, yes. */
-static const int64_t pack_choices[] = {0, 1};
+/* Packing of the reused operand: no, a copy, a copy laid out in panels. */
+static const int64_t pack_choices[] = {0, 1, 2};
+/* Padding of a power-of-two row extent: no, to a multiple of ROW_PAD. */
+static const int64_t pad_choices[] = {0, 1};
+#define ROW_PAD 48
+#define ROW_PAD_MIN 256
 
 /* The block the space tiles, found by walking the function. */
 typedef struct BlockInfo {
@@ -78,12 +84,13 @@ static const TirStmt *realize_of(Schedule *s, const char *func, const char *name
   return nf.realize;
 }
 
-/* The loops directly around the main block: their extents and whether each
- * binds a reduction iter (-1: not a plain loop/iter pair). */
+/* The loops directly around the main block: their extents, whether each
+ * binds a reduction iter (-1: not a plain loop/iter pair) and which iter. */
 typedef struct LoopNest {
   int n;
   int64_t extent[MAX_LOOPS];
   int reduce[MAX_LOOPS];
+  int iter[MAX_LOOPS];
 } LoopNest;
 
 typedef struct NestFinder {
@@ -104,11 +111,12 @@ static bool nest_pre(TirVisitor *v, const TirStmt *s) {
     ln->n = 0;
     for (int i = 0; i < nf->depth && ln->n < MAX_LOOPS; i++) {
       const TirStmt *f = nf->path[i];
-      int r = -1;
+      int r = -1, it = -1;
       for (int k = 0; k < s->realize.n; k++)
         if (s->realize.values[k]->kind == TIR_VAR && s->realize.values[k]->var == f->loop.var)
-          r = b->iters[k].type == TIR_ITER_REDUCE;
+          r = b->iters[k].type == TIR_ITER_REDUCE, it = k;
       ln->extent[ln->n] = f->loop.extent->kind == TIR_INT ? f->loop.extent->ival : -1;
+      ln->iter[ln->n] = it;
       ln->reduce[ln->n++] = r;
     }
     return false;
@@ -273,15 +281,91 @@ static int reused_read(Gen *g) {
   return -1;
 }
 
+/* Lays the packed copy of read r out in panels, as GEMM libraries pack B:
+ * the vector iter's dimension j split at its innermost tile t and moved,
+ * (spatial dims.., j // t, reduction dims.., j % t), so that the rows of
+ * one micro-tile follow one another.  Row-major, a tile's k rows lie one
+ * row pitch apart (4 KiB for a 1024-wide B) and crowd a few cache sets.
+ * Only for an access by plain iters (matmul, batch matmul operands). */
+static void panel_layout(Gen *g, SchRV block, int r, int viter, int64_t t) {
+  const TirStmt *rm = realize_of(g->s, g->func, g->main);
+  if (!rm || t < 2 || viter < 0) return;
+  const TirBlock *b = &rm->realize.block->block;
+  if (r >= b->nreads) return;
+  const TirBufferRegion *rg = &b->reads[r];
+  int n = rg->n, jd = -1, it[MAX_LOOPS];
+  if (n < 2 || n > MAX_LOOPS || rg->buffer->ndim != n) return;
+  for (int d = 0; d < n; d++) {
+    const TirExpr *e = rg->ranges[d].min;
+    it[d] = -1;
+    for (int k = 0; k < b->niters && e->kind == TIR_VAR; k++)
+      if (b->iters[k].var == e->var) it[d] = k;
+    if (it[d] < 0) return;
+    if (it[d] == viter) jd = d;
+  }
+  if (jd < 0) return;
+  const TirExpr *ext = rg->buffer->shape[jd];
+  if (ext->kind != TIR_INT || ext->ival % t) return;
+  StrBuf m;
+  sb_init(&m);
+  sb_puts(&m, "lambda ");
+  for (int d = 0; d < n; d++) sb_printf(&m, "%sv%d", d ? ", " : "", d);
+  sb_puts(&m, ": (");
+  for (int d = 0; d < n; d++)
+    if (d != jd && b->iters[it[d]].type != TIR_ITER_REDUCE) sb_printf(&m, "v%d, ", d);
+  sb_printf(&m, "v%d // %lld, ", jd, (long long)t);
+  for (int d = 0; d < n; d++)
+    if (d != jd && b->iters[it[d]].type == TIR_ITER_REDUCE) sb_printf(&m, "v%d, ", d);
+  sb_printf(&m, "v%d %% %lld)", jd, (long long)t);
+  sch_transform_layout(g->s, block, false, r, m.data, NULL, false);
+  sb_free(&m);
+}
+
 /* Packs the reused operand into a contiguous copy per S0 tile (cache_read
- * + compute_at under the last S0 loop), as hand-written GEMMs pack B. */
-static void pack_operand(Gen *g, SchRV block, SchRV at) {
+ * + compute_at under the last S0 loop), as hand-written GEMMs pack B; with
+ * panels, laid out by panel_layout for a vector tile of t. */
+static void pack_operand(Gen *g, SchRV block, SchRV at, bool panels, int viter, int64_t t) {
   int r = reused_read(g);
   if (r < 0) return;
   BlockInfo before;
   current_blocks(g, &before);
   SchRV cr = sch_cache_read(g->s, block, r, "global");
-  if (cr >= 0 && !sch_compute_at(g->s, cr, at, true, -1)) vectorize_stage(g, cr, &before);
+  if (cr < 0 || sch_compute_at(g->s, cr, at, true, -1)) return;
+  if (panels) panel_layout(g, block, r, viter, t);
+  vectorize_stage(g, cr, &before);
+}
+
+/* Pads the rows of the main block (pad_einsum) when sampled.  A power-of-two
+ * row extent (a 1024-row matmul) has power-of-two tiles only, so a register
+ * tile holds 4 or 8 rows of 16 lanes: 8 accumulators, too few to cover the
+ * FMA latency on a 2-pipe AVX2 core, or 16, more than its vector registers.
+ * Libraries use 6 x 16 there; a multiple of ROW_PAD (48) has tiles of 3, 6,
+ * 12 and 24 (1024 rows: 1056, 3% more work).  Offered for a reduction whose
+ * row loop (the spatial loop before the last, vectorized one) has a
+ * power-of-two extent of at least ROW_PAD_MIN, so that one function's
+ * candidates share one decision layout. */
+static void pad_rows(Gen *g) {
+  const TirStmt *rm = realize_of(g->s, g->func, g->main);
+  if (!rm) return;
+  const TirBlock *b = &rm->realize.block->block;
+  LoopNest ln;
+  find_nest(sched_func(g->s, g->func), rm, &ln);
+  int spatial[MAX_LOOPS], ns = 0;
+  bool reduce = false;
+  for (int i = 0; i < ln.n; i++) {
+    if (ln.reduce[i] < 0 || ln.iter[i] < 0) return;
+    if (ln.reduce[i]) reduce = true;
+    else spatial[ns++] = i;
+  }
+  if (!reduce || ns < 2 || b->niters > MAX_LOOPS) return;
+  int row = spatial[ns - 2];
+  int64_t e = ln.extent[row];
+  if (e < ROW_PAD_MIN || (e & (e - 1))) return;
+  if (!sample_cat(g, pad_choices, 2)) return;
+  int64_t padding[MAX_LOOPS];
+  for (int k = 0; k < b->niters; k++) padding[k] = k == ln.iter[row] ? ROW_PAD : 1;
+  SchRV blk = sch_get_block(g->s, g->main, g->func);
+  if (blk >= 0) sch_pad_einsum(g->s, blk, padding, b->niters);
 }
 
 /* The tiles of the main block by level: S0 S1 R0 S2 R1 S3. */
@@ -334,7 +418,13 @@ static int tile_main(Gen *g, SchRV block, const LoopNest *ln, int64_t unroll) {
     if (cw >= 0 && !sch_reverse_compute_at(g->s, cw, lv.l[at][lv.n[at] - 1], true, -1))
       vectorize_stage(g, cw, &before);
   }
-  if (sample_cat(g, pack_choices, 2) && lv.n[0]) pack_operand(g, block, lv.l[0][lv.n[0] - 1]);
+  int64_t pack = sample_cat(g, pack_choices, 3);
+  if (pack && lv.n[0]) {
+    int viter = -1; /* the iter of the last spatial loop: the vectorized one */
+    for (int i = 0; i < ln->n; i++)
+      if (!ln->reduce[i]) viter = ln->iter[i];
+    pack_operand(g, block, lv.l[0][lv.n[0] - 1], pack == 2, viter, lv.n[5] ? lv.ext[5][lv.n[5] - 1] : 1);
+  }
   current_blocks(g, &before);
   if (lv.n[2]) {
     SchRV init = sch_decompose_reduction(g->s, block, lv.l[2][0]);
@@ -464,6 +554,7 @@ int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions
   /* Sampled first, so that every candidate has the same decision layout. */
   int64_t unroll = sample_cat(&g, unroll_steps, 4);
   auto_inline(&g, &bi, func);
+  pad_rows(&g);
   BlockInfo cur = {0};
   v.ctx = &cur;
   tir_visit_func(&v, sched_func(s, func));

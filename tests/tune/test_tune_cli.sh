@@ -211,6 +211,34 @@ printf ':tune --trials 3 --seed 2\n:diff\n:undo\n:tune nope\n' | TVS_TUNE_FAKE_T
 expect 'grep -q "^tuned mm: best .* after 3 trials" repl.txt && grep -q "^+.*T.parallel" repl.txt'
 expect 'grep -q "^undid: v0 = sch.sample_categorical" repl.txt && grep -q "nope" repl.txt'
 
+# The generated space on a matmul of 256 rows: row padding (pad_einsum to a
+# multiple of 48: 288 rows) and B packed in panels ((j // t, k, j % t)) are
+# sampled, and candidates with them compute the right result (every first run
+# is checked against the interpreter: a wrong one is recorded wrong_result).
+cat > mmp.tvs <<'TVS'
+@T.prim_func
+def mm(A: T.Buffer((256, 32), "float32"), B: T.Buffer((32, 64), "float32"), C: T.Buffer((256, 64), "float32")):
+    T.func_attr({"global_symbol": "mm", "tir.noalias": True})
+    for i, j, k in T.grid(256, 64, 32):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+TVS
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mmp.tvs --trials 24 --batch 8 --seed 1 --db pad.jsonl > pad.txt 2> pad_err.txt
+expect '[ $? -eq 0 ] && [ "$(wc -l < pad.jsonl)" -eq 24 ]'
+expect '[ "$(grep "\"status\": \"ok\"" pad.jsonl | grep -c "pad_einsum(block=b[0-9]*, padding=\[48, 1, 1\])")" -ge 1 ]'
+expect '[ "$(grep "\"status\": \"ok\"" pad.jsonl | grep -c "index_map=lambda v0, v1: (v1 // [0-9]*, v0, v1 % [0-9]*)")" -ge 1 ]'
+expect '! grep -q "wrong_result" pad.jsonl'
+# a padded record applied: the same numbers as the plain function
+grep "pad_einsum" pad.jsonl | grep "\"status\": \"ok\"" | head -1 > pad1.jsonl
+"$TVS" run mmp.tvs > mmp_plain.txt
+"$TVS" run mmp.tvs --tuning-db pad1.jsonl > mmp_pad.txt
+expect 'same_numbers mmp_plain.txt mmp_pad.txt'
+"$TVS" show mmp.tvs --tuning-db pad1.jsonl > mmp_pad.tvs
+expect 'grep -q "A_pad = T.alloc_buffer((288, 32))" mmp_pad.tvs'
+
 # Usage errors.
 "$TVS" tune > /dev/null 2> e1.txt; expect '[ $? -eq 2 ] && grep -q "no input file" e1.txt'
 "$TVS" tune mm.tvs --trials 0 > /dev/null 2> e2.txt; expect '[ $? -eq 2 ] && grep -q "trials" e2.txt'
