@@ -63,20 +63,19 @@ static void *pool_alloc(size_t nbytes) {
   size_t size = (nbytes + POOL_PAGE - 1) / POOL_PAGE * POOL_PAGE;
   void *p = NULL;
   pthread_mutex_lock(&pool_mu);
-  if (pool_nlive < POOL_LIVE) {
-    int i = pool_find(size);
-    if (i >= 0) {
-      p = pool_free[i].ptr;
-      size = pool_free[i].size;
-      pool_free_bytes -= size;
-      pool_free[i] = pool_free[--pool_nfree];
-    } else if (posix_memalign(&p, POOL_PAGE, size) != 0) {
-      p = NULL;
-    }
-    if (p) pool_live[pool_nlive++] = (PoolBlock){p, size};
-  } else if (posix_memalign(&p, POOL_PAGE, size) != 0) {
-    p = NULL;
+  int i = pool_nlive < POOL_LIVE ? pool_find(size) : -1;
+  if (i >= 0) {
+    p = pool_free[i].ptr;
+    pool_free_bytes -= pool_free[i].size;
+    pool_live[pool_nlive++] = pool_free[i];
+    pool_free[i] = pool_free[--pool_nfree];
   }
+  pthread_mutex_unlock(&pool_mu);
+  if (p) return p;
+  /* a new block, allocated outside the lock; tracked while there is room */
+  if (posix_memalign(&p, POOL_PAGE, size) != 0) return NULL;
+  pthread_mutex_lock(&pool_mu);
+  if (pool_nlive < POOL_LIVE) pool_live[pool_nlive++] = (PoolBlock){p, size};
   pthread_mutex_unlock(&pool_mu);
   return p;
 }

@@ -43,8 +43,7 @@ typedef struct CompactCtx {
   PtrVec owners;             /* BLOCK stmts that allocate */
   const TirStmt *cur;        /* the owner being walked */
   PtrVec thread_loops;       /* collection: the thread-bound loops around the current statement */
-  PtrVec unit_loops;         /* collection: the loops of extent 1 around the current statement */
-  PtrVec owner_units;        /* per owner (same order as owners): a PtrVec* of its enclosing unit loops */
+  PtrVec unit_loops;         /* every loop of extent 1 in the function */
   IrPtrMap inner;            /* vars defined inside the current owner */
 } CompactCtx;
 
@@ -131,10 +130,18 @@ static bool unit_loop(const TirStmt *s) {
          e == 1;
 }
 
+/* Binds every unit loop's var to its min in a (a var is only seen inside
+ * its loop, where it has that value). */
+static void bind_unit_loops(const CompactCtx *c, ArithCtx *a) {
+  for (int i = 0; i < c->unit_loops.len; i++) {
+    const TirStmt *l = c->unit_loops.items[i];
+    arith_bind_value(a, l->loop.var, l->loop.min);
+  }
+}
+
 static void collect_post_stmt(TirVisitor *v, const TirStmt *s) {
   CompactCtx *c = v->ctx;
   if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING) c->thread_loops.len--;
-  if (unit_loop(s)) c->unit_loops.len--;
 }
 
 static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
@@ -142,12 +149,7 @@ static bool collect_pre_stmt(TirVisitor *v, const TirStmt *s) {
   if (s->kind == TIR_S_FOR && s->loop.kind == TIR_FOR_THREAD_BINDING) pv_push(&c->thread_loops, (void *)s);
   if (unit_loop(s)) pv_push(&c->unit_loops, (void *)s);
   if (s->kind != TIR_S_BLOCK) return true;
-  if (s->block.nallocs) {
-    pv_push(&c->owners, (void *)s);
-    PtrVec *units = xcalloc(1, sizeof *units);
-    for (int i = 0; i < c->unit_loops.len; i++) pv_push(units, c->unit_loops.items[i]);
-    pv_push(&c->owner_units, units);
-  }
+  if (s->block.nallocs) pv_push(&c->owners, (void *)s);
   for (int i = 0; i < s->block.nallocs; i++) {
     TirBuffer *b = s->block.allocs[i];
     Compact *k = xcalloc(1, sizeof *k);
@@ -352,18 +354,6 @@ static TirBufferRegion *shift_regions(TirMutator *m, TirBufferRegion *rs, int n,
   return out;
 }
 
-/* A unit loop's var is its min while the accesses below it are shifted, so
- * `i_0 * 8 + i_2 - 0` simplifies to `i_2` as the region's start did. */
-static TirStmt *rw_for(TirMutator *m, TirStmt *s) {
-  CompactCtx *c = m->ctx;
-  if (!unit_loop(s)) return tir_mutate_stmt_children(m, s);
-  arith_push(c->a);
-  arith_bind_value(c->a, s->loop.var, s->loop.min);
-  TirStmt *r = tir_mutate_stmt_children(m, s);
-  arith_pop(c->a);
-  return r;
-}
-
 static TirStmt *rw_block(TirMutator *m, TirStmt *s) {
   TirStmt *r = tir_mutate_stmt_children(m, s);
   bool changed = false;
@@ -403,11 +393,7 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     v.ctx = &c;
     ir_ptrmap_clear(&c.inner);
     c.cur = owner;
-    const PtrVec *units = c.owner_units.items[i];
-    for (int j = 0; j < units->len; j++) {
-      const TirStmt *l = units->items[j];
-      arith_bind_value(c.a, l->loop.var, l->loop.min);
-    }
+    bind_unit_loops(&c, c.a);
     tir_visit_stmt(&v, owner->block.body);
     if (owner->block.init) tir_visit_stmt(&v, owner->block.init);
     for (int j = 0; j < owner->block.nallocs; j++) {
@@ -418,6 +404,7 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     arith_free(c.a);
   }
   c.a = arith_new(ctx->heap);
+  bind_unit_loops(&c, c.a); /* `i_0 * 8 + i_2 - 0` simplifies to `i_2`, as the region's start did */
   if (any) {
     TirMutator m;
     tir_mutator_init(&m, ctx->heap);
@@ -425,7 +412,6 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     m.expr[TIR_LOAD] = rw_load;
     m.stmt[TIR_S_STORE] = rw_store;
     m.stmt[TIR_S_BLOCK] = rw_block;
-    m.stmt[TIR_S_FOR] = rw_for;
     m.ctx = &c;
     body = tir_mutate_stmt(&m, f->body);
     tir_mutator_free(&m);
@@ -435,11 +421,6 @@ TirFunc *tir_compact_buffer_allocation(TirPassCtx *ctx, TirFunc *f) {
     free(((Compact *)c.all.items[i])->threads);
     free(c.all.items[i]);
   }
-  for (int i = 0; i < c.owner_units.len; i++) {
-    pv_free(c.owner_units.items[i]);
-    free(c.owner_units.items[i]);
-  }
-  pv_free(&c.owner_units);
   pv_free(&c.unit_loops);
   pv_free(&c.thread_loops);
   pv_free(&c.all);
