@@ -54,40 +54,49 @@ const char *tune_status_name(TuneStatus s) {
 
 /* ------------------------------------------------------------ child work */
 
-/* The worker's end of its pipe (in the child only): the worker writes one
- * byte when its candidate is built, then its result. */
-static int built_fd = -1;
+/* The worker's ends of its pipes (in the child only): it writes one byte
+ * when its candidate is built, waits for the parent's go, then writes its
+ * result.  Waiting lets several workers build while one runs. */
+static int built_fd = -1, go_fd = -1;
 
 /* The build limit of a candidate. */
 static double build_limit(const TuneMeasurer *t) { return t->o.build_timeout_s > 0 ? t->o.build_timeout_s : 60; }
 
-/* Tells the parent the build is done: from here the run limit counts. */
+/* Tells the parent the build is done and waits for its turn to run: from
+ * here the run limit counts. */
 static void report_built(void) {
   if (built_fd < 0) return;
   ssize_t w = write(built_fd, "B", 1);
   (void)w; /* a parent gone: the result's write fails too */
   built_fd = -1;
+  char go;
+  if (go_fd >= 0 && read(go_fd, &go, 1) != 1) _exit(1);
+  if (go_fd >= 0) close(go_fd);
+  go_fd = -1;
 }
 
-/* Reads n bytes from fd within limit_s; 1 read, 0 end of file / short,
- * -1 timed out. */
-static int read_within(int fd, void *buf, size_t n, double limit_s) {
-  struct pollfd p = {fd, POLLIN, 0};
-  int pr = poll(&p, 1, (int)(limit_s * 1000));
-  if (pr == 0) return -1;
-  return pr > 0 && read(fd, buf, n) == (ssize_t)n;
-}
+/* A worker process: building, built (waiting for its go), running, done. */
+typedef enum { W_NONE, W_BUILDING, W_BUILT, W_RUNNING, W_DONE } WorkerState;
 
-/* Runs fn(ctx, &r) in a child; the parent waits up to build_s for the
- * build, then up to run_s for the result (a builder and a runner timeout,
- * as MetaSchedule's). */
-static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double build_s, double run_s, TuneResult *r) {
-  memset(r, 0, sizeof *r);
-  int fds[2];
-  if (pipe(fds)) {
+typedef struct Worker {
+  WorkerState st;
+  pid_t pid;
+  int rfd, gofd;       /* its result pipe (read end), its go pipe (write end) */
+  double since_ms;     /* when its build or its run began */
+  double limit_s;      /* the limit of the phase it is in */
+} Worker;
+
+/* Starts fn(ctx, &r) in a child; false (r filled) when that failed. */
+static bool worker_start(Worker *w, void (*fn)(void *, TuneResult *), void *ctx, double build_s, TuneResult *r) {
+  memset(w, 0, sizeof *w);
+  w->rfd = w->gofd = -1;
+  int fds[2], go[2];
+  if (pipe(fds) || pipe(go)) {
+    memset(r, 0, sizeof *r);
     r->status = TUNE_ERR_BUILD;
     snprintf(r->msg, sizeof r->msg, "pipe failed");
-    return;
+    w->st = W_DONE;
+    return false;
   }
   fflush(NULL);
   pid_t parent = getpid();
@@ -97,39 +106,113 @@ static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double build_s
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
     close(fds[0]);
+    close(go[1]);
     built_fd = fds[1];
+    go_fd = go[0];
     TuneResult cr;
     memset(&cr, 0, sizeof cr);
     fn(ctx, &cr);
     report_built(); /* a failed build ends here too */
-    ssize_t w = write(fds[1], &cr, sizeof cr);
-    _exit(w == (ssize_t)sizeof cr ? 0 : 1);
+    ssize_t wr = write(fds[1], &cr, sizeof cr);
+    _exit(wr == (ssize_t)sizeof cr ? 0 : 1);
   }
   close(fds[1]);
+  close(go[0]);
   if (pid < 0) {
     close(fds[0]);
+    close(go[1]);
+    memset(r, 0, sizeof *r);
     r->status = TUNE_ERR_BUILD;
     snprintf(r->msg, sizeof r->msg, "fork failed");
-    return;
+    w->st = W_DONE;
+    return false;
   }
-  char mark;
-  int got = read_within(fds[0], &mark, 1, build_s);
-  bool building = got < 0;
-  if (got > 0) got = read_within(fds[0], r, sizeof *r, run_s);
-  if (got < 0) kill(pid, SIGKILL);
+  *w = (Worker){W_BUILDING, pid, fds[0], go[1], drv_now_ms(), build_s};
+  return true;
+}
+
+/* Lets a built worker run, for at most run_s. */
+static void worker_go(Worker *w, double run_s) {
+  /* a worker gone meanwhile: its result pipe says so, no SIGPIPE here */
+  struct sigaction ign = {0}, old;
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, &old);
+  ssize_t n = write(w->gofd, "G", 1);
+  (void)n;
+  sigaction(SIGPIPE, &old, NULL);
+  close(w->gofd);
+  w->gofd = -1;
+  w->st = W_RUNNING;
+  w->since_ms = drv_now_ms();
+  w->limit_s = run_s;
+}
+
+/* Ends a worker: got 1 when its result is in *r, 0 when its pipe closed
+ * early (it died), -1 when it passed its limit (it is killed). */
+static void worker_end(Worker *w, int got, TuneResult *r) {
+  bool building = w->st == W_BUILDING;
+  if (got < 0) kill(w->pid, SIGKILL);
   int st = 0;
-  waitpid(pid, &st, 0);
-  close(fds[0]);
+  waitpid(w->pid, &st, 0);
+  close(w->rfd);
+  if (w->gofd >= 0) close(w->gofd);
   if (got < 0) {
     memset(r, 0, sizeof *r);
     r->status = TUNE_ERR_TIMEOUT;
-    snprintf(r->msg, sizeof r->msg, building ? "build killed after %.1f s" : "killed after %.1f s", building ? build_s : run_s);
+    snprintf(r->msg, sizeof r->msg, building ? "build killed after %.1f s" : "killed after %.1f s", w->limit_s);
   } else if (got == 0) {
     memset(r, 0, sizeof *r);
     r->status = TUNE_ERR_CRASH;
     if (WIFSIGNALED(st)) snprintf(r->msg, sizeof r->msg, "worker died: %s", strsignal(WTERMSIG(st)));
     else snprintf(r->msg, sizeof r->msg, "worker exited with status %d", WEXITSTATUS(st));
   }
+  w->st = W_DONE;
+}
+
+/* Reads what a worker whose pipe is readable sent: its built mark (it
+ * waits), or its result (it is done). */
+static void worker_read(Worker *w, TuneResult *r) {
+  if (w->st == W_BUILDING) {
+    char mark;
+    if (read(w->rfd, &mark, 1) == 1) w->st = W_BUILT;
+    else worker_end(w, 0, r);
+  } else {
+    worker_end(w, read(w->rfd, r, sizeof *r) == (ssize_t)sizeof *r ? 1 : 0, r);
+  }
+}
+
+/* Waits until some worker of w[0..n) in a building or running phase sends
+ * something or passes its limit, and handles that. */
+static void workers_wait(Worker *w, int n, TuneResult *res) {
+  struct pollfd p[64];
+  int idx[64], np = 0;
+  double now = drv_now_ms(), wait_ms = 60e3;
+  for (int i = 0; i < n && np < 64; i++) {
+    if (w[i].st != W_BUILDING && w[i].st != W_RUNNING) continue;
+    double left = w[i].since_ms + w[i].limit_s * 1e3 - now;
+    if (left <= 0) {
+      worker_end(&w[i], -1, &res[i]);
+      return;
+    }
+    if (left < wait_ms) wait_ms = left;
+    p[np] = (struct pollfd){w[i].rfd, POLLIN, 0};
+    idx[np++] = i;
+  }
+  if (!np) return;
+  int pr = poll(p, (nfds_t)np, (int)wait_ms + 1);
+  for (int k = 0; pr > 0 && k < np; k++)
+    if (p[k].revents) worker_read(&w[idx[k]], &res[idx[k]]);
+}
+
+/* Runs fn(ctx, &r) in a child and waits for it: up to build_s for the
+ * build, then up to run_s for the result (a builder and a runner timeout,
+ * as MetaSchedule's). */
+static void in_child(void (*fn)(void *, TuneResult *), void *ctx, double build_s, double run_s, TuneResult *r) {
+  Worker w;
+  if (!worker_start(&w, fn, ctx, build_s, r)) return;
+  while (w.st == W_BUILDING) workers_wait(&w, 1, r);
+  if (w.st == W_BUILT) worker_go(&w, run_s);
+  while (w.st == W_RUNNING) workers_wait(&w, 1, r);
 }
 
 /* The trial number a fault hook names for kind ("crash"), or -1. */
@@ -432,11 +515,61 @@ double tune_measurer_flops(const TuneMeasurer *t) { return t->flops; }
 
 void tune_measurer_set_best(TuneMeasurer *t, double best_ms) { t->best_ms = best_ms; }
 
-void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *r) {
-  CandCtx c = {t, cand, trial, false};
-  /* Once a best is known, far slower candidates are cut short (not under
-   * injected times, where the best says nothing about build times). */
+/* The run limit of the next candidate: once a best is known, far slower
+ * candidates are cut short (not under injected times, where the best says
+ * nothing about build times). */
+static double run_limit(const TuneMeasurer *t) {
   double limit = t->o.timeout_s, cut = 2 + 0.03 * t->best_ms; /* 2 s + 30x the best: its runs, not its build */
   if (t->best_ms > 0 && cut < limit && !fake_times()) limit = cut;
-  in_child(run_candidate, &c, build_limit(t), limit, r);
+  return limit;
+}
+
+void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *r) {
+  CandCtx c = {t, cand, trial, false};
+  in_child(run_candidate, &c, build_limit(t), run_limit(t), r);
+}
+
+/* Builders at once: one per core (MetaSchedule's LocalBuilder), of which
+ * those the timed run does not need may build while it runs. */
+static int cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+}
+
+void tune_measure_batch(TuneMeasurer *t, const IrModule *const *cands, const int *trials, int n, TuneResult *res) {
+  if (n <= 0) return;
+  /* On a device every worker opens a context: one at a time there. */
+  int ncores = gpu_target(t) ? 1 : cores(), threads = t->o.threads > 0 ? t->o.threads : 1;
+  int beside_run = ncores > threads ? ncores - threads : 0;
+  Worker *w = xcalloc((size_t)n, sizeof *w);
+  CandCtx *c = xcalloc((size_t)n, sizeof *c);
+  int next = 0, run = 0; /* the next to start, the next to run (in order) */
+  while (run < n) {
+    int building = 0;
+    for (int i = run; i < next; i++) building += w[i].st == W_BUILDING;
+    bool running = w[run].st == W_RUNNING;
+    /* The next in order runs once built, alone but for the builders a
+     * run leaves room for; one that ended while building is done. */
+    if (w[run].st == W_DONE && run < next) {
+      if (res[run].status == TUNE_OK && res[run].median_ms > 0 && (t->best_ms <= 0 || res[run].median_ms < t->best_ms))
+        t->best_ms = res[run].median_ms; /* the best so far cuts slow candidates within a batch too */
+      run++;
+      continue;
+    }
+    if (w[run].st == W_BUILT && building <= beside_run) {
+      worker_go(&w[run], run_limit(t));
+      continue;
+    }
+    /* more builders while there is room, a few candidates ahead at most */
+    int room = (running || w[run].st == W_BUILT ? beside_run : ncores) - building;
+    if (room > 0 && next < n && next - run <= ncores) {
+      c[next] = (CandCtx){t, cands[next], trials[next], false};
+      worker_start(&w[next], run_candidate, &c[next], build_limit(t), &res[next]);
+      next++;
+      continue;
+    }
+    workers_wait(w + run, next - run, res + run);
+  }
+  free(w);
+  free(c);
 }

@@ -168,6 +168,10 @@ double tune_measurer_flops(const TuneMeasurer *t);
 /* Builds and times a scheduled module in a child process; never fails the
  * caller: the outcome is in *r.  trial: the trial's number (test hooks). */
 void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *r);
+/* Measures cands[0..n) as tune_measure each (results in res): up to one
+ * builder per core at once, and the runs one at a time, in order, with
+ * only the builders the run's threads leave a core to beside them. */
+void tune_measure_batch(TuneMeasurer *t, const IrModule *const *cands, const int *trials, int n, TuneResult *res);
 
 /* ------------------------------------------------------------------ database */
 

@@ -278,6 +278,32 @@ static void test_measure_cutoff(void) {
   src_free(cs);
 }
 
+/* A batch through the worker pool: results in the batch's order whatever
+ * finishes first (a crash while building ends before the runs before it). */
+static void test_measure_batch(const IrModule *m) {
+  setenv("TVS_TUNE_FAKE_TIME", "1", 1);
+  setenv("TVS_TUNE_FAULT", "crash=3,wrong=1", 1);
+  DiagCtx d;
+  diag_init(&d, stderr);
+  TuneMeasureOptions mo = {1, 20, 120.0, false, 1, NULL, CG_FP_CONTRACT_FAST, 0};
+  TuneMeasurer *t = tune_measurer_new(m, "mm", &mo, &d);
+  diag_flush(&d);
+  CHECK(t != NULL);
+  if (t) {
+    const IrModule *cands[5] = {m, m, m, m, m};
+    int trials[5] = {0, 1, 2, 3, 4};
+    TuneResult r[5];
+    tune_measure_batch(t, cands, trials, 5, r);
+    static const char *want[5] = {"ok", "wrong_result", "ok", "crash", "ok"};
+    for (int i = 0; i < 5; i++) CHECK_EQ_STR(tune_status_name(r[i].status), want[i]);
+    CHECK(r[0].median_ms > 0 && r[0].median_ms == r[4].median_ms); /* the same module's injected time */
+    tune_measurer_free(t);
+  }
+  unsetenv("TVS_TUNE_FAULT");
+  unsetenv("TVS_TUNE_FAKE_TIME");
+  diag_free(&d);
+}
+
 static void test_search(const IrModule *m) {
   setenv("TVS_TUNE_FAKE_TIME", "1", 1);
   setenv("TVS_TUNE_FAULT", "crash=1,hang=2,wrong=3", 1);
@@ -393,6 +419,7 @@ int main(void) {
     test_model_groups();
     test_space_locations();
     test_measure_cutoff();
+    test_measure_batch(m);
     test_search(m);
     ir_module_free(m);
   }
