@@ -86,17 +86,25 @@ typedef struct Worker {
   double limit_s;      /* the limit of the phase it is in */
 } Worker;
 
+/* A worker that could not start: done, with why in r. */
+static bool start_failed(Worker *w, TuneResult *r, const char *why) {
+  memset(r, 0, sizeof *r);
+  r->status = TUNE_ERR_BUILD;
+  snprintf(r->msg, sizeof r->msg, "%s", why);
+  w->st = W_DONE;
+  return false;
+}
+
 /* Starts fn(ctx, &r) in a child; false (r filled) when that failed. */
 static bool worker_start(Worker *w, void (*fn)(void *, TuneResult *), void *ctx, double build_s, TuneResult *r) {
   memset(w, 0, sizeof *w);
   w->rfd = w->gofd = -1;
   int fds[2], go[2];
-  if (pipe(fds) || pipe(go)) {
-    memset(r, 0, sizeof *r);
-    r->status = TUNE_ERR_BUILD;
-    snprintf(r->msg, sizeof r->msg, "pipe failed");
-    w->st = W_DONE;
-    return false;
+  if (pipe(fds)) return start_failed(w, r, "pipe failed");
+  if (pipe(go)) {
+    close(fds[0]);
+    close(fds[1]);
+    return start_failed(w, r, "pipe failed");
   }
   fflush(NULL);
   pid_t parent = getpid();
@@ -121,11 +129,7 @@ static bool worker_start(Worker *w, void (*fn)(void *, TuneResult *), void *ctx,
   if (pid < 0) {
     close(fds[0]);
     close(go[1]);
-    memset(r, 0, sizeof *r);
-    r->status = TUNE_ERR_BUILD;
-    snprintf(r->msg, sizeof r->msg, "fork failed");
-    w->st = W_DONE;
-    return false;
+    return start_failed(w, r, "fork failed");
   }
   *w = (Worker){W_BUILDING, pid, fds[0], go[1], drv_now_ms(), build_s};
   return true;
@@ -536,7 +540,7 @@ static int cores(void) {
   return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
-void tune_measure_batch(TuneMeasurer *t, const IrModule *const *cands, const int *trials, int n, TuneResult *res) {
+void tune_measure_batch(TuneMeasurer *t, const TuneCandidate *cands, const int *trials, int n, TuneResult *res) {
   if (n <= 0) return;
   /* On a device every worker opens a context: one at a time there. */
   int ncores = gpu_target(t) ? 1 : cores(), threads = t->o.threads > 0 ? t->o.threads : 1;
@@ -563,7 +567,7 @@ void tune_measure_batch(TuneMeasurer *t, const IrModule *const *cands, const int
     /* more builders while there is room, a few candidates ahead at most */
     int room = (running || w[run].st == W_BUILT ? beside_run : ncores) - building;
     if (room > 0 && next < n && next - run <= ncores) {
-      c[next] = (CandCtx){t, cands[next], trials[next], false};
+      c[next] = (CandCtx){t, cands[next].mod, trials[next], false};
       worker_start(&w[next], run_candidate, &c[next], build_limit(t), &res[next]);
       next++;
       continue;

@@ -297,13 +297,11 @@ static void resume(Search *s) {
 
 static void measure_batch(Search *s, Entry *b, size_t n, TuneResult *res) {
   TuneCandidate *cands = xcalloc(n ? n : 1, sizeof *cands);
-  const IrModule **mods = xcalloc(n ? n : 1, sizeof *mods);
   int *trials = xcalloc(n ? n : 1, sizeof *trials);
-  for (size_t i = 0; i < n; i++) cands[i] = b[i].c, mods[i] = b[i].c.mod, trials[i] = s->out->ntrials + (int)i;
+  for (size_t i = 0; i < n; i++) cands[i] = b[i].c, trials[i] = s->out->ntrials + (int)i;
   if (s->o->measure) s->o->measure(s->o->measure_ctx, cands, trials, (int)n, res);
-  else tune_measure_batch(s->o->measurer, mods, trials, (int)n, res);
+  else tune_measure_batch(s->o->measurer, cands, trials, (int)n, res);
   free(cands);
-  free(mods);
   free(trials);
 }
 

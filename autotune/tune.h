@@ -171,7 +171,7 @@ void tune_measure(TuneMeasurer *t, const IrModule *cand, int trial, TuneResult *
 /* Measures cands[0..n) as tune_measure each (results in res): up to one
  * builder per core at once, and the runs one at a time, in order, with
  * only the builders the run's threads leave a core to beside them. */
-void tune_measure_batch(TuneMeasurer *t, const IrModule *const *cands, const int *trials, int n, TuneResult *res);
+void tune_measure_batch(TuneMeasurer *t, const TuneCandidate *cands, const int *trials, int n, TuneResult *res);
 
 /* ------------------------------------------------------------------ database */
 

@@ -28,17 +28,22 @@ same_numbers() {
          END {exit bad}'
 }
 
-cat > mm.tvs <<'TVS'
+# matmul M N K: a plain (M, K) x (K, N) fp32 matmul called mm, on stdout.
+matmul() {
+  cat <<TVS
 @T.prim_func
-def mm(A: T.Buffer((32, 32), "float32"), B: T.Buffer((32, 32), "float32"), C: T.Buffer((32, 32), "float32")):
+def mm(A: T.Buffer(($1, $3), "float32"), B: T.Buffer(($3, $2), "float32"), C: T.Buffer(($1, $2), "float32")):
     T.func_attr({"global_symbol": "mm", "tir.noalias": True})
-    for i, j, k in T.grid(32, 32, 32):
+    for i, j, k in T.grid($1, $2, $3):
         with T.block("C"):
             vi, vj, vk = T.axis.remap("SSR", [i, j, k])
             with T.init():
                 C[vi, vj] = T.float32(0)
             C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
 TVS
+}
+
+matmul 32 32 32 > mm.tvs
 
 # A real (timed) run: records, the script, the curve.
 "$TVS" tune mm.tvs --trials 6 --batch 3 --seed 2 --budget-ms 5 --db log.jsonl --plot curve.svg -o best.sch.tvs \
@@ -215,17 +220,7 @@ expect 'grep -q "^undid: v0 = sch.sample_categorical" repl.txt && grep -q "nope"
 # multiple of 48: 288 rows) and B packed in panels ((j // t, k, j % t)) are
 # sampled, and candidates with them compute the right result (every first run
 # is checked against the interpreter: a wrong one is recorded wrong_result).
-cat > mmp.tvs <<'TVS'
-@T.prim_func
-def mm(A: T.Buffer((256, 32), "float32"), B: T.Buffer((32, 64), "float32"), C: T.Buffer((256, 64), "float32")):
-    T.func_attr({"global_symbol": "mm", "tir.noalias": True})
-    for i, j, k in T.grid(256, 64, 32):
-        with T.block("C"):
-            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-            with T.init():
-                C[vi, vj] = T.float32(0)
-            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
-TVS
+matmul 256 64 32 > mmp.tvs
 TVS_TUNE_FAKE_TIME=1 "$TVS" tune mmp.tvs --trials 24 --batch 8 --seed 1 --db pad.jsonl > pad.txt 2> pad_err.txt
 expect '[ $? -eq 0 ] && [ "$(wc -l < pad.jsonl)" -eq 24 ]'
 expect '[ "$(grep "\"status\": \"ok\"" pad.jsonl | grep -c "pad_einsum(block=b[0-9]*, padding=\[48, 1, 1\])")" -ge 1 ]'

@@ -290,7 +290,9 @@ static void test_measure_batch(const IrModule *m) {
   diag_flush(&d);
   CHECK(t != NULL);
   if (t) {
-    const IrModule *cands[5] = {m, m, m, m, m};
+    TuneCandidate cands[5];
+    memset(cands, 0, sizeof cands);
+    for (int i = 0; i < 5; i++) cands[i].mod = (IrModule *)m;
     int trials[5] = {0, 1, 2, 3, 4};
     TuneResult r[5];
     tune_measure_batch(t, cands, trials, 5, r);
