@@ -4,6 +4,7 @@
  * data lives in a second, aligned allocation.  Also the dtype names used by
  * the runtime (which must not depend on the compiler's ir/dtype.h). */
 #include "runtime/ndarray.h"
+#include "runtime/host_memory.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -21,8 +22,8 @@ TvsNDArray *tvs_ndarray_empty(int ndim, const int64_t *shape, DLDataType dtype) 
   }
   size_t nbytes;
   if (__builtin_mul_overflow(count, esz, &nbytes)) return NULL;
-  /* aligned_alloc wants a multiple of the alignment; allocate at least one
-   * block so that empty tensors still have a valid, freeable pointer. */
+  /* whole blocks of the alignment; at least one, so that empty tensors
+   * still have a valid, freeable pointer */
   size_t rounded = nbytes + (TVS_ALLOC_ALIGN - 1);
   if (rounded < nbytes) return NULL;
   rounded &= ~(size_t)(TVS_ALLOC_ALIGN - 1);
@@ -30,7 +31,7 @@ TvsNDArray *tvs_ndarray_empty(int ndim, const int64_t *shape, DLDataType dtype) 
   if (rounded > (size_t)PTRDIFF_MAX) return NULL;
   TvsNDArray *a = calloc(1, sizeof *a);
   if (!a) return NULL;
-  void *data = aligned_alloc(TVS_ALLOC_ALIGN, rounded);
+  void *data = tvs_host_alloc(rounded, TVS_ALLOC_ALIGN);
   if (!data) {
     free(a);
     return NULL;

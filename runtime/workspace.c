@@ -12,6 +12,7 @@
  * POOL_MAX_BYTES when idle, and is off under AddressSanitizer so that a use
  * after free still reports. */
 #include "runtime/tvs_runtime.h"
+#include "runtime/host_memory.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -73,7 +74,7 @@ static void *pool_alloc(size_t nbytes) {
   pthread_mutex_unlock(&pool_mu);
   if (p) return p;
   /* a new block, allocated outside the lock; tracked while there is room */
-  if (posix_memalign(&p, POOL_PAGE, size) != 0) return NULL;
+  if (!(p = tvs_host_alloc(size, POOL_PAGE))) return NULL;
   pthread_mutex_lock(&pool_mu);
   if (pool_nlive < POOL_LIVE) pool_live[pool_nlive++] = (PoolBlock){p, size};
   pthread_mutex_unlock(&pool_mu);
@@ -120,8 +121,8 @@ void *tvs_backend_alloc_workspace(size_t nbytes, size_t align) {
   void *p = NULL;
   if (POOL_ENABLED && nbytes >= POOL_MIN_BYTES && align <= POOL_PAGE) {
     p = pool_alloc(nbytes);
-  } else if (posix_memalign(&p, align, nbytes ? nbytes : 1) != 0) {
-    p = NULL;
+  } else {
+    p = tvs_host_alloc(nbytes, align);
   }
   if (!p) tvs_set_last_error("tvs_backend_alloc_workspace: out of memory (%zu bytes)", nbytes);
   return p;

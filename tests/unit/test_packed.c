@@ -3,6 +3,8 @@
  * in for the JIT, a real .so when a C compiler is at hand), argument checks
  * with their exact messages, symbolic dims and workspaces. */
 #include "runtime/tvs_runtime.h"
+#include "runtime/host_memory.h"
+#include "runtime/ndarray.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -778,6 +780,28 @@ static void test_workspace_pool(void) {
   free(many);
 }
 
+/* Buffers of 2 MiB and more (workspaces, tensors) start on a 2 MiB
+ * boundary, so that huge pages can back them; smaller ones keep their own
+ * alignment. */
+static void test_host_memory(void) {
+  void *p = tvs_host_alloc(TVS_HUGE_PAGE_BYTES, 64), *q = tvs_host_alloc(100, 128), *r = tvs_host_alloc(0, 64);
+  CHECK(p && (uintptr_t)p % TVS_HUGE_PAGE_BYTES == 0);
+  CHECK(q && (uintptr_t)q % 128 == 0 && r && (uintptr_t)r % 64 == 0);
+  memset(p, 1, TVS_HUGE_PAGE_BYTES);
+  free(p);
+  free(q);
+  free(r);
+  char *w = tvs_backend_alloc_workspace(3 << 20, 64);
+  CHECK(w && (uintptr_t)w % TVS_HUGE_PAGE_BYTES == 0);
+  tvs_backend_free_workspace(w);
+  TvsNDArray *a = tvs_ndarray_empty(2, (int64_t[]){1024, 1024}, (DLDataType){kDLFloat, 32, 1});
+  TvsNDArray *b = tvs_ndarray_empty(1, (int64_t[]){3}, (DLDataType){kDLFloat, 32, 1});
+  CHECK(a && (uintptr_t)a->t.data % TVS_HUGE_PAGE_BYTES == 0 && ((float *)a->t.data)[1024 * 1024 - 1] == 0);
+  CHECK(b && (uintptr_t)b->t.data % TVS_ALLOC_ALIGN == 0);
+  tvs_ndarray_free(a);
+  tvs_ndarray_free(b);
+}
+
 int main(void) {
   test_packed_calls();
   test_errors();
@@ -790,5 +814,6 @@ int main(void) {
   test_bind_dim();
   test_workspace();
   test_workspace_pool();
+  test_host_memory();
   TEST_MAIN_END();
 }
