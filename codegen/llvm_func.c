@@ -422,8 +422,8 @@ static void check_expr_dims(Packed *p) {
  * and the tuner, measuring in one process, could keep a candidate only its
  * own offset favoured. */
 static LLVMValueRef stack_to_page_offset(CgModule *m, LLVMBuilderRef b) {
-  LLVMValueRef sp = LLVMBuildCall2(b, LLVMFunctionType(m->i8p, NULL, 0, 0), cg_intrinsic(m, "llvm.stacksave", NULL, 0),
-                                   NULL, 0, "sp");
+  LLVMValueRef save = cg_intrinsic(m, "llvm.stacksave", NULL, 0);
+  LLVMValueRef sp = LLVMBuildCall2(b, LLVMGlobalGetValueType(save), save, NULL, 0, "sp");
   LLVMValueRef off = LLVMBuildAnd(b, LLVMBuildPtrToInt(b, sp, m->i64, ""), LLVMConstInt(m->i64, 4095, 0), "");
   off = LLVMBuildAdd(b, off, LLVMConstInt(m->i64, 16, 0), ""); /* never zero bytes */
   LLVMValueRef pad = LLVMBuildArrayAlloca(b, m->i8, off, "page_pad");
@@ -442,14 +442,14 @@ static void build_direct_call(Packed *p) {
   for (int i = 0; i < s->nbinds; i++) ca[k++] = p->bvals[i];
   for (int i = 0; i < f->nparams; i++)
     if (p->scalars[i]) ca[k++] = p->scalars[i];
-  if (!dt_is_void(f->ret_type)) /* the packed API drops the returned value */
-    ca[k++] = LLVMBuildBitCast(p->g.b, cg_entry_alloca(&p->g, LLVMArrayType(p->g.m->i8, CG_RET_SLOT_BYTES), 64, "ret"),
-                               p->g.m->i8p, "");
   CgModule *m = p->g.m;
+  if (!dt_is_void(f->ret_type)) /* the packed API drops the returned value */
+    ca[k++] = LLVMBuildBitCast(p->g.b, cg_entry_alloca(&p->g, LLVMArrayType(m->i8, CG_RET_SLOT_BYTES), 64, "ret"),
+                               m->i8p, "");
   LLVMValueRef sp = stack_to_page_offset(m, p->g.b);
   LLVMValueRef rc = LLVMBuildCall2(p->g.b, s->type, s->direct, ca, (unsigned)k, "");
-  LLVMBuildCall2(p->g.b, LLVMFunctionType(LLVMVoidTypeInContext(m->ctx), &m->i8p, 1, 0),
-                 cg_intrinsic(m, "llvm.stackrestore", NULL, 0), &sp, 1, "");
+  LLVMValueRef restore = cg_intrinsic(m, "llvm.stackrestore", NULL, 0);
+  LLVMBuildCall2(p->g.b, LLVMGlobalGetValueType(restore), restore, &sp, 1, "");
   LLVMBuildRet(p->g.b, rc);
   free(ca);
 }
