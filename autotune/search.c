@@ -2,9 +2,11 @@
  * it, retrain the cost model), as MetaSchedule's EvolutionarySearch runs.
  *
  * Choosing a batch: before the model is trained (and always in random mode)
- * fresh random points of the design space.  After: a population of the best
- * measured candidates plus fresh ones is evolved for a few generations by
- * mutation (tune_mutate), parents drawn by the model's predicted score;
+ * fresh random points of the design space; the first batch of the
+ * evolutionary search also holds the analytic candidate (analytic.c).
+ * After: a population of the best measured candidates plus fresh ones is
+ * evolved for a few generations by mutation (tune_mutate), parents drawn by
+ * the model's predicted score;
  * the batch is the best-predicted unmeasured candidates, with an epsilon
  * share of fresh random ones (epsilon-greedy).  Every measurement goes to
  * the database as it completes; all randomness comes from o->seed. */
@@ -45,6 +47,9 @@ typedef struct Search {
   char *func_text;           /* the workload's TVMScript text, for the records */
   bool db_failed;            /* an append to o->db failed: reported once, fails the run */
   bool resuming;             /* replaying --resume records: no progress lines */
+  bool analytic;             /* analytic_dec waits for the first batch */
+  TuneDecisions analytic_dec;
+  char analytic_what[160];   /* what the analytic model chose, for the log */
 } Search;
 
 static uint64_t rnd(Search *s) {
@@ -144,12 +149,31 @@ static void evolve(Search *s, Entry **pop, size_t *n, size_t *cap, size_t nchild
   predict(s, *pop + n0, *n - n0);
 }
 
+/* The analytic candidate, once, unless a resumed run measured it (said in
+ * the log when it is added). */
+static void add_analytic(Search *s, Entry **v, size_t *n, size_t *cap) {
+  if (!s->analytic) return;
+  s->analytic = false;
+  Entry e;
+  if (!make_entry(s, &s->analytic_dec, &e)) return;
+  if (duplicate(s, &e, *v, *n)) {
+    entry_free(&e);
+    return;
+  }
+  mark_seen(s, e.key);
+  VEC_PUSH(*v, *n, *cap, e);
+  if (s->o->progress)
+    fprintf(s->o->progress, "[%s] %s: the first batch holds the analytic candidate (%s)\n",
+            s->o->label ? s->o->label : "tune", s->o->func, s->analytic_what);
+}
+
 /* The next batch (at most want), chosen as the file header says. */
 static size_t choose_batch(Search *s, Entry **out, size_t want) {
   size_t n = 0, cap = 0;
   Entry *pop = NULL;
   if (s->o->kind == TUNE_SEARCH_RANDOM || !tune_model_ready(s->model)) {
-    add_random(s, &pop, &n, &cap, want);
+    add_analytic(s, &pop, &n, &cap);
+    add_random(s, &pop, &n, &cap, want - n);
     *out = pop;
     return n;
   }
@@ -171,6 +195,7 @@ static size_t choose_batch(Search *s, Entry **out, size_t want) {
    * of bench/tune it sat at 4.2 GFLOP/s for 100 trials while 6.3 existed). */
   size_t nrandom = s->o->epsilon > 0 ? (size_t)ceil((double)want * s->o->epsilon) : 0;
   size_t nb = 0, capb = 0, nexploit = want > nrandom ? want - nrandom : 0;
+  add_analytic(s, &batch, &nb, &capb); /* a first batch after --resume or --transfer */
   if (s->o->generations > 0) {
     qsort(pop, n, sizeof *pop, by_score);
     size_t keep = 0;
@@ -315,6 +340,7 @@ TuneOptions tune_options_default(void) {
   o.population = 512;    /* population_size */
   o.generations = 4;     /* genetic_num_iters */
   o.threads = 1;
+  o.analytic = true;
   return o;
 }
 
@@ -383,6 +409,11 @@ int tune_search(const IrModule *m, const TuneOptions *o, TuneRun *out, DiagCtx *
     return -1;
   }
   if (o->resume && o->db) resume(&s);
+  if (o->analytic && o->kind == TUNE_SEARCH_EVOLUTIONARY && !o->space_script && !o->target) {
+    TuneHostModel hm = tune_host_model(o->threads);
+    s.analytic = tune_analytic_candidate(m, o->func, &hm, &s.analytic_dec, s.analytic_what,
+                                         sizeof s.analytic_what) == 0;
+  }
   tune_model_train(s.model); /* on resumed records and the transferred ones, if any */
   int stalls = 0;
   while (out->ntrials < o->trials && stalls < 3) {

@@ -24,7 +24,7 @@
 #define MAX_INNER 64
 
 /* Unroll depths to sample (MetaSchedule's max_unroll_step for CPU). */
-static const int64_t unroll_steps[] = {0, 16, 64, 512};
+const int64_t tune_unroll_steps[TUNE_NUNROLL] = {0, 16, 64, 512};
 /* Write-cache levels: none, after the second spatial tile level, the third. */
 static const int64_t cache_levels[] = {0, 1, 2};
 /* Packing of the reused operand: no, a copy, a copy laid out in panels. */
@@ -152,6 +152,8 @@ typedef struct Gen {
   const TuneDecisions *in;  /* decisions to reuse, or NULL */
   int ncand[TUNE_MAX_DECISIONS]; /* candidates of each categorical decision */
   bool loc[TUNE_MAX_DECISIONS];  /* decision i is a compute location */
+  TuneRole role[TUNE_MAX_DECISIONS];   /* what decision i chooses */
+  int64_t extent[TUNE_MAX_DECISIONS];  /* a tile decision: its loop's extent */
   int next;                 /* the next decision's index */
 } Gen;
 
@@ -161,17 +163,19 @@ static const int64_t *next_decision(Gen *g, int len) {
   return g->in->v[i];
 }
 
-static int64_t sample_cat(Gen *g, const int64_t *cands, int n) {
-  if (g->next < TUNE_MAX_DECISIONS) g->ncand[g->next] = n;
+static int64_t sample_cat(Gen *g, const int64_t *cands, int n, TuneRole role) {
+  if (g->next < TUNE_MAX_DECISIONS) g->ncand[g->next] = n, g->role[g->next] = role;
   double probs[8];
   for (int i = 0; i < n; i++) probs[i] = 1.0;
   SchRV rv = sch_sample_categorical(g->s, cands, probs, n, next_decision(g, 1));
   return rv < 0 ? cands[0] : sch_expr_value(g->s, rv);
 }
 
-/* Splits loop into n perfect tiles (out: n loops, ext: their extents). */
-static int tile_loop(Gen *g, SchRV loop, int n, SchRV *out, int64_t *ext) {
+/* Splits loop (extent e) into n perfect tiles (out: n loops, ext: their
+ * extents). */
+static int tile_loop(Gen *g, SchRV loop, int64_t e, TuneRole role, int n, SchRV *out, int64_t *ext) {
   SchRV f[TUNE_MAX_TILE];
+  if (g->next < TUNE_MAX_DECISIONS) g->role[g->next] = role, g->extent[g->next] = e;
   if (sch_sample_perfect_tile(g->s, loop, n, MAX_INNER, next_decision(g, n), f)) return -1;
   for (int i = 0; i < n; i++) ext[i] = sch_expr_value(g->s, f[i]);
   return sch_split(g->s, loop, ext, n, true, false, out) == 0 ? 0 : -1;
@@ -361,7 +365,7 @@ static void pad_rows(Gen *g) {
   int row = spatial[ns - 2];
   int64_t e = ln.extent[row];
   if (e < ROW_PAD_MIN || (e & (e - 1))) return;
-  if (!sample_cat(g, pad_choices, 2)) return;
+  if (!sample_cat(g, pad_choices, 2, TUNE_ROLE_PAD)) return;
   int64_t padding[MAX_LOOPS];
   for (int k = 0; k < b->niters; k++) padding[k] = k == ln.iter[row] ? ROW_PAD : 1;
   SchRV blk = sch_get_block(g->s, g->main, g->func);
@@ -381,12 +385,17 @@ static int tile_levels(Gen *g, SchRV block, const LoopNest *ln, Levels *lv) {
   SchRV *loops = NULL;
   int n = sch_get_loops(g->s, block, &loops);
   int rc = n == ln->n ? 0 : -1;
+  int vec = -1, row = -1; /* the last spatial loop and the one before it */
+  for (int i = 0; i < n; i++)
+    if (ln->reduce[i] == 0) row = vec, vec = i;
   memset(lv, 0, sizeof *lv);
   for (int i = 0; i < n && !rc; i++) {
     int parts = ln->reduce[i] ? 2 : 4;
+    TuneRole role = ln->reduce[i] ? TUNE_ROLE_TILE_REDUCE : i == vec ? TUNE_ROLE_TILE_VECTOR
+                    : i == row ? TUNE_ROLE_TILE_ROW : TUNE_ROLE_TILE_SPATIAL;
     SchRV t[TUNE_MAX_TILE];
     int64_t e[TUNE_MAX_TILE];
-    if (ln->extent[i] < 0 || ln->reduce[i] < 0 || tile_loop(g, loops[i], parts, t, e)) rc = -1;
+    if (ln->extent[i] < 0 || ln->reduce[i] < 0 || tile_loop(g, loops[i], ln->extent[i], role, parts, t, e)) rc = -1;
     for (int p = 0; p < parts && !rc; p++) {
       int L = ln->reduce[i] ? r_levels[p] : s_levels[p];
       lv->ext[L][lv->n[L]] = e[p];
@@ -409,7 +418,7 @@ static int tile_levels(Gen *g, SchRV block, const LoopNest *ln, Levels *lv) {
 static int tile_main(Gen *g, SchRV block, const LoopNest *ln, int64_t unroll) {
   Levels lv;
   if (tile_levels(g, block, ln, &lv)) return -1;
-  int64_t level = sample_cat(g, cache_levels, 3);
+  int64_t level = sample_cat(g, cache_levels, 3, TUNE_ROLE_CACHE_LEVEL);
   int at = level == 1 ? 1 : 3;
   BlockInfo before;
   current_blocks(g, &before);
@@ -418,7 +427,7 @@ static int tile_main(Gen *g, SchRV block, const LoopNest *ln, int64_t unroll) {
     if (cw >= 0 && !sch_reverse_compute_at(g->s, cw, lv.l[at][lv.n[at] - 1], true, -1))
       vectorize_stage(g, cw, &before);
   }
-  int64_t pack = sample_cat(g, pack_choices, 3);
+  int64_t pack = sample_cat(g, pack_choices, 3, TUNE_ROLE_PACK);
   if (pack && lv.n[0]) {
     int viter = -1; /* the iter of the last spatial loop: the vectorized one */
     for (int i = 0; i < ln->n; i++)
@@ -483,7 +492,8 @@ static void random_compute_locations(Gen *g, char **names, int n) {
     if (nc <= 0) continue;
     int k = g->next;
     SchRV at = sch_sample_compute_location(g->s, b, next_decision(g, 1));
-    if (k < TUNE_MAX_DECISIONS) g->ncand[k] = (nloops > 0 ? nloops : 0) + 2, g->loc[k] = true;
+    if (k < TUNE_MAX_DECISIONS)
+      g->ncand[k] = (nloops > 0 ? nloops : 0) + 2, g->loc[k] = true, g->role[k] = TUNE_ROLE_LOCATION;
     if (at >= 0) sch_compute_at(g->s, b, at, true, -1);
   }
 }
@@ -520,6 +530,8 @@ static void read_decisions(Schedule *s, const Gen *g, TuneDecisions *out) {
     out->tile[k] = m && !strcmp(m, "sample_perfect_tile");
     out->ncand[k] = out->tile[k] ? 0 : g->ncand[k];
     out->loc[k] = g->loc[k];
+    out->role[k] = g->role[k];
+    out->extent[k] = g->extent[k];
   }
 }
 
@@ -552,7 +564,7 @@ int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions
   if (!bi.main) goto done;
   g.main = bi.main;
   /* Sampled first, so that every candidate has the same decision layout. */
-  int64_t unroll = sample_cat(&g, unroll_steps, 4);
+  int64_t unroll = sample_cat(&g, tune_unroll_steps, TUNE_NUNROLL, TUNE_ROLE_UNROLL);
   auto_inline(&g, &bi, func);
   pad_rows(&g);
   BlockInfo cur = {0};

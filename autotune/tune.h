@@ -27,6 +27,21 @@
 #define TUNE_MAX_DECISIONS 32
 #define TUNE_MAX_TILE 4
 
+/* What a decision of the generated space chooses (the analytic rule reads
+ * it; mutation and replay do not). */
+typedef enum TuneRole {
+  TUNE_ROLE_OTHER,        /* a user's script, or not named */
+  TUNE_ROLE_UNROLL,       /* unroll depth (index into the space's steps) */
+  TUNE_ROLE_PAD,          /* padding of the row loop: 0 no, 1 yes */
+  TUNE_ROLE_LOCATION,     /* compute location of a block outside the main nest */
+  TUNE_ROLE_TILE_ROW,     /* tiles S0 S1 S2 S3 of the main block's row loop */
+  TUNE_ROLE_TILE_VECTOR,  /* ... of its last spatial loop (vectorized) */
+  TUNE_ROLE_TILE_SPATIAL, /* ... of another spatial loop */
+  TUNE_ROLE_TILE_REDUCE,  /* tiles R0 R1 of a reduction loop */
+  TUNE_ROLE_CACHE_LEVEL,  /* write-cache level: 0 none, 1 under S1, 2 under S2 */
+  TUNE_ROLE_PACK,         /* packing of the reused operand: 0 no, 1 copy, 2 panels */
+} TuneRole;
+
 /* The sampling decisions of one candidate, in the order the generator
  * samples (a perfect tile: n factors; a categorical: one index). */
 typedef struct TuneDecisions {
@@ -38,6 +53,8 @@ typedef struct TuneDecisions {
   bool loc[TUNE_MAX_DECISIONS];              /* a compute location (root -1, inline -2,
                                                 else a loop index of the consumer) */
   int64_t v[TUNE_MAX_DECISIONS][TUNE_MAX_TILE]; /* the values */
+  TuneRole role[TUNE_MAX_DECISIONS];         /* what decision i chooses */
+  int64_t extent[TUNE_MAX_DECISIONS];        /* a tile: the extent of the loop it splits */
 } TuneDecisions;
 
 /* A hash of the decisions (duplicate detection). */
@@ -64,6 +81,27 @@ void tune_candidate_free(TuneCandidate *c);
  * 0, or -1 with errors in diag. */
 int tune_space_generate(const IrModule *m, const char *func, const TuneDecisions *dec, int64_t seed,
                         TuneCandidate *out, DiagCtx *diag);
+/* The unroll depths the generated space samples from (its unroll decision
+ * is an index into them). */
+#define TUNE_NUNROLL 4
+extern const int64_t tune_unroll_steps[TUNE_NUNROLL];
+
+/* The host's facts the analytic candidate is derived from. */
+typedef struct TuneHostModel {
+  int lanes;          /* fp32 lanes of a vector register (8 AVX2, 16 AVX-512) */
+  int vregs;          /* vector registers (16, 32) */
+  int64_t l1, l2;     /* data cache bytes per core */
+  int threads;        /* threads the kernel runs on */
+} TuneHostModel;
+
+/* This machine's model for threads (sysconf's cache sizes, cpuid's ISA). */
+TuneHostModel tune_host_model(int threads);
+/* The analytic candidate of prim_func func's generated space (analytic.c):
+ * decisions chosen by BLIS's analytical model of the host instead of by
+ * chance, and a line saying what it chose.  0, or -1 when the space has no
+ * register tile to size (no row and vector loop around a reduction). */
+int tune_analytic_candidate(const IrModule *m, const char *func, const TuneHostModel *hm, TuneDecisions *out,
+                            char *what, size_t whatlen);
 /* The design space generated for a GPU target (gpu_space.c): schedule-script
  * text for prim_func func of m when its one block is a matmul-like reduction
  * (free it), else NULL with the reason in why. */
@@ -256,6 +294,8 @@ typedef struct TuneOptions {
   bool resume;              /* seed the search with db's records of this workload */
   const char *transfer;     /* a tuning log whose records of other workloads train the
                                cost model before the first batch (NULL: none) */
+  bool analytic;            /* the evolutionary search's first batch holds the analytic
+                               candidate (tune_analytic_candidate) of a generated space */
   FILE *progress;           /* progress lines (NULL: quiet) */
   bool tty;                 /* rewrite one line (\r) instead of printing lines */
   const char *label;        /* prefix of progress lines ("random") */

@@ -18,6 +18,9 @@ usage: bench/tune/compare_search.py BUILD_DIR [--trials N] [--seed S] [--out DIR
                                     [--kernels NAME,...] [--from-logs DIR] [--transfer-from DIR]
                                     [--random-extend F]
 
+Both searches run without the analytic candidate (--no-analytic): this compares
+the cost model's guidance with chance, not a rule with chance.
+
 Each run leaves OUT_DIR/NAME.jsonl, the cost-model search's tuning log; a later
 run with --transfer-from OUT_DIR trains each kernel's cost model first on the
 other kernels' logs (AutoTVM's transfer learning, leave-one-out).
@@ -113,7 +116,8 @@ def main():
             if os.path.exists(db):
                 os.remove(db)
             cmd = [tvs, "tune", path, "--trials", str(a.trials), "--seed", str(a.seed), "--threads", "1",
-                   "--fast-math", "--compare-random", "--plot", os.path.join(out, name + ".svg"), "--db", db]
+                   "--fast-math", "--compare-random", "--plot", os.path.join(out, name + ".svg"), "--db", db,
+                   "--no-analytic"]  # the search alone: BLIS's rule would answer for the model on matmuls
             if a.transfer_from:
                 # leave-one-out: the logs of the other kernels, never this one's
                 hist = os.path.join(out, name + ".transfer.jsonl")

@@ -5,8 +5,8 @@
 # --tuning-db` (the tuned loop nest, a .so that computes the same),
 # a crashing, a hanging and a wrong candidate recorded and skipped, a tuning
 # run killed mid-way leaving a database that loads and --resume finishing
-# it, a user's script as the design space, whole-model tuning of an MLP,
-# usage errors, and (when mpirun exists) an MPI run finding the same
+# it, the analytic first candidate, a user's script as the design space,
+# whole-model tuning of an MLP, usage errors, and (when mpirun exists) an MPI run finding the same
 # best as one process under injected times.
 # usage: test_tune_cli.sh TVS WORKDIR
 set -u
@@ -226,6 +226,13 @@ expect '[ $? -eq 0 ] && [ "$(wc -l < pad.jsonl)" -eq 24 ]'
 expect '[ "$(grep "\"status\": \"ok\"" pad.jsonl | grep -c "pad_einsum(block=b[0-9]*, padding=\[48, 1, 1\])")" -ge 1 ]'
 expect '[ "$(grep "\"status\": \"ok\"" pad.jsonl | grep -c "index_map=lambda v0, v1: (v1 // [0-9]*, v0, v1 % [0-9]*)")" -ge 1 ]'
 expect '! grep -q "wrong_result" pad.jsonl'
+# The analytic candidate (BLIS's model of this machine) is the first trial: a
+# register tile of 6 or 12 rows needs the padded 288 rows; it computes the
+# right result; --no-analytic leaves it out.
+expect 'grep -q "the first batch holds the analytic candidate (register tile [0-9]* x [0-9]*" pad_err.txt'
+expect 'head -1 pad.jsonl | grep "\"status\": \"ok\"" | grep -q "pad_einsum(block=b[0-9]*, padding=\[48, 1, 1\])"'
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mmp.tvs --trials 2 --seed 1 --no-analytic > noan.txt 2> noan_err.txt
+expect '[ $? -eq 0 ] && ! grep -q "analytic" noan_err.txt'
 # a padded record applied: the same numbers as the plain function
 grep "pad_einsum" pad.jsonl | grep "\"status\": \"ok\"" | head -1 > pad1.jsonl
 "$TVS" run mmp.tvs > mmp_plain.txt

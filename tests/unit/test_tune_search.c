@@ -213,6 +213,79 @@ static void test_space_locations(void) {
   src_free(ss);
 }
 
+/* The analytic candidate: BLIS's model read onto the generated space of a
+ * 1024^3 matmul, for an AVX2 core (6 x 16 register tile: the 1024 rows are
+ * padded to 1056, since 1024 has no divisor 6) and an AVX-512 core (12 x 32
+ * on the padded rows; 14 does not divide 1056); a function without a row
+ * and a vector loop around a reduction has none. */
+static int find_role(const TuneDecisions *d, TuneRole r) {
+  for (int i = 0; i < d->n; i++)
+    if (d->role[i] == r) return i;
+  return -1;
+}
+
+static bool tile_is(const TuneDecisions *d, TuneRole r, int64_t a, int64_t b, int64_t c, int64_t e) {
+  int i = find_role(d, r);
+  if (i < 0) return false;
+  int64_t want[4] = {a, b, c, e};
+  for (int k = 0; k < d->len[i]; k++)
+    if (d->v[i][k] != want[k]) return false;
+  return true;
+}
+
+static void test_analytic(void) {
+  /* mm_src with its shapes' 32s (not float32's) made 1024 */
+  char *text = xmalloc(2 * sizeof mm_src), *o = text;
+  for (const char *p = mm_src; *p;)
+    if (!strncmp(p, "32", 2) && p[-1] != 't') memcpy(o, "1024", 4), o += 4, p += 2;
+    else *o++ = *p++;
+  *o = 0;
+  SourceFile *sf = src_from_string("mm1024.tvs", text, strlen(text));
+  DiagCtx d;
+  diag_init(&d, stderr);
+  IrModule *m = tvs_load_module(sf, &d);
+  diag_flush(&d);
+  CHECK(m != NULL);
+  if (!m) goto out;
+  TuneHostModel avx2 = {8, 16, 32 * 1024, 512 * 1024, 1}, avx512 = {16, 32, 48 * 1024, 2048 * 1024, 2};
+  TuneDecisions a;
+  char what[160];
+  CHECK_EQ_INT(tune_analytic_candidate(m, "mm", &avx2, &a, what, sizeof what), 0);
+  CHECK(a.v[find_role(&a, TUNE_ROLE_PAD)][0] == 1);
+  CHECK(tile_is(&a, TUNE_ROLE_TILE_ROW, 1, 22, 8, 6));   /* 1056 rows; write cache 48 x 64 in half of L1 */
+  CHECK(tile_is(&a, TUNE_ROLE_TILE_VECTOR, 8, 2, 4, 16)); /* 4 panels x 1024 deep in half of L2 */
+  CHECK(tile_is(&a, TUNE_ROLE_TILE_REDUCE, 1, 1024, 0, 0));
+  CHECK(a.v[find_role(&a, TUNE_ROLE_UNROLL)][0] == 1);    /* 16: unrolls the 6 rows */
+  CHECK(a.v[find_role(&a, TUNE_ROLE_CACHE_LEVEL)][0] == 1);
+  CHECK(a.v[find_role(&a, TUNE_ROLE_PACK)][0] == 2);
+  CHECK(strstr(what, "register tile 6 x 16") != NULL);
+  /* It is a point of the space: the space builds it and its trace replays. */
+  TuneCandidate c;
+  memset(&c, 0, sizeof c);
+  CHECK_EQ_INT(tune_space_generate(m, "mm", &a, 1, &c, &d), 0);
+  CHECK(c.trace && strstr(c.trace, "decision=[1, 22, 8, 6]") && strstr(c.trace, "pad_einsum"));
+  IrModule *r = c.trace ? sch_trace_replay(m, c.trace, &d) : NULL;
+  CHECK(r && c.mod && shash_module(r) == shash_module(c.mod));
+  if (r) ir_module_free(r);
+  tune_candidate_free(&c);
+  CHECK_EQ_INT(tune_analytic_candidate(m, "mm", &avx512, &a, what, sizeof what), 0);
+  CHECK(tile_is(&a, TUNE_ROLE_TILE_ROW, 1, 44, 2, 12));
+  CHECK(tile_is(&a, TUNE_ROLE_TILE_VECTOR, 2, 2, 8, 32));
+  diag_flush(&d);
+  ir_module_free(m);
+  /* A softmax: no register tile to size. */
+  SourceFile *ss = src_from_string("sm.tvs", sm_src, strlen(sm_src));
+  IrModule *sm = tvs_load_module(ss, &d);
+  CHECK(sm != NULL);
+  CHECK_EQ_INT(sm ? tune_analytic_candidate(sm, "sm", &avx2, &a, what, sizeof what) : 0, -1);
+  if (sm) ir_module_free(sm);
+  src_free(ss);
+out:
+  diag_free(&d);
+  src_free(sf);
+  free(text);
+}
+
 /* A short search with fake times; returns its best trace (owned). */
 static char *search(const IrModule *m, TuneMeasurer *t, const char *db, int trials, TuneRun *run) {
   DiagCtx d;
@@ -420,6 +493,7 @@ int main(void) {
     test_model();
     test_model_groups();
     test_space_locations();
+    test_analytic();
     test_measure_cutoff();
     test_measure_batch(m);
     test_search(m);

@@ -18,13 +18,14 @@ typedef struct TuneArgs {
   const char *file, *func, *db, *plot, *schedule, *output, *space, *target, *transfer;
   int trials, batch, threads, top, population, generations;
   uint64_t seed;
-  bool random, compare_random, resume, fast_math;
+  bool random, compare_random, resume, fast_math, no_analytic;
   CgFpContract fp_contract;
   double timeout_s, budget_ms, epsilon;
 } TuneArgs;
 
 enum { TN_FUNC, TN_TRIALS, TN_BATCH, TN_DB, TN_SEED, TN_THREADS, TN_SEARCH, TN_COMPARE, TN_PLOT, TN_TOP,
-       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_FP_CONTRACT, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_POPULATION, TN_GENERATIONS, TN_EPSILON, TN_TRANSFER, TN_HELP };
+       TN_RESUME, TN_TIMEOUT, TN_BUDGET, TN_FAST_MATH, TN_FP_CONTRACT, TN_SCHEDULE, TN_SPACE, TN_OUTPUT, TN_TARGET, TN_POPULATION, TN_GENERATIONS, TN_EPSILON, TN_TRANSFER, TN_NO_ANALYTIC,
+       TN_HELP };
 
 static const ToolOption tune_options[] = {
     {TN_FUNC, "--func", NULL, "F", 0, "the prim_func to tune (default: the only one, or main)"},
@@ -40,6 +41,8 @@ static const ToolOption tune_options[] = {
     {TN_RESUME, "--resume", NULL, NULL, 0, "continue from the records of --db (they count as trials)"},
     {TN_TRANSFER, "--transfer", NULL, "LOG", 0, "train the cost model on LOG's records of other workloads\n"
      "before the first batch (AutoTVM's transfer learning)"},
+    {TN_NO_ANALYTIC, "--no-analytic", NULL, NULL, 0, "leave the analytic candidate (BLIS's cache and register model)\n"
+     "out of the first batch: the search alone, as random search is"},
     {TN_TIMEOUT, "--timeout", NULL, "SECONDS", 0, "kill a candidate running longer (default 20)"},
     {TN_BUDGET, "--budget-ms", NULL, "MS", 0, "timing budget per candidate (default 300)"},
     {TN_FAST_MATH, "--fast-math", NULL, NULL, 0, "compile candidates with fast-math (reassociation, exp inline)"},
@@ -141,6 +144,7 @@ static int parse_tune_arg(TuneArgs *ta, int argc, char **argv, int *i) {
         return 1;
       case TN_COMPARE: ta->compare_random = true; return 0;
       case TN_RESUME: ta->resume = true; return 0;
+      case TN_NO_ANALYTIC: ta->no_analytic = true; return 0;
       case TN_FAST_MATH: ta->fast_math = true; return 0;
       case TN_FP_CONTRACT:
         if (missing || cg_parse_fp_contract(val, &ta->fp_contract))
@@ -211,6 +215,7 @@ static TuneOptions search_options(const TuneArgs *ta, const char *func) {
   o.db = ta->db;
   o.resume = ta->resume;
   o.transfer = ta->transfer;
+  o.analytic = !ta->no_analytic;
   o.progress = stderr;
   o.tty = isatty(2);
   o.threads = ta->threads;
