@@ -4,11 +4,12 @@
  * For each shape (1024^3, 512^3 and the DNN shapes 196x256x2304 and
  * 3136x64x576, M x N x K) it parses the unscheduled kernel
  * bench/kernels/mm_<shape>.tvs, applies bench/kernels/mm_<shape>.sched.tvs
- * through the schedule library (sch_apply_schedules), JIT-compiles the result
- * (O3, host CPU, fast-math), checks it against a double-precision product,
- * and times it, dnnl_sgemm and cblas_sgemm (median of at least --reps runs
- * spanning at least --min-time seconds, after 3 warm-up runs).  It prints
- * GFLOP/s and the ratio TVS / best library per shape and thread count.  Last, it times one schedule primitive plus a
+ * (or --schedules DIR's) through the schedule library (sch_apply_schedules),
+ * JIT-compiles the result (O3, host CPU, fast-math), checks it against a
+ * double-precision product, and times it, dnnl_sgemm and cblas_sgemm (median
+ * of at least --reps runs spanning at least --min-time seconds, after 3
+ * warm-up runs).  It prints GFLOP/s and the ratio TVS / best library per
+ * shape and thread count.  Last, it times one schedule primitive plus a
  * reprint of the module (split on examples/mm_relu.tvs; median).  See README.md. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -166,12 +167,14 @@ static int bench_primitive(const IrModule *m, const char *block_name, int loop, 
 static void usage(void) {
   fprintf(stderr,
           "usage: bench_sched_matmul [--reps N] [--min-time S] [--threads LIST] [--shape NAME]\n"
-          "                          [--tvs-only] [--prim-reps N] [--no-fast-math]\n"
+          "                          [--schedules DIR] [--tvs-only] [--prim-reps N] [--no-fast-math]\n"
           "  --reps N        timed runs per library, shape and thread count (default 15;\n"
           "                  more when needed to span --min-time)\n"
           "  --min-time S    seconds the timed runs of one row span at least (default 0.3)\n"
           "  --threads LIST  comma-separated thread counts (default 1,2)\n"
           "  --shape NAME    only this shape (1024, 512, 196x256x2304, 3136x64x576)\n"
+          "  --schedules DIR the scripts DIR/mm_<shape>.sched.tvs (tuned ones, say) in place\n"
+          "                  of the hand-written bench/kernels/mm_<shape>.sched.tvs\n"
           "  --tvs-only      time only the TVS kernels\n"
           "  --prim-reps N   runs of the primitive + reprint measurement (default 201)\n"
           "  --no-fast-math  compile the TVS kernels without fast-math\n"
@@ -188,12 +191,12 @@ typedef struct Row {
 
 /* Times one shape with every library at every thread count and prints its
  * rows; *good tells whether the results agree.  0, or -1 on a failure. */
-static int bench_shape(const Shape *sh, const CgOptions *copt, int reps, double min_s, const int *thr, int nthr,
-                       int nlibs, Row *row, bool *good_out) {
+static int bench_shape(const Shape *sh, const char *sched_dir, const CgOptions *copt, int reps, double min_s,
+                       const int *thr, int nthr, int nlibs, Row *row, bool *good_out) {
   CgOptions opt = *copt;
   char path[1024], spath[1024];
   snprintf(path, sizeof path, "%s/bench/kernels/mm_%s.tvs", TVS_SOURCE_DIR, sh->name);
-  snprintf(spath, sizeof spath, "%s/bench/kernels/mm_%s.sched.tvs", TVS_SOURCE_DIR, sh->name);
+  snprintf(spath, sizeof spath, "%s/mm_%s.sched.tvs", sched_dir, sh->name);
   Kernel k;
   if (kernel_load(&k, path, spath, &opt)) return -1;
   row->sched_ms = k.sched_ms;
@@ -257,7 +260,7 @@ static void print_summary(const Row *rows, const int *thr, int nthr, int nlibs, 
 int main(int argc, char **argv) {
   double min_s = 0.3;
   int reps = 15, prim_reps = 201, nthr = 2, thr[MAX_THREADS] = {1, 2}, nlibs = NLIBS;
-  const char *only = NULL;
+  const char *only = NULL, *sched_dir = TVS_SOURCE_DIR "/bench/kernels";
   bool fast_math = true;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
@@ -268,6 +271,8 @@ int main(int argc, char **argv) {
       prim_reps = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
       only = argv[++i];
+    } else if (!strcmp(argv[i], "--schedules") && i + 1 < argc) {
+      sched_dir = argv[++i];
     } else if (!strcmp(argv[i], "--tvs-only")) {
       nlibs = 1;
     } else if (!strcmp(argv[i], "--no-fast-math")) {
@@ -306,7 +311,7 @@ int main(int argc, char **argv) {
   for (int si = 0; si < NSHAPES; si++) {
     if (only && strcmp(only, shapes[si].name)) continue;
     bool good = true;
-    if (bench_shape(&shapes[si], &opt, reps, min_s, thr, nthr, nlibs, &rows[si], &good)) return 1;
+    if (bench_shape(&shapes[si], sched_dir, &opt, reps, min_s, thr, nthr, nlibs, &rows[si], &good)) return 1;
     if (!good) ok = false;
   }
   if (nlibs == NLIBS) print_summary(rows, thr, nthr, nlibs, only);
