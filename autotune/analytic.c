@@ -26,15 +26,12 @@
 #include <unistd.h>
 
 #include "autotune/tune.h"
+#include "base/host_cpu.h"
 
 TuneHostModel tune_host_model(int threads) {
   TuneHostModel hm;
   memset(&hm, 0, sizeof hm);
-  bool avx512 = false;
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  avx512 = __builtin_cpu_supports("avx512f");
-#endif
+  bool avx512 = host_cpu_has_avx512();
   hm.lanes = avx512 ? 16 : 8;
   hm.vregs = avx512 ? 32 : 16;
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
@@ -58,12 +55,6 @@ static int64_t divisor_at_least(int64_t n, int64_t want) {
   return n;
 }
 
-static int find_role(const TuneDecisions *d, TuneRole r) {
-  for (int i = 0; i < d->n; i++)
-    if (d->role[i] == r) return i;
-  return -1;
-}
-
 /* The register tile's width: a multiple of the lanes up to two vectors,
  * else the largest divisor up to two vectors. */
 static int64_t tile_width(int64_t extent, int lanes) {
@@ -79,9 +70,9 @@ static int64_t tile_height(int64_t extent, int64_t nr, const TuneHostModel *hm) 
   return divisor_at_most(extent, rows > 1 ? rows : 1);
 }
 
-/* The generated space's decisions with the first keep of base's (the
- * unroll and pad choices) and pad set, the rest sampled: the layout of the
- * tiles that pad leaves. */
+/* The generated space's decisions with base's up to the pad choice (the
+ * unroll depth), pad set, and the rest sampled: the layout of the tiles that
+ * pad leaves. */
 static int layout_with_pad(const IrModule *m, const char *func, const TuneDecisions *base, int pad_at, int pad,
                            TuneDecisions *out) {
   TuneDecisions in = *base;
@@ -99,7 +90,7 @@ static int layout_with_pad(const IrModule *m, const char *func, const TuneDecisi
 
 /* Fills the decisions of layout d by the model; the tile it chose in what. */
 static void fill(TuneDecisions *d, const TuneHostModel *hm, char *what, size_t whatlen) {
-  int ri = find_role(d, TUNE_ROLE_TILE_ROW), vi = find_role(d, TUNE_ROLE_TILE_VECTOR);
+  int ri = tune_decisions_role(d, TUNE_ROLE_TILE_ROW), vi = tune_decisions_role(d, TUNE_ROLE_TILE_VECTOR);
   int64_t J = d->extent[vi], I = d->extent[ri];
   int64_t nr = tile_width(J, hm->lanes), mr = tile_height(I, nr, hm);
   /* the reduction: innermost loops whole while the B micro-panel fits */
@@ -154,10 +145,10 @@ int tune_analytic_candidate(const IrModule *m, const char *func, const TuneHostM
   if (rc) return -1;
   TuneDecisions layout = probe.dec;
   tune_candidate_free(&probe);
-  if (find_role(&layout, TUNE_ROLE_TILE_ROW) < 0 || find_role(&layout, TUNE_ROLE_TILE_VECTOR) < 0 ||
-      find_role(&layout, TUNE_ROLE_TILE_REDUCE) < 0)
+  if (tune_decisions_role(&layout, TUNE_ROLE_TILE_ROW) < 0 || tune_decisions_role(&layout, TUNE_ROLE_TILE_VECTOR) < 0 ||
+      tune_decisions_role(&layout, TUNE_ROLE_TILE_REDUCE) < 0)
     return -1;
-  int pad_at = find_role(&layout, TUNE_ROLE_PAD);
+  int pad_at = tune_decisions_role(&layout, TUNE_ROLE_PAD);
   if (pad_at >= 0) { /* the padded layout when it gives a taller register tile */
     TuneDecisions plain, padded;
     if (layout_with_pad(m, func, &layout, pad_at, 0, &plain) || layout_with_pad(m, func, &layout, pad_at, 1, &padded))
@@ -165,11 +156,11 @@ int tune_analytic_candidate(const IrModule *m, const char *func, const TuneHostM
     int64_t h[2];
     const TuneDecisions *l[2] = {&plain, &padded};
     for (int k = 0; k < 2; k++) {
-      int ri = find_role(l[k], TUNE_ROLE_TILE_ROW), vi = find_role(l[k], TUNE_ROLE_TILE_VECTOR);
+      int ri = tune_decisions_role(l[k], TUNE_ROLE_TILE_ROW), vi = tune_decisions_role(l[k], TUNE_ROLE_TILE_VECTOR);
       h[k] = ri < 0 || vi < 0 ? 0 : tile_height(l[k]->extent[ri], tile_width(l[k]->extent[vi], hm->lanes), hm);
     }
     layout = h[1] > h[0] ? padded : plain;
-    if (find_role(&layout, TUNE_ROLE_TILE_ROW) < 0 || find_role(&layout, TUNE_ROLE_TILE_VECTOR) < 0) return -1;
+    if (tune_decisions_role(&layout, TUNE_ROLE_TILE_ROW) < 0 || tune_decisions_role(&layout, TUNE_ROLE_TILE_VECTOR) < 0) return -1;
   }
   fill(&layout, hm, what, whatlen);
   *out = layout;

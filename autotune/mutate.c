@@ -22,6 +22,12 @@ uint64_t tune_decisions_hash(const TuneDecisions *d) {
   return h;
 }
 
+int tune_decisions_role(const TuneDecisions *d, TuneRole r) {
+  for (int i = 0; i < d->n; i++)
+    if (d->role[i] == r) return i;
+  return -1;
+}
+
 void tune_decisions_json(const TuneDecisions *d, char *buf, size_t cap) {
   size_t o = 0;
   o += (size_t)snprintf(buf + o, cap - o, "[");

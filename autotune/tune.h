@@ -57,6 +57,8 @@ typedef struct TuneDecisions {
   int64_t extent[TUNE_MAX_DECISIONS];        /* a tile: the extent of the loop it splits */
 } TuneDecisions;
 
+/* The index of the first decision with role r, or -1. */
+int tune_decisions_role(const TuneDecisions *d, TuneRole r);
 /* A hash of the decisions (duplicate detection). */
 uint64_t tune_decisions_hash(const TuneDecisions *d);
 /* Appends the decisions as JSON ([[4, 8, 2, 16], [1], ...]). */

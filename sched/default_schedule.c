@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/host_cpu.h"
 #include "base/source.h"
 #include "base/vec.h"
 #include "ir/relax_op.h"
@@ -45,11 +46,6 @@ static bool const_extent(const TirIterVar *iv, int64_t *v) { return tir_is_const
 
 /* --------------------------------------------------------------- the rules */
 
-static bool host_has_avx512(void) {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
-}
-
 /* conv2d_nchw float32: the script default_schedule.h describes, chosen as
  * bench/conv2d_bench.c's default_schedule() does. */
 static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t cap) {
@@ -62,7 +58,7 @@ static const char *conv2d_rule(const TirFunc *f, bool prepack, char *buf, size_t
   const TirBlock *pad = sch_ds_find_block(f, "pad_temp");
   if (!pad || pad->body->kind != TIR_S_STORE) return NULL;
   bool padded = pad->body->store.value->kind != TIR_LOAD;
-  bool avx512 = host_has_avx512();
+  bool avx512 = host_cpu_has_avx512();
   int lanes = avx512 ? 16 : 8;
   if (F % (2 * lanes) && avx512 && F % lanes == 0)
     snprintf(buf, cap, "conv2d_nchw_avx512_f16.sched.tvs");
@@ -83,7 +79,7 @@ static const char *conv2d_nchwc_rule(const TirFunc *f, char *buf, size_t cap) {
   const TirBlock *b = sch_ds_find_block(f, "conv2d_NCHWc");
   char kinds[16];
   int64_t OB, IC, FB;
-  if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype) || !host_has_avx512()) return NULL;
+  if (!b || b->nwrites != 1 || !is_f32(b->writes[0].buffer->dtype) || !host_cpu_has_avx512()) return NULL;
   iter_kinds(b, kinds, sizeof kinds);
   if (strcmp(kinds, "SSSSSRRR") || !const_extent(&b->iters[4], &OB) || OB != 16 || !const_extent(&b->iters[5], &IC) ||
       IC % 16 || !const_extent(&b->iters[1], &FB))
@@ -451,7 +447,7 @@ static TirFunc *schedule_func(const IrModule *m, int fi, bool prepack, IrModule 
   }
   const char *epi[SCH_DS_MAX_BLOCKS];
   int nepi = script ? epilogue_blocks(f, block ? block : conv, epi) : 0;
-  generic_rule(&one, host_has_avx512() ? 16 : 8, script ? epi : NULL, nepi);
+  generic_rule(&one, host_cpu_has_avx512() ? 16 : 8, script ? epi : NULL, nepi);
   ir_heap_depend(out->heap, one->heap);
   TirFunc *nf = ir_memdup(out->heap, one->funcs[0].tir, sizeof *nf);
   nf->attrs = irv_dict_set(out->heap, nf->attrs, "tir.is_scheduled", irv_bool(out->heap, true));

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/host_cpu.h"
 #include "ir/relax_op.h"
 #include "base/util.h"
 
@@ -55,14 +56,6 @@ static bool const_shape(const RxSInfo *s, int nd, int64_t *v) {
   for (int i = 0; i < nd; i++)
     if (!tir_is_const_int(s->shape[i], &v[i])) return false;
   return true;
-}
-
-static bool host_avx512(void) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  return __builtin_cpu_supports("avx512f");
-#else
-  return false;
-#endif
 }
 
 /* The struct info of an NCHW tensor in NCHW16c. */
@@ -371,7 +364,7 @@ static RxFunc *convert_func(void *ctx, IrHeap *h, const IrModule *m, RxFunc *f) 
 
 IrModule *rx_convert_layout(const IrModule *m, DiagCtx *diag, bool *changed) {
   if (changed) *changed = false;
-  if (!enabled || !host_avx512()) return ir_module_copy(m);
+  if (!enabled || !host_cpu_has_avx512()) return ir_module_copy(m);
   bool ch = false;
   IrModule *out = rxu_map_funcs(m, convert_func, NULL, &ch);
   if (!ch) return out;

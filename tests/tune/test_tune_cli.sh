@@ -6,8 +6,8 @@
 # a crashing, a hanging and a wrong candidate recorded and skipped, a tuning
 # run killed mid-way leaving a database that loads and --resume finishing
 # it, the analytic first candidate, a user's script as the design space,
-# whole-model tuning of an MLP, usage errors, and (when mpirun exists) an MPI run finding the same
-# best as one process under injected times.
+# whole-model tuning of an MLP, usage errors, and (when mpirun exists) an
+# MPI run finding the same best as one process under injected times.
 # usage: test_tune_cli.sh TVS WORKDIR
 set -u
 TVS=$(realpath "$1")

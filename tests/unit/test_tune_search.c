@@ -218,14 +218,8 @@ static void test_space_locations(void) {
  * padded to 1056, since 1024 has no divisor 6) and an AVX-512 core (12 x 32
  * on the padded rows; 14 does not divide 1056); a function without a row
  * and a vector loop around a reduction has none. */
-static int find_role(const TuneDecisions *d, TuneRole r) {
-  for (int i = 0; i < d->n; i++)
-    if (d->role[i] == r) return i;
-  return -1;
-}
-
 static bool tile_is(const TuneDecisions *d, TuneRole r, int64_t a, int64_t b, int64_t c, int64_t e) {
-  int i = find_role(d, r);
+  int i = tune_decisions_role(d, r);
   if (i < 0) return false;
   int64_t want[4] = {a, b, c, e};
   for (int k = 0; k < d->len[i]; k++)
@@ -251,13 +245,13 @@ static void test_analytic(void) {
   TuneDecisions a;
   char what[160];
   CHECK_EQ_INT(tune_analytic_candidate(m, "mm", &avx2, &a, what, sizeof what), 0);
-  CHECK(a.v[find_role(&a, TUNE_ROLE_PAD)][0] == 1);
+  CHECK(a.v[tune_decisions_role(&a, TUNE_ROLE_PAD)][0] == 1);
   CHECK(tile_is(&a, TUNE_ROLE_TILE_ROW, 1, 22, 8, 6));   /* 1056 rows; write cache 48 x 64 in half of L1 */
   CHECK(tile_is(&a, TUNE_ROLE_TILE_VECTOR, 8, 2, 4, 16)); /* 4 panels x 1024 deep in half of L2 */
   CHECK(tile_is(&a, TUNE_ROLE_TILE_REDUCE, 1, 1024, 0, 0));
-  CHECK(a.v[find_role(&a, TUNE_ROLE_UNROLL)][0] == 1);    /* 16: unrolls the 6 rows */
-  CHECK(a.v[find_role(&a, TUNE_ROLE_CACHE_LEVEL)][0] == 1);
-  CHECK(a.v[find_role(&a, TUNE_ROLE_PACK)][0] == 2);
+  CHECK(a.v[tune_decisions_role(&a, TUNE_ROLE_UNROLL)][0] == 1);    /* 16: unrolls the 6 rows */
+  CHECK(a.v[tune_decisions_role(&a, TUNE_ROLE_CACHE_LEVEL)][0] == 1);
+  CHECK(a.v[tune_decisions_role(&a, TUNE_ROLE_PACK)][0] == 2);
   CHECK(strstr(what, "register tile 6 x 16") != NULL);
   /* It is a point of the space: the space builds it and its trace replays. */
   TuneCandidate c;
