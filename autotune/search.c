@@ -21,6 +21,7 @@
 #include "driver/run.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
+#include "ir/transform.h"
 
 /* A candidate with its features, predicted score and module hash. */
 typedef struct Entry {
@@ -50,6 +51,8 @@ typedef struct Search {
   bool analytic;             /* analytic_dec waits for the first batch */
   TuneDecisions analytic_dec;
   char analytic_what[160];   /* what the analytic model chose, for the log */
+  int nrefused;              /* sampled GPU candidates gpu_postproc.c dropped */
+  char refused_why[160];     /* the first one's reason */
 } Search;
 
 static uint64_t rnd(Search *s) {
@@ -70,15 +73,23 @@ static void mark_seen(Search *s, uint64_t h) { VEC_PUSH(s->seen, s->nseen, s->ca
 
 static void entry_free(Entry *e) { tune_candidate_free(&e->c); }
 
-/* A candidate from decisions (NULL: fresh); false when it does not apply. */
+/* A candidate of the space (dec NULL: sampled), or false when the space
+ * refuses it or, on a GPU target unless resuming, the postprocessor does. */
 static bool make_entry(Search *s, const TuneDecisions *dec, Entry *e) {
   DiagCtx d;
   diag_init(&d, NULL);
   int64_t seed = (int64_t)(rnd(s) & 0x7fffffff);
   int rc = s->o->space_script ? tune_space_script(s->m, s->o->func, s->o->space_script, dec, seed, &e->c, &d)
                               : tune_space_generate(s->m, s->o->func, dec, seed, &e->c, &d);
-  bool ok = rc == 0 && tune_features(e->c.mod, s->o->func, e->feat) == 0;
+  bool ok = rc == 0;
   diag_free(&d);
+  char why[160];
+  if (ok && !s->resuming && tir_is_gpu_target(s->o->target) &&
+      tune_gpu_postproc(e->c.mod, s->o->func, why, sizeof why)) {
+    if (!s->nrefused++) snprintf(s->refused_why, sizeof s->refused_why, "%s", why);
+    ok = false;
+  }
+  ok = ok && tune_features(e->c.mod, s->o->func, e->feat) == 0;
   if (!ok) tune_candidate_free(&e->c);
   e->score = 0;
   e->key = ok ? shash_module(e->c.mod) : 0;
@@ -346,8 +357,17 @@ TuneOptions tune_options_default(void) {
 
 static int finish(Search *s) {
   TuneRun *o = s->out;
+  if (s->nrefused && s->o->progress)
+    fprintf(s->o->progress, "[%s] %s: %d sampled candidate%s dropped before measuring (the first: %s)\n",
+            s->o->label ? s->o->label : "tune", s->o->func, s->nrefused, s->nrefused == 1 ? "" : "s",
+            s->refused_why);
   if (o->best_gflops <= 0) {
-    diag_error(s->diag, span_none, "tune: no candidate of '%s' ran correctly in %d trials", s->o->func, o->ntrials);
+    if (!o->ntrials && s->nrefused)
+      diag_error(s->diag, span_none, "tune: every sampled candidate of '%s' was dropped before measuring: %s",
+                 s->o->func, s->refused_why);
+    else
+      diag_error(s->diag, span_none, "tune: no candidate of '%s' ran correctly in %d trials", s->o->func,
+                 o->ntrials);
     return -1;
   }
   TuneCandidate c;

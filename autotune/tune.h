@@ -108,6 +108,11 @@ int tune_analytic_candidate(const IrModule *m, const char *func, const TuneHostM
  * text for prim_func func of m when its one block is a matmul-like reduction
  * (free it), else NULL with the reason in why. */
 char *tune_gpu_space(const IrModule *m, const char *func, char *why, size_t whylen);
+/* The check a candidate for a GPU target passes before it is measured
+ * (gpu_postproc.c, MetaSchedule's VerifyGPUCode max_vthread): 0, or -1 with
+ * the reason in why when prim_func func of the scheduled module m runs more
+ * than 1024 threads per block or 8 virtual threads per thread. */
+int tune_gpu_postproc(const IrModule *m, const char *func, char *why, size_t whylen);
 
 /* A candidate of a user's space: script (schedule-script text whose
  * sampling calls are the knobs) run on a schedule seeded by seed, or, with

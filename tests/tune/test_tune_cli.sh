@@ -127,6 +127,28 @@ if "$TVS" run "${TVS_SOURCE_DIR:-/nonexistent}/tests/gpu/ewise.tvs" --target ope
     --batch 3 --seed 3 --db gpu.jsonl > gpu.txt 2> gpu_err.txt
   expect '[ $? -eq 0 ] && grep -q "^# mm: best .* GFLOP/s .* after 3 trials" gpu.txt && grep -q "thread_axis=\"vthread.y\"" gpu.txt'
   expect 'grep -q "\"status\": \"ok\"" gpu.jsonl && grep -q "\"target\": \"opencl\"" gpu.jsonl'
+  # No measured candidate runs more than 8 virtual threads (vthread.y x
+  # vthread.x, the second factors of the row and column tiles); those the
+  # sampler drew are dropped before measuring, and a space of nothing else
+  # is an error that says why.
+  expect '! grep -oE "\"decisions\": \[\[[0-9]+, [0-9]+, [0-9]+, [0-9]+\], \[[0-9]+, [0-9]+" gpu.jsonl |
+    awk -F"[][, ]+" "{ if (\$3 * \$7 > 8) bad = 1 } END { exit !bad }"'
+  cat > vt.sch.tvs <<'SCH'
+b = sch.get_block("C")
+i, j, k = sch.get_loops(b)
+t = sch.sample_categorical(candidates=[1, 2], probs=[0.5, 0.5])
+by, vy, ty = sch.split(i, factors=[1, 16, 2])
+bx, vx, tx = sch.split(j, factors=[1, 16, 2])
+sch.reorder(by, bx, vy, vx, ty, tx, k)
+sch.bind(by, "blockIdx.y")
+sch.bind(bx, "blockIdx.x")
+sch.bind(vy, "vthread.y")
+sch.bind(vx, "vthread.x")
+sch.bind(ty, "threadIdx.y")
+sch.bind(tx, "threadIdx.x")
+SCH
+  "$TVS" tune mm.tvs --target opencl --space vt.sch.tvs --trials 2 > vt.txt 2> vt_err.txt
+  expect '[ $? -eq 1 ] && grep -q "every sampled candidate of .mm. was dropped before measuring: 256 virtual threads per thread (vthread.y 16 x vthread.x 16): at most 8" vt_err.txt'
   "$TVS" tune mm.tvs --target opencl --trials 3 --batch 3 --seed 3 --db gpu_gen.jsonl > gpu_gen.txt 2> gpu_gen_err.txt
   expect '[ $? -eq 0 ] && grep -q "^# mm: best .* after 3 trials (0 failed)" gpu_gen.txt && grep -q "thread_axis=\"threadIdx.x\"" gpu_gen.txt'
   "$TVS" tune "$TVS_SOURCE_DIR/examples/mm_relu.tvs" --target opencl --trials 3 --batch 3 > bind.txt 2> /dev/null

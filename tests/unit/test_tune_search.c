@@ -478,12 +478,61 @@ static void test_search(const IrModule *m) {
   diag_free(&d);
 }
 
+/* The GPU postprocessor (gpu_postproc.c): a candidate is refused for more
+ * than 8 virtual threads (the product of nested vthread loops) or more than
+ * 1024 threads per block, with a reason naming the loops. */
+static void test_gpu_postproc(const IrModule *m) {
+  static const char fmt[] =
+      "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+      "by, vy, ty = sch.split(i, factors=[None, %d, %d])\n"
+      "bx, vx, tx = sch.split(j, factors=[None, %d, %d])\n"
+      "sch.reorder(by, bx, vy, vx, ty, tx, k)\n"
+      "sch.bind(by, \"blockIdx.y\")\nsch.bind(bx, \"blockIdx.x\")\n"
+      "sch.bind(vy, \"vthread.y\")\nsch.bind(vx, \"vthread.x\")\n"
+      "sch.bind(ty, \"threadIdx.y\")\nsch.bind(tx, \"threadIdx.x\")\n";
+  static const struct {
+    int vy, ty, vx, tx;
+    int rc;
+    const char *why;
+  } cases[] = {
+      {2, 4, 4, 8, 0, ""},   /* 8 virtual threads, 32 threads: measured */
+      {4, 2, 4, 8, -1, "16 virtual threads per thread (vthread.y 4 x vthread.x 4): at most 8"},
+      {1, 32, 1, 32, 0, ""}, /* 1024 threads */
+      {1, 32, 2, 16, 0, ""},
+  };
+  DiagCtx d;
+  diag_init(&d, stderr);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char script[1024], why[160] = "";
+    snprintf(script, sizeof script, fmt, cases[i].vy, cases[i].ty, cases[i].vx, cases[i].tx);
+    TuneCandidate c;
+    CHECK_EQ_INT(tune_space_script(m, NULL, script, NULL, 1, &c, &d), 0);
+    CHECK_EQ_INT(tune_gpu_postproc(c.mod, "mm", why, sizeof why), cases[i].rc);
+    CHECK_EQ_STR(why, cases[i].why);
+    tune_candidate_free(&c);
+  }
+  /* 2048 threads per block: 32 x 32 and the reduction's 2 (a cross-thread
+   * reduction) */
+  static const char wide[] =
+      "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+      "ko, ki = sch.split(k, factors=[None, 2])\n"
+      "sch.bind(i, \"threadIdx.y\")\nsch.bind(j, \"threadIdx.x\")\nsch.bind(ki, \"threadIdx.z\")\n";
+  TuneCandidate c;
+  char why[160] = "";
+  CHECK_EQ_INT(tune_space_script(m, NULL, wide, NULL, 1, &c, &d), 0);
+  CHECK_EQ_INT(tune_gpu_postproc(c.mod, "mm", why, sizeof why), -1);
+  CHECK_EQ_STR(why, "2048 threads per block (threadIdx.y 32 x threadIdx.x 32 x threadIdx.z 2): at most 1024");
+  tune_candidate_free(&c);
+  diag_free(&d);
+}
+
 int main(void) {
   IrModule *m = load_mm();
   CHECK(m != NULL);
   if (m) {
     test_space(m);
     test_script_space(m);
+    test_gpu_postproc(m);
     test_model();
     test_model_groups();
     test_space_locations();
