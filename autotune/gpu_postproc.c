@@ -21,14 +21,18 @@
 #define TUNE_GPU_MAX_VTHREAD 8
 #define MAX_DEPTH 16
 
-/* The loops bound to one kind of thread axis around the current statement. */
+/* The loops bound to one kind of thread axis around the current statement.
+ * A loop bound to an axis already on the path (a cooperative fetch computed
+ * under the thread loops binds threadIdx again) is the same threads, and is
+ * not counted twice. */
 typedef struct AxisPath {
-  const char *prefix; /* "vthread" or "threadIdx" */
-  int64_t product;    /* their extents multiplied */
-  int64_t worst;      /* the largest product seen */
-  char what[96];      /* its loops, e.g. "vthread.y 16 x vthread.x 128" */
-  char path[96];      /* the loops around the current statement */
-  size_t cut[MAX_DEPTH]; /* path's length before each of them */
+  const char *prefix;            /* "vthread" or "threadIdx" */
+  int64_t product;               /* their extents multiplied */
+  int64_t worst;                 /* the largest product seen */
+  char what[96];                 /* its loops, e.g. "vthread.y 16 x vthread.x 128" */
+  char path[96];                 /* the loops around the current statement */
+  const TirStmt *loop[MAX_DEPTH]; /* the counted loops, outermost first */
+  size_t cut[MAX_DEPTH];         /* path's length before each of them */
   int depth;
 } AxisPath;
 
@@ -40,11 +44,13 @@ static bool bound_to(const TirStmt *s, const char *prefix, int64_t *extent) {
 
 static void enter(AxisPath *a, const TirStmt *s) {
   int64_t e;
-  if (!bound_to(s, a->prefix, &e)) return;
-  a->product *= e;
+  if (!bound_to(s, a->prefix, &e) || a->depth == MAX_DEPTH) return;
+  for (int i = 0; i < a->depth; i++)
+    if (!strcmp(a->loop[i]->loop.thread_tag, s->loop.thread_tag)) return;
   size_t len = strlen(a->path);
-  if (a->depth < MAX_DEPTH) a->cut[a->depth] = len;
-  a->depth++;
+  a->loop[a->depth] = s;
+  a->cut[a->depth++] = len;
+  a->product *= e;
   snprintf(a->path + len, sizeof a->path - len, "%s%s %lld", len ? " x " : "", s->loop.thread_tag, (long long)e);
   if (a->product > a->worst) {
     a->worst = a->product;
@@ -54,10 +60,9 @@ static void enter(AxisPath *a, const TirStmt *s) {
 
 static void leave(AxisPath *a, const TirStmt *s) {
   int64_t e;
-  if (!bound_to(s, a->prefix, &e)) return;
+  if (!a->depth || a->loop[a->depth - 1] != s || !bound_to(s, a->prefix, &e)) return;
   a->product /= e;
-  a->depth--;
-  if (a->depth < MAX_DEPTH) a->path[a->cut[a->depth]] = 0;
+  a->path[a->cut[--a->depth]] = 0;
 }
 
 static bool walk_pre(TirVisitor *v, const TirStmt *s) {

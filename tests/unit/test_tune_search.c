@@ -523,6 +523,23 @@ static void test_gpu_postproc(const IrModule *m) {
   CHECK_EQ_INT(tune_gpu_postproc(c.mod, "mm", why, sizeof why), -1);
   CHECK_EQ_STR(why, "2048 threads per block (threadIdx.y 32 x threadIdx.x 32 x threadIdx.z 2): at most 1024");
   tune_candidate_free(&c);
+  /* A cooperative fetch computed under the thread loops binds threadIdx.y
+   * and .x again: the same 64 threads, not 64 x 64. */
+  static const char fetch[] =
+      "b = sch.get_block(\"C\")\ni, j, k = sch.get_loops(b)\n"
+      "by, ty = sch.split(i, factors=[None, 8])\nbx, tx = sch.split(j, factors=[None, 8])\n"
+      "ko, ki = sch.split(k, factors=[None, 8])\nsch.reorder(by, bx, ty, tx, ko, ki)\n"
+      "sch.bind(by, \"blockIdx.y\")\nsch.bind(bx, \"blockIdx.x\")\n"
+      "sch.bind(ty, \"threadIdx.y\")\nsch.bind(tx, \"threadIdx.x\")\n"
+      "As = sch.cache_read(b, 0, \"shared\")\nsch.compute_at(As, ko)\n"
+      "a0, a1 = sch.get_loops(As)[-2:]\n"
+      "ao, aty, atx = sch.split(sch.fuse(a0, a1), factors=[None, 8, 8])\n"
+      "sch.bind(aty, \"threadIdx.y\")\nsch.bind(atx, \"threadIdx.x\")\n";
+  why[0] = 0;
+  CHECK_EQ_INT(tune_space_script(m, NULL, fetch, NULL, 1, &c, &d), 0);
+  CHECK_EQ_INT(tune_gpu_postproc(c.mod, "mm", why, sizeof why), 0);
+  CHECK_EQ_STR(why, "");
+  tune_candidate_free(&c);
   diag_free(&d);
 }
 
