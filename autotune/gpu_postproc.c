@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "autotune/tune.h"
+#include "ir/transform.h"
 #include "ir/visit.h"
 
-#define TUNE_GPU_MAX_THREADS 1024
 #define TUNE_GPU_MAX_VTHREAD 8
 #define MAX_DEPTH 16
 
@@ -84,9 +84,9 @@ int tune_gpu_postproc(const IrModule *m, const char *func, char *why, size_t why
   AxisPath a[2] = {{.prefix = "threadIdx", .product = 1, .worst = 1}, {.prefix = "vthread", .product = 1, .worst = 1}};
   TirVisitor v = {.pre_stmt = walk_pre, .post_stmt = walk_post, .ctx = a};
   tir_visit_stmt(&v, g->tir->body);
-  if (a[0].worst > TUNE_GPU_MAX_THREADS)
+  if (a[0].worst > TIR_GPU_MAX_THREADS)
     snprintf(why, whylen, "%lld threads per block (%s): at most %d", (long long)a[0].worst, a[0].what,
-             TUNE_GPU_MAX_THREADS);
+             TIR_GPU_MAX_THREADS);
   else if (a[1].worst > TUNE_GPU_MAX_VTHREAD)
     snprintf(why, whylen, "%lld virtual threads per thread (%s): at most %d", (long long)a[1].worst, a[1].what,
              TUNE_GPU_MAX_VTHREAD);

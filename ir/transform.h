@@ -219,6 +219,9 @@ const TirPass *tir_gpu_pipeline(int *n);
 int tir_gpu_pipeline_index(const char *name);
 /* Whether target names a GPU target ("cuda", "opencl"). */
 bool tir_is_gpu_target(const char *target);
+/* Threads per block a GPU target allows (verify-thread-binding; the tuner's
+ * GPU postprocessor drops candidates over it before lowering). */
+#define TIR_GPU_MAX_THREADS 1024
 /* tir_lower on the GPU pipeline for target (up to pass index last, -1 = all). */
 IrModule *tir_lower_gpu(const IrModule *m, const char *target, int last, DiagCtx *diag, TirAfterPassFn after,
                         void *user);

@@ -21,7 +21,6 @@
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 
-#define GPU_MAX_THREADS 1024
 
 typedef struct Bound {
   const TirStmt *loop[16];  /* the thread-bound loops on the current path */
@@ -93,9 +92,9 @@ static void check_loop(Check *c, const TirStmt *s) {
     if (!strncmp(c->kernel.loop[i]->loop.thread_tag, "threadIdx.", 10) && tir_is_const_int(c->kernel.loop[i]->loop.extent, &e))
       threads *= e;
   }
-  if (threads > GPU_MAX_THREADS)
-    fail(c, s->span, "loop '%s' (%s) makes a block of %lld threads: the device allows at most 1024 per block",
-         s->loop.var->name, tag, threads);
+  if (threads > TIR_GPU_MAX_THREADS)
+    fail(c, s->span, "loop '%s' (%s) makes a block of %lld threads: the device allows at most %d per block",
+         s->loop.var->name, tag, threads, TIR_GPU_MAX_THREADS);
 }
 
 /* A reduce iter whose binding uses a threadIdx loop var on the path. */
