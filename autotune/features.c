@@ -12,12 +12,14 @@
  * heaviest store's vector (most executions) plus totals is the candidate's
  * row, with the number of outermost loop nests (stages fused under one
  * loop, as compute_at leaves them, or each in its own nest: the heaviest
- * store alone cannot tell the two apart); counts are log2(1 + x) as TVM scales them. */
+ * store alone cannot tell the two apart), and for an update the accumulator
+ * chains in flight; counts are log2(1 + x) as TVM scales them. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "autotune/tune.h"
+#include "ir/structural_equal.h"
 #include "ir/transform.h"
 #include "ir/visit.h"
 
@@ -32,6 +34,7 @@ enum {
   F_FOOT, /* 5 levels */
   F_REUSE = F_FOOT + 5, /* 5 levels */
   F_ALLOC = F_REUSE + 5, F_NALLOC, F_EXEC, F_OUTER_SERIAL, F_NSTORES, F_TOTAL_EXEC, F_NLOADS, F_LOCAL, F_NROOTS,
+  F_CHAINS,
   F_COUNT
 };
 
@@ -150,6 +153,41 @@ static void access_features(const Walk *w, const TirExpr *idx, size_t bytes, flo
   }
 }
 
+/* Independent accumulators an update runs through (an update of a location
+ * it also reads: S[i] = S[i] + A[i, k]).  Each depends on its last value, so
+ * a reduction's speed is the number of chains in flight over the add's
+ * latency until bandwidth caps it (on the mean + bias + ReLU of bench/tune:
+ * 1, 2, 4 and 8 rows at a time run at 1.2, 2.4, 4.8 and 7.2 GFLOP/s).  In
+ * flight means within what an out-of-order core sees at once: the
+ * innermost loops' dynamic updates up to CHAIN_WINDOW instructions (a
+ * vectorized loop is one instruction over its lanes), and the distinct
+ * locations (lanes) among them.  0 for a plain store. */
+#define CHAIN_WINDOW 64.0
+static double accumulator_chains(const Walk *w, const TirStmt *s, const TirExpr *const *acc, int nacc) {
+  if (s->store.n != 1) return 0;
+  bool accumulates = false;
+  for (int i = 0; i < nacc && !accumulates; i++)
+    accumulates = acc[i]->load.buf == s->store.buf && acc[i]->load.n == 1 &&
+                  tir_expr_identical(acc[i]->load.idx[0], s->store.idx[0]);
+  if (!accumulates) return 0;
+  double instr = 1, chains = 1;
+  for (int k = w->depth - 1; k >= 0; k--) {
+    const Loop *L = &w->loops[k];
+    bool spatial = coef(s->store.idx[0], L->var) != 0;
+    double n = (double)L->extent;
+    if (L->kind == TIR_FOR_VECTORIZED) {
+      if (spatial) chains *= n;
+      continue;
+    }
+    double f = fmin(n, floor(CHAIN_WINDOW / instr));
+    if (f < 1) break;
+    instr *= f;
+    if (spatial) chains *= f;
+    if (f < n) break;
+  }
+  return chains;
+}
+
 static void store_features(Walk *w, const TirStmt *s) {
   float f[TUNE_NFEATURES] = {0};
   const TirExpr *acc[MAX_ACC];
@@ -180,6 +218,7 @@ static void store_features(Walk *w, const TirStmt *s) {
   f[F_OUTER_SERIAL] = lg(outer_serial);
   f[F_NLOADS] = (float)nacc;
   f[F_LOCAL] = s->store.buf->scope && strcmp(s->store.buf->scope, "global") != 0;
+  f[F_CHAINS] = lg(accumulator_chains(w, s, acc, nacc));
   w->nstores++;
   w->total_exec += exec;
   if (exec > w->best_exec) {
@@ -259,5 +298,17 @@ int tune_features(const IrModule *m, const char *func, float *out) {
   ir_module_free(low);
   return 0;
 }
+
+static const char *const names[F_COUNT] = {
+  "fadd", "fmul", "fdiv", "fminmax", "call", "iarith", "cmp",
+  "parallel", "vectorized", "unrolled", "nloops", "inner_extent",
+  "stride0", "stride1", "strideN", "max_stride", "move_stride",
+  "foot0", "foot1", "foot2", "foot3", "foot4",
+  "reuse0", "reuse1", "reuse2", "reuse3", "reuse4",
+  "alloc_bytes", "nallocs", "exec", "outer_serial", "nstores", "total_exec", "nloads", "local_store", "nroots",
+  "chains",
+};
+
+const char *tune_feature_name(int i) { return i >= 0 && i < F_COUNT ? names[i] : NULL; }
 
 _Static_assert(F_COUNT <= TUNE_NFEATURES, "feature slots");

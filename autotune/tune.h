@@ -133,9 +133,12 @@ bool tune_mutate(const TuneDecisions *d, uint64_t *rng, TuneDecisions *out);
 /* Features of the loop nest of prim_func func of (scheduled) m, lowered to
  * flat buffers: per buffer store, arithmetic counts by kind, loop-kind
  * extents (parallel, vectorized, unrolled), access strides of the
- * innermost loop and footprints per loop level; the heaviest store's
- * vector, plus totals.  0, or -1 when m does not lower. */
+ * innermost loop, footprints per loop level, an update's accumulator
+ * chains in flight; the heaviest store's vector, plus totals.  0, or -1
+ * when m does not lower. */
 int tune_features(const IrModule *m, const char *func, float *out);
+/* The name of feature slot i ("chains", "foot2"), or NULL for an unused slot. */
+const char *tune_feature_name(int i);
 
 /* --------------------------------------------------------------- cost model */
 
