@@ -299,7 +299,7 @@ int tune_features(const IrModule *m, const char *func, float *out) {
   return 0;
 }
 
-static const char *const names[F_COUNT] = {
+static const char *const names[] = {
   "fadd", "fmul", "fdiv", "fminmax", "call", "iarith", "cmp",
   "parallel", "vectorized", "unrolled", "nloops", "inner_extent",
   "stride0", "stride1", "strideN", "max_stride", "move_stride",
@@ -308,6 +308,8 @@ static const char *const names[F_COUNT] = {
   "alloc_bytes", "nallocs", "exec", "outer_serial", "nstores", "total_exec", "nloads", "local_store", "nroots",
   "chains",
 };
+
+_Static_assert(sizeof names / sizeof *names == F_COUNT, "a name for every feature");
 
 const char *tune_feature_name(int i) { return i >= 0 && i < F_COUNT ? names[i] : NULL; }
 

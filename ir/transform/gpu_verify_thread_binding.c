@@ -21,7 +21,6 @@
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 
-
 typedef struct Bound {
   const TirStmt *loop[16];  /* the thread-bound loops on the current path */
   int n;

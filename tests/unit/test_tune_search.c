@@ -31,15 +31,19 @@ static const char mm_src[] =
 
 static SourceFile *src;
 
-static IrModule *load_mm(void) {
-  src = src_from_string("mm.tvs", mm_src, strlen(mm_src));
+/* The module of a test kernel's text; *sf keeps the source for its spans
+ * (src_free it after the module).  Errors go to stderr. */
+static IrModule *load_text(const char *name, const char *text, SourceFile **sf) {
+  *sf = src_from_string(name, text, strlen(text));
   DiagCtx d;
   diag_init(&d, stderr);
-  IrModule *m = tvs_load_module(src, &d);
+  IrModule *m = tvs_load_module(*sf, &d);
   diag_flush(&d);
   diag_free(&d);
   return m;
 }
+
+static IrModule *load_mm(void) { return load_text("mm.tvs", mm_src, &src); }
 
 static void test_space(const IrModule *m) {
   DiagCtx d;
@@ -224,11 +228,8 @@ static float rowsum_chains(const IrModule *m, int ri, int rk, const char *extra)
  * at a time), which the chains feature counts: 8 rows x 4 k steps is 8
  * chains, 4 x 8 is 4, the plain nest 1 (log2(1 + x) as all counts). */
 static void test_chains_feature(void) {
-  SourceFile *ss = src_from_string("rs.tvs", rs_src, strlen(rs_src));
-  DiagCtx d;
-  diag_init(&d, stderr);
-  IrModule *m = tvs_load_module(ss, &d);
-  diag_flush(&d);
+  SourceFile *ss;
+  IrModule *m = load_text("rs.tvs", rs_src, &ss);
   CHECK(m != NULL);
   if (m) {
     CHECK(fabs(rowsum_chains(m, 8, 4, "") - log2(9.0)) < 1e-5);
@@ -239,15 +240,14 @@ static void test_chains_feature(void) {
     CHECK(fabs(rowsum_chains(m, 8, 4, vec) - log2(9.0)) < 1e-5);
     ir_module_free(m);
   }
-  diag_free(&d);
   src_free(ss);
 }
 
 static void test_space_locations(void) {
-  SourceFile *ss = src_from_string("sm.tvs", sm_src, strlen(sm_src));
+  SourceFile *ss;
+  IrModule *m = load_text("sm.tvs", sm_src, &ss);
   DiagCtx d;
   diag_init(&d, stderr);
-  IrModule *m = tvs_load_module(ss, &d);
   CHECK(m != NULL);
   TuneCandidate a;
   memset(&a, 0, sizeof a);
