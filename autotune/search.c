@@ -195,10 +195,11 @@ static double spread_dist(const float *a, const float *b, const float *range) {
  * design).  Eight draws at random often repeat one region, and the model
  * trained on them knows nothing of the rest; spread over the space they
  * teach it each knob's effect.  Replayed from the measured random pools of
- * the bench/tune kernels (bench/tune/replay_model.c, 100 seeds), the model
- * then reached 90% of the best in 16 trials on the mean + bias + ReLU
- * where it took 25 (means), 8.6 where it took 14 on the softmax, and 30
- * where it took 37 on the batch matmul. */
+ * the bench/tune kernels (bench/tune/replay_model.c, 200 seeds), the model
+ * then reached 90% of the best in 17 trials on the mean + bias + ReLU
+ * where it took 24 (means), 8 where it took 14 on the softmax, and 27
+ * where it took 36 on the batch matmul, but 56 where it took 48 on the
+ * conv2d (bench/README.md). */
 #define SPREAD_DRAWS 128
 static void add_spread(Search *s, Entry **v, size_t *n, size_t *cap, size_t want) {
   Entry *d = NULL;

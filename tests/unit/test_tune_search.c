@@ -1,9 +1,9 @@
-/* test_tune.c - the auto-tuner (autotune/) on a tiny matmul: the design
+/* test_tune_search.c - the auto-tuner (autotune/) on a tiny matmul: the design
  * space (seeded, replayable traces, decisions that name a candidate),
  * mutations, features, the XGBoost model, the database (torn lines, best
  * record, apply), and short searches with the test hooks: fake times make
  * them deterministic, and a crashing, a hanging and a wrong candidate are
- * recorded and skipped. */
+ * recorded and skipped; the first batch spread over the space. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -544,6 +544,73 @@ static void test_search(const IrModule *m) {
   diag_free(&d);
 }
 
+/* The first batch of a search, featurized by a measure hook that times
+ * nothing (a fake throughput per trial). */
+typedef struct FirstBatch {
+  float feat[8][TUNE_NFEATURES];
+  int n;
+} FirstBatch;
+
+static void first_batch_hook(void *ctx, TuneCandidate *cands, const int *trials, int n, TuneResult *res) {
+  FirstBatch *fb = ctx;
+  for (int i = 0; i < n; i++) {
+    if (trials[i] < 8 && fb->n < 8 && tune_features(cands[i].mod, "mm", fb->feat[fb->n]) == 0) fb->n++;
+    res[i] = (TuneResult){TUNE_OK, 1.0, 1.0, 1, 1.0 + trials[i] % 5, ""};
+  }
+}
+
+/* The smallest squared distance between two rows of a batch, each feature
+ * scaled by its range over both batches a and b. */
+static double min_pair_dist(const FirstBatch *x, const FirstBatch *a, const FirstBatch *b) {
+  double best = INFINITY;
+  for (int i = 0; i < x->n; i++)
+    for (int k = i + 1; k < x->n; k++) {
+      double d = 0;
+      for (int j = 0; j < TUNE_NFEATURES; j++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int r = 0; r < a->n; r++) lo = fminf(lo, a->feat[r][j]), hi = fmaxf(hi, a->feat[r][j]);
+        for (int r = 0; r < b->n; r++) lo = fminf(lo, b->feat[r][j]), hi = fmaxf(hi, b->feat[r][j]);
+        double t = hi > lo ? (x->feat[i][j] - x->feat[k][j]) / (hi - lo) : 0;
+        d += t * t;
+      }
+      best = fmin(best, d);
+    }
+  return best;
+}
+
+/* The evolutionary search's first batch is spread over 128 random draws
+ * (farthest-point in feature space): its closest two candidates lie
+ * farther apart than the closest two of random search's first batch (8
+ * draws of the same space). */
+static void test_first_batch_spread(const IrModule *m) {
+  FirstBatch fs = {0}, fr = {0};
+  DiagCtx d;
+  diag_init(&d, stderr);
+  for (int k = 0; k < 2; k++) {
+    TuneOptions o = tune_options_default();
+    o.func = "mm";
+    o.trials = 16;
+    o.batch = 8;
+    o.seed = 5;
+    o.population = 16;
+    o.generations = 1;
+    o.kind = k ? TUNE_SEARCH_RANDOM : TUNE_SEARCH_EVOLUTIONARY;
+    o.analytic = false;
+    o.measure = first_batch_hook;
+    o.measure_ctx = k ? &fr : &fs;
+    TuneRun r;
+    CHECK_EQ_INT(tune_search(m, &o, &r, &d), 0);
+    tune_run_free(&r);
+  }
+  diag_flush(&d);
+  diag_free(&d);
+  CHECK_EQ_INT(fs.n, 8);
+  CHECK_EQ_INT(fr.n, 8);
+  double ds = min_pair_dist(&fs, &fs, &fr), dr = min_pair_dist(&fr, &fs, &fr);
+  CHECK(ds > 0);
+  CHECK(ds > dr);
+}
+
 /* The GPU postprocessor (gpu_postproc.c): a candidate is refused for more
  * than 8 virtual threads (the product of nested vthread loops) or more than
  * 1024 threads per block, with a reason naming the loops. */
@@ -624,6 +691,7 @@ int main(void) {
     test_measure_cutoff();
     test_measure_batch(m);
     test_search(m);
+    test_first_batch_spread(m);
     ir_module_free(m);
   }
   src_free(src);
