@@ -1,9 +1,10 @@
 /* search.c - the tuning loop: rounds of (choose a batch, measure it, record
  * it, retrain the cost model), as MetaSchedule's EvolutionarySearch runs.
  *
- * Choosing a batch: before the model is trained (and always in random mode)
- * fresh random points of the design space; the first batch of the
- * evolutionary search also holds the analytic candidate (analytic.c).
+ * Choosing a batch: in random mode fresh random points of the design
+ * space; before the model is trained, the evolutionary search's first batch
+ * spread over the space (add_spread) and the analytic candidate
+ * (analytic.c).
  * After: a population of the best measured candidates plus fresh ones is
  * evolved for a few generations by mutation (tune_mutate), parents drawn by
  * the model's predicted score;
@@ -178,21 +179,10 @@ static void add_analytic(Search *s, Entry **v, size_t *n, size_t *cap) {
             s->o->label ? s->o->label : "tune", s->o->func, s->analytic_what);
 }
 
-/* Squared distance of two feature rows, each feature scaled by its range. */
-static double spread_dist(const float *a, const float *b, const float *range) {
-  double d = 0;
-  for (int j = 0; j < TUNE_NFEATURES; j++)
-    if (range[j] > 0) {
-      double t = (a[j] - b[j]) / range[j];
-      d += t * t;
-    }
-  return d;
-}
-
 /* The first batch of the evolutionary search: want candidates spread over
  * SPREAD_DRAWS random draws, each next the draw whose features lie farthest
- * from those already in v (farthest-point sampling, a space-filling first
- * design).  Eight draws at random often repeat one region, and the model
+ * from those already in v (tune_spread: farthest-point sampling, a
+ * space-filling first design).  Eight draws at random often repeat one region, and the model
  * trained on them knows nothing of the rest; spread over the space they
  * teach it each knob's effect.  Replayed from the measured random pools of
  * the bench/tune kernels (bench/tune/replay_model.c, 200 seeds), the model
@@ -213,30 +203,24 @@ static void add_spread(Search *s, Entry **v, size_t *n, size_t *cap, size_t want
     else d[keep++] = d[i];
   }
   nd = keep;
-  float lo[TUNE_NFEATURES], hi[TUNE_NFEATURES], range[TUNE_NFEATURES];
-  for (int j = 0; j < TUNE_NFEATURES; j++) lo[j] = INFINITY, hi[j] = -INFINITY;
-  for (size_t i = 0; i < nd + *n; i++) {
-    const float *f = i < nd ? d[i].feat : (*v)[i - nd].feat;
-    for (int j = 0; j < TUNE_NFEATURES; j++) lo[j] = fminf(lo[j], f[j]), hi[j] = fmaxf(hi[j], f[j]);
+  float *x = xmalloc((nd ? nd : 1) * TUNE_NFEATURES * sizeof *x);
+  float *fixed = xmalloc((*n ? *n : 1) * TUNE_NFEATURES * sizeof *fixed);
+  for (size_t i = 0; i < nd; i++) memcpy(x + i * TUNE_NFEATURES, d[i].feat, sizeof d[i].feat);
+  for (size_t k = 0; k < *n; k++) memcpy(fixed + k * TUNE_NFEATURES, (*v)[k].feat, sizeof (*v)[k].feat);
+  size_t *picks = xmalloc((want ? want : 1) * sizeof *picks);
+  size_t np = tune_spread(x, nd, fixed, *n, want, picks);
+  bool *moved = xcalloc(nd ? nd : 1, sizeof *moved);
+  for (size_t k = 0; k < np; k++) {
+    VEC_PUSH(*v, *n, *cap, d[picks[k]]);
+    moved[picks[k]] = true;
   }
-  for (int j = 0; j < TUNE_NFEATURES; j++) range[j] = hi[j] > lo[j] ? hi[j] - lo[j] : 0;
-  double *mind = xmalloc((nd ? nd : 1) * sizeof *mind);
-  for (size_t i = 0; i < nd; i++) {
-    mind[i] = INFINITY;
-    for (size_t k = 0; k < *n; k++) mind[i] = fmin(mind[i], spread_dist(d[i].feat, (*v)[k].feat, range));
-  }
-  for (size_t added = 0; added < want && nd > 0; added++) {
-    size_t far = 0; /* the first draw when nothing is chosen yet: all are infinitely far */
-    for (size_t i = 1; i < nd; i++)
-      if (mind[i] > mind[far]) far = i;
-    Entry e = d[far];
-    d[far] = d[--nd], mind[far] = mind[nd];
-    for (size_t i = 0; i < nd; i++) mind[i] = fmin(mind[i], spread_dist(d[i].feat, e.feat, range));
-    VEC_PUSH(*v, *n, *cap, e);
-  }
-  for (size_t i = 0; i < nd; i++) entry_free(&d[i]);
+  for (size_t i = 0; i < nd; i++)
+    if (!moved[i]) entry_free(&d[i]);
+  free(moved);
   free(d);
-  free(mind);
+  free(x);
+  free(fixed);
+  free(picks);
 }
 
 /* The next batch (at most want), chosen as the file header says. */

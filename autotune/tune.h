@@ -139,6 +139,12 @@ bool tune_mutate(const TuneDecisions *d, uint64_t *rng, TuneDecisions *out);
 int tune_features(const IrModule *m, const char *func, float *out);
 /* The name of feature slot i ("chains", "foot2"), or NULL for an unused slot. */
 const char *tune_feature_name(int i);
+/* Farthest-point sampling (spread.c): up to want of the n feature rows x,
+ * each next the row farthest from the nfixed rows chosen before and those
+ * picked so far (each feature scaled by its range over all of them; the
+ * first of x when nothing is chosen).  Their indices into x, in pick order,
+ * go to picks; returns how many. */
+size_t tune_spread(const float *x, size_t n, const float *fixed, size_t nfixed, size_t want, size_t *picks);
 
 /* --------------------------------------------------------------- cost model */
 

@@ -5,17 +5,19 @@
  * the record's prim_func text, then featurized, as transfer learning does)
  * is one point of a pool; a point measured several times gets its median.
  * A simulated search then draws from the pool as tvs tune draws from the
- * space: a first batch at random, then rounds in which the model (trained on
+ * space: a first batch spread over 128 random draws (--spread 0: at
+ * random), then rounds in which the model (trained on
  * the points drawn so far, their logged throughputs as labels) picks the
  * best-predicted unmeasured points, with an epsilon share at random.  It
  * counts the trials until a point reaches 90% of the pool's best, over many
  * seeds, against random draws without replacement, whose expectation is
  * (N + 1) / (K + 1) for K of N points at the mark.
  *
- * The pool is what earlier searches measured, so it leans toward what their
- * models liked: the figures compare cost models and features with one
- * another in seconds, not the search with chance (compare_search.py does
- * that, in half an hour per seed).  --transfer trains each workload's model
+ * A model search's log leans toward what its model liked; random-search
+ * logs (tvs tune --search random --db) make fair pools.  The figures
+ * compare cost models, features and first batches with one another in
+ * seconds; compare_search.py measures the search against chance, in half
+ * an hour per seed.  --transfer trains each workload's model
  * first on the other workloads' pools (leave-one-out), as
  * compare_search.py --transfer-from does.
  *
@@ -70,7 +72,9 @@ static Pool *find_pool(Pool **pools, size_t *np, size_t *cap, const TuneRecord *
 /* Adds the records of one log to the pools. */
 static int load_log(const char *path, Pool **pools, size_t *np, size_t *cap) {
   TuneDb db;
-  if (tune_db_load(path, &db)) {
+  FILE *probe = fopen(path, "r"); /* tune_db_load takes a missing file for an empty log */
+  if (probe) fclose(probe);
+  if (!probe || tune_db_load(path, &db)) {
     fprintf(stderr, "replay: cannot read '%s'\n", path);
     return -1;
   }
@@ -159,17 +163,8 @@ static int draw_random(const Pool *p, const bool *taken, uint64_t *rng) {
   return -1;
 }
 
-static double dist2(const float *a, const float *b, const float *scale) {
-  double d = 0;
-  for (int j = 0; j < TUNE_NFEATURES; j++) {
-    double t = scale[j] > 0 ? (a[j] - b[j]) / scale[j] : 0;
-    d += t * t;
-  }
-  return d;
-}
-
-/* want points spread over m random draws: each next the draw farthest from
- * those chosen (features scaled by their range over the draws). */
+/* want points (np already in picks) spread over m random draws by
+ * tune_spread, as tvs tune spreads its first batch. */
 static int spread(const Pool *p, bool *taken, uint64_t *rng, int m, int want, int *picks, int np) {
   int *d = xmalloc((size_t)m * sizeof *d), nd = 0;
   for (; nd < m; nd++) {
@@ -179,39 +174,22 @@ static int spread(const Pool *p, bool *taken, uint64_t *rng, int m, int want, in
     taken[r] = true;
   }
   for (int i = 0; i < nd; i++) taken[d[i]] = false;
-  float lo[TUNE_NFEATURES], hi[TUNE_NFEATURES], scale[TUNE_NFEATURES];
-  for (int j = 0; j < TUNE_NFEATURES; j++) lo[j] = 1e30f, hi[j] = -1e30f;
+  float *x = xmalloc((size_t)(nd ? nd : 1) * TUNE_NFEATURES * sizeof *x);
+  float *fixed = xmalloc((size_t)(np ? np : 1) * TUNE_NFEATURES * sizeof *fixed);
   for (int i = 0; i < nd; i++)
-    for (int j = 0; j < TUNE_NFEATURES; j++) {
-      float v = p->x[(size_t)d[i] * TUNE_NFEATURES + j];
-      if (v < lo[j]) lo[j] = v;
-      if (v > hi[j]) hi[j] = v;
-    }
-  for (int j = 0; j < TUNE_NFEATURES; j++) scale[j] = hi[j] > lo[j] ? hi[j] - lo[j] : 0;
-  double *mind = xmalloc((size_t)(nd ? nd : 1) * sizeof *mind);
-  for (int i = 0; i < nd; i++) {
-    mind[i] = 1e300;
-    for (int k = 0; k < np; k++) {
-      double t = dist2(p->x + (size_t)d[i] * TUNE_NFEATURES, p->x + (size_t)picks[k] * TUNE_NFEATURES, scale);
-      if (t < mind[i]) mind[i] = t;
-    }
-  }
-  while (np < want) {
-    int cur = -1;
-    for (int i = 0; i < nd; i++)
-      if (mind[i] >= 0 && (cur < 0 || mind[i] > mind[cur])) cur = i;
-    if (cur < 0) break;
-    picks[np++] = d[cur];
-    taken[d[cur]] = true;
-    mind[cur] = -1;
-    for (int i = 0; i < nd; i++) {
-      if (mind[i] < 0) continue;
-      double t = dist2(p->x + (size_t)d[i] * TUNE_NFEATURES, p->x + (size_t)d[cur] * TUNE_NFEATURES, scale);
-      if (t < mind[i]) mind[i] = t;
-    }
+    memcpy(x + (size_t)i * TUNE_NFEATURES, p->x + (size_t)d[i] * TUNE_NFEATURES, TUNE_NFEATURES * sizeof *x);
+  for (int k = 0; k < np; k++)
+    memcpy(fixed + (size_t)k * TUNE_NFEATURES, p->x + (size_t)picks[k] * TUNE_NFEATURES, TUNE_NFEATURES * sizeof *x);
+  size_t *idx = xmalloc((size_t)(want > np ? want - np : 1) * sizeof *idx);
+  size_t got = want > np ? tune_spread(x, (size_t)nd, fixed, (size_t)np, (size_t)(want - np), idx) : 0;
+  for (size_t k = 0; k < got; k++) {
+    picks[np++] = d[idx[k]];
+    taken[d[idx[k]]] = true;
   }
   free(d);
-  free(mind);
+  free(x);
+  free(fixed);
+  free(idx);
   return np;
 }
 
@@ -250,7 +228,8 @@ static int simulate(const Pool *pools, size_t np, size_t w, const Opts *o, uint6
       }
       for (int k = 0; k < ktop && k < no; k++) picks[npick++] = order[k], taken[order[k]] = true;
     }
-    if (o->spread > want && !tune_model_ready(model)) npick = spread(p, taken, &rng, o->spread, want, picks, npick);
+    if (o->spread > want && !tune_model_ready(model))
+      npick = spread(p, taken, &rng, o->spread, want, picks, npick);
     while (npick < want) {
       int r = draw_random(p, taken, &rng);
       if (r < 0) break;
@@ -279,7 +258,11 @@ static int dump_csv(const char *path, const Pool *pools, size_t np) {
     return -1;
   }
   fprintf(f, "func,throughput");
-  for (int j = 0; j < TUNE_NFEATURES; j++) fprintf(f, ",%s", tune_feature_name(j));
+  for (int j = 0; j < TUNE_NFEATURES; j++) {
+    const char *name = tune_feature_name(j);
+    if (name) fprintf(f, ",%s", name);
+    else fprintf(f, ",slot%d", j); /* a slot no feature uses yet */
+  }
   fputc('\n', f);
   for (size_t w = 0; w < np; w++)
     for (size_t i = 0; i < pools[w].n; i++) {
@@ -307,7 +290,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--dump") && i + 1 < argc) o.dump = argv[++i];
     else if (!strcmp(a, "--spread") && i + 1 < argc) o.spread = atoi(argv[++i]);
     else if (a[0] == '-') {
-      fprintf(stderr, "usage: %s [--seeds N] [--trials N] [--batch N] [--eps E] [--mark F] [--spread M] [--transfer] [--dump CSV] LOG...\n",
+      fprintf(stderr,
+              "usage: %s [--seeds N] [--trials N] [--batch N] [--eps E] [--mark F] [--spread M] [--transfer]"
+              " [--dump CSV] LOG...\n",
               argv[0]);
       return 2;
     } else if (load_log(a, &pools, &np, &cap))

@@ -578,6 +578,21 @@ static double min_pair_dist(const FirstBatch *x, const FirstBatch *a, const Firs
   return best;
 }
 
+/* tune_spread on rows that differ in one feature, at 0, 1, 9 and 10: the
+ * first row, then the farthest (10), then the one farthest from both (1
+ * and 9 tie at distance 1; the first is kept).  With a row at 10 chosen
+ * before, 0 is the farthest, and then 1. */
+static void test_spread_rows(void) {
+  float x[4][TUNE_NFEATURES] = {{0}}, fixed[1][TUNE_NFEATURES] = {{0}};
+  x[1][3] = 1, x[2][3] = 9, x[3][3] = 10, fixed[0][3] = 10;
+  size_t p[4];
+  CHECK_EQ_INT((int)tune_spread(&x[0][0], 4, NULL, 0, 3, p), 3);
+  CHECK(p[0] == 0 && p[1] == 3 && p[2] == 1);
+  CHECK_EQ_INT((int)tune_spread(&x[0][0], 4, &fixed[0][0], 1, 2, p), 2);
+  CHECK(p[0] == 0 && p[1] == 1);
+  CHECK_EQ_INT((int)tune_spread(&x[0][0], 2, NULL, 0, 5, p), 2); /* no more than there are */
+}
+
 /* The evolutionary search's first batch is spread over 128 random draws
  * (farthest-point in feature space): its closest two candidates lie
  * farther apart than the closest two of random search's first batch (8
@@ -691,6 +706,7 @@ int main(void) {
     test_measure_cutoff();
     test_measure_batch(m);
     test_search(m);
+    test_spread_rows();
     test_first_batch_spread(m);
     ir_module_free(m);
   }
