@@ -192,34 +192,24 @@ static void add_analytic(Search *s, Entry **v, size_t *n, size_t *cap) {
  * conv2d (bench/README.md). */
 #define SPREAD_DRAWS 128
 static void add_spread(Search *s, Entry **v, size_t *n, size_t *cap, size_t want) {
-  Entry *d = NULL;
-  size_t nd = 0, capd = 0;
-  add_random(s, &d, &nd, &capd, SPREAD_DRAWS);
-  size_t keep = 0; /* draws equal to a candidate already in v (the analytic one) go */
-  for (size_t i = 0; i < nd; i++) {
-    bool dup = false;
-    for (size_t k = 0; k < *n && !dup; k++) dup = (*v)[k].key == d[i].key;
-    if (dup) entry_free(&d[i]);
-    else d[keep++] = d[i];
-  }
-  nd = keep;
-  float *x = xmalloc((nd ? nd : 1) * TUNE_NFEATURES * sizeof *x);
-  float *fixed = xmalloc((*n ? *n : 1) * TUNE_NFEATURES * sizeof *fixed);
-  for (size_t i = 0; i < nd; i++) memcpy(x + i * TUNE_NFEATURES, d[i].feat, sizeof d[i].feat);
-  for (size_t k = 0; k < *n; k++) memcpy(fixed + k * TUNE_NFEATURES, (*v)[k].feat, sizeof (*v)[k].feat);
+  size_t n0 = *n; /* v[0..n0) chosen before (the analytic candidate); the draws follow */
+  add_random(s, v, n, cap, SPREAD_DRAWS);
+  size_t nd = *n - n0;
+  Entry *d = *v + n0;
+  float *rows = xmalloc((*n ? *n : 1) * TUNE_NFEATURES * sizeof *rows);
+  for (size_t i = 0; i < *n; i++) memcpy(rows + i * TUNE_NFEATURES, (*v)[i].feat, sizeof (*v)[i].feat);
   size_t *picks = xmalloc((want ? want : 1) * sizeof *picks);
-  size_t np = tune_spread(x, nd, fixed, *n, want, picks);
-  bool *moved = xcalloc(nd ? nd : 1, sizeof *moved);
-  for (size_t k = 0; k < np; k++) {
-    VEC_PUSH(*v, *n, *cap, d[picks[k]]);
-    moved[picks[k]] = true;
-  }
+  size_t np = tune_spread(rows + n0 * TUNE_NFEATURES, nd, rows, n0, want, picks);
+  Entry *drawn = xmalloc((nd ? nd : 1) * sizeof *drawn);
+  memcpy(drawn, d, nd * sizeof *d);
+  bool *picked = xcalloc(nd ? nd : 1, sizeof *picked);
+  for (size_t k = 0; k < np; k++) d[k] = drawn[picks[k]], picked[picks[k]] = true;
   for (size_t i = 0; i < nd; i++)
-    if (!moved[i]) entry_free(&d[i]);
-  free(moved);
-  free(d);
-  free(x);
-  free(fixed);
+    if (!picked[i]) entry_free(&drawn[i]);
+  *n = n0 + np;
+  free(picked);
+  free(drawn);
+  free(rows);
   free(picks);
 }
 

@@ -26,32 +26,43 @@ typedef struct Group {
   size_t n, cap, ycap;
 } Group;
 
-/* Adds the records of db with workload key (from index first on) to g. */
-static void featurize_workload(const TuneDb *db, int first, Group *g) {
-  const TuneRecord *r0 = &db->r[first];
-  SourceFile *src = src_from_string("transfer", r0->prim_func, strlen(r0->prim_func));
+IrModule *tune_record_workload(const TuneRecord *r) {
+  if (!r->prim_func) return NULL;
+  SourceFile *src = src_from_string("transfer", r->prim_func, strlen(r->prim_func));
   DiagCtx d;
   diag_init(&d, NULL);
   IrModule *m = src ? tvs_load_module(src, &d) : NULL;
+  diag_free(&d);
+  if (src) src_free(src);
+  return m;
+}
+
+int tune_record_features(const IrModule *m, const TuneRecord *r, float *out) {
+  DiagCtx d;
+  diag_init(&d, NULL);
+  IrModule *cand = sch_trace_replay(m, r->trace, &d);
+  int rc = cand ? tune_features(cand, r->func, out) : -1;
+  if (cand) ir_module_free(cand);
+  diag_free(&d);
+  return rc;
+}
+
+/* Adds the records of db with workload key (from index first on) to g. */
+static void featurize_workload(const TuneDb *db, int first, Group *g) {
+  const TuneRecord *r0 = &db->r[first];
+  IrModule *m = tune_record_workload(r0);
   for (int i = first; m && i < db->n; i++) {
     const TuneRecord *r = &db->r[i];
     if (strcmp(r->workload, r0->workload) || !strcmp(r->status, "baseline") || !*r->trace) continue;
-    DiagCtx rd;
-    diag_init(&rd, NULL);
-    IrModule *cand = sch_trace_replay(m, r->trace, &rd);
     float f[TUNE_NFEATURES];
-    if (cand && tune_features(cand, r->func, f) == 0) {
+    if (tune_record_features(m, r, f) == 0) {
       VEC_RESERVE(g->x, g->cap, (g->n + 1) * TUNE_NFEATURES);
       VEC_RESERVE(g->y, g->ycap, g->n + 1);
       memcpy(g->x + g->n * TUNE_NFEATURES, f, sizeof f);
       g->y[g->n++] = tune_throughput(!strcmp(r->status, "ok"), r->gflops, r->median_ms);
     }
-    if (cand) ir_module_free(cand);
-    diag_free(&rd);
   }
   if (m) ir_module_free(m);
-  diag_free(&d);
-  if (src) src_free(src);
 }
 
 int tune_transfer_load(TuneModel *model, const char *path, const char *skip_workload, int *nrecords,

@@ -286,6 +286,12 @@ int tune_db_apply(IrModule **m, const char *path, DiagCtx *diag);
  * diag when the log cannot be read. */
 int tune_transfer_load(TuneModel *model, const char *path, const char *skip_workload, int *nrecords,
                        int *nskipped, DiagCtx *diag);
+/* The workload of a log record: its prim_func text parsed (NULL when the
+ * record carries none, as older logs, or it does not parse). */
+IrModule *tune_record_workload(const TuneRecord *r);
+/* The features of record r's candidate: its trace replayed onto workload m
+ * (tune_record_workload).  0, or -1 when the trace does not replay. */
+int tune_record_features(const IrModule *m, const TuneRecord *r, float *out);
 
 /* -------------------------------------------------------------------- search */
 

@@ -562,15 +562,18 @@ static void first_batch_hook(void *ctx, TuneCandidate *cands, const int *trials,
 /* The smallest squared distance between two rows of a batch, each feature
  * scaled by its range over both batches a and b. */
 static double min_pair_dist(const FirstBatch *x, const FirstBatch *a, const FirstBatch *b) {
+  float lo[TUNE_NFEATURES], hi[TUNE_NFEATURES];
+  for (int j = 0; j < TUNE_NFEATURES; j++) {
+    lo[j] = INFINITY, hi[j] = -INFINITY;
+    for (int r = 0; r < a->n; r++) lo[j] = fminf(lo[j], a->feat[r][j]), hi[j] = fmaxf(hi[j], a->feat[r][j]);
+    for (int r = 0; r < b->n; r++) lo[j] = fminf(lo[j], b->feat[r][j]), hi[j] = fmaxf(hi[j], b->feat[r][j]);
+  }
   double best = INFINITY;
   for (int i = 0; i < x->n; i++)
     for (int k = i + 1; k < x->n; k++) {
       double d = 0;
       for (int j = 0; j < TUNE_NFEATURES; j++) {
-        float lo = INFINITY, hi = -INFINITY;
-        for (int r = 0; r < a->n; r++) lo = fminf(lo, a->feat[r][j]), hi = fmaxf(hi, a->feat[r][j]);
-        for (int r = 0; r < b->n; r++) lo = fminf(lo, b->feat[r][j]), hi = fmaxf(hi, b->feat[r][j]);
-        double t = hi > lo ? (x->feat[i][j] - x->feat[k][j]) / (hi - lo) : 0;
+        double t = hi[j] > lo[j] ? (x->feat[i][j] - x->feat[k][j]) / (hi[j] - lo[j]) : 0;
         d += t * t;
       }
       best = fmin(best, d);
