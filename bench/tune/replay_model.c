@@ -29,11 +29,8 @@
 #include <string.h>
 
 #include "autotune/tune.h"
-#include "base/source.h"
 #include "base/util.h"
 #include "base/vec.h"
-#include "lang/elab.h"
-#include "sched/schedule.h"
 
 /* One workload's distinct measured points. */
 typedef struct Pool {
@@ -80,19 +77,14 @@ static int load_log(const char *path, Pool **pools, size_t *np, size_t *cap) {
   }
   IrModule *m = NULL;
   const char *mtext = NULL;
+  int added = 0; /* records of this log in the pools */
   for (int i = 0; i < db.n; i++) {
     const TuneRecord *r = &db.r[i];
     if (!r->prim_func || !strcmp(r->status, "baseline") || !*r->trace) continue;
     if (!mtext || strcmp(mtext, r->prim_func)) { /* records of one workload come together */
       if (m) ir_module_free(m);
-      DiagCtx d;
-      diag_init(&d, NULL);
-      SourceFile *src = src_from_string("replay", r->prim_func, strlen(r->prim_func));
-      m = src ? tvs_load_module(src, &d) : NULL;
-      diag_free(&d);
-      if (src) src_free(src);
+      m = tune_record_workload(r);
       mtext = r->prim_func;
-      if (!m) continue;
     }
     if (!m) continue;
     Pool *p = find_pool(pools, np, cap, r);
@@ -100,14 +92,8 @@ static int load_log(const char *path, Pool **pools, size_t *np, size_t *cap) {
     size_t k = 0;
     while (k < p->n && strcmp(p->trace[k], r->trace)) k++;
     if (k == p->n) {
-      DiagCtx rd;
-      diag_init(&rd, NULL);
-      IrModule *cand = sch_trace_replay(m, r->trace, &rd);
       float f[TUNE_NFEATURES];
-      bool ok = cand && tune_features(cand, r->func, f) == 0;
-      if (cand) ir_module_free(cand);
-      diag_free(&rd);
-      if (!ok) continue;
+      if (tune_record_features(m, r, f)) continue;
       if (p->n == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 64;
         p->x = xrealloc(p->x, p->cap * TUNE_NFEATURES * sizeof *p->x);
@@ -123,9 +109,16 @@ static int load_log(const char *path, Pool **pools, size_t *np, size_t *cap) {
     }
     p->ys[k] = xrealloc(p->ys[k], (size_t)(p->nys[k] + 1) * sizeof **p->ys);
     p->ys[k][p->nys[k]++] = y;
+    added++;
   }
   if (m) ir_module_free(m);
+  int skipped = db.skipped;
   tune_db_free(&db);
+  if (!added) { /* nothing to replay: not a tuning log, or one without prim_func texts */
+    fprintf(stderr, "replay: '%s' holds no record to replay (%d line%s did not parse)\n", path, skipped,
+            skipped == 1 ? "" : "s");
+    return -1;
+  }
   return 0;
 }
 

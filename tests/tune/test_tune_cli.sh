@@ -6,7 +6,8 @@
 # a crashing, a hanging and a wrong candidate recorded and skipped, a tuning
 # run killed mid-way leaving a database that loads and --resume finishing
 # it, the analytic first candidate, a user's script as the design space,
-# whole-model tuning of an MLP, usage errors, and (when mpirun exists) an
+# whole-model tuning of an MLP, usage errors, the offline replay of the
+# cost model over the log, and (when mpirun exists) an
 # MPI run finding the same best as one process under injected times.
 # usage: test_tune_cli.sh TVS WORKDIR
 set -u
@@ -57,6 +58,19 @@ expect 'grep -q "<polyline" curve.svg'
 expect 'grep -q "\"status\": \"ok\"" log.jsonl'
 "$TVS" tune --top 2 --db log.jsonl > top.txt
 expect '[ "$(grep -c "^# [12]: mm" top.txt)" -eq 2 ]'
+# The offline replay of the cost model (bench/tune/replay_model.c) reads the
+# log back: one pool of 6 points; a missing log, one with nothing to replay
+# and a bad option are errors.
+REPLAY=${REPLAY:-$(dirname "$TVS")/bench/bench_tune_replay}
+"$REPLAY" --seeds 3 --trials 6 --batch 3 log.jsonl > replay.txt 2>&1
+expect '[ $? -eq 0 ] && grep -qE "^mm +6 " replay.txt'
+"$REPLAY" missing.jsonl > replay_missing.txt 2>&1
+expect '[ $? -eq 1 ] && grep -q "cannot read .missing.jsonl." replay_missing.txt'
+printf 'not a tuning log\n' > garbled_log.jsonl
+"$REPLAY" garbled_log.jsonl > replay_garbled.txt 2>&1
+expect '[ $? -eq 1 ] && grep -q "holds no record to replay (1 line did not parse)" replay_garbled.txt'
+"$REPLAY" --seeds 0 log.jsonl > replay_bad.txt 2>&1
+expect '[ $? -eq 2 ] && grep -q "bad option value" replay_bad.txt'
 # The tuned schedule computes what the untuned function computes.
 "$TVS" run mm.tvs > plain.txt && "$TVS" run mm.tvs --tuning-db log.jsonl > tuned.txt
 expect 'same_numbers plain.txt tuned.txt'
