@@ -268,10 +268,25 @@ static int dump_csv(const char *path, const Pool *pools, size_t np) {
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
+/* Frees the pools, finished (finish_pool) or not. */
+static void free_pools(Pool *pools, size_t np) {
+  for (size_t w = 0; w < np; w++) {
+    Pool *p = &pools[w];
+    for (size_t i = 0; p->trace && i < p->n; i++) free(p->trace[i]), free(p->ys[i]);
+    free(p->trace);
+    free(p->ys);
+    free(p->nys);
+    free(p->workload);
+    free(p->func);
+    free(p->x);
+    free(p->y);
+  }
+  free(pools);
+}
+
 int main(int argc, char **argv) {
   Opts o = {100, 128, 8, 0.05, 0.9, false, NULL, 128};
-  Pool *pools = NULL;
-  size_t np = 0, cap = 0;
+  int *logs = xmalloc((size_t)argc * sizeof *logs), nlogs = 0; /* argv indices of the logs */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--seeds") && i + 1 < argc) o.seeds = atoi(argv[++i]);
@@ -287,16 +302,30 @@ int main(int argc, char **argv) {
               "usage: %s [--seeds N] [--trials N] [--batch N] [--eps E] [--mark F] [--spread M] [--transfer]"
               " [--dump CSV] LOG...\n",
               argv[0]);
+      free(logs);
       return 2;
-    } else if (load_log(a, &pools, &np, &cap))
-      return 1;
+    } else
+      logs[nlogs++] = i;
   }
   if (o.seeds < 1 || o.trials < 1 || o.batch < 1 || o.batch > 256 || o.eps < 0 || o.eps > 1 || o.spread < 0) {
     fprintf(stderr, "replay: bad option value\n");
+    free(logs);
     return 2;
   }
+  Pool *pools = NULL;
+  size_t np = 0, cap = 0;
+  int rc = 0;
+  for (int i = 0; i < nlogs && !rc; i++) rc = load_log(argv[logs[i]], &pools, &np, &cap);
+  free(logs);
+  if (rc) {
+    free_pools(pools, np);
+    return 1;
+  }
   for (size_t w = 0; w < np; w++) finish_pool(&pools[w]);
-  if (o.dump && dump_csv(o.dump, pools, np)) return 1;
+  if (o.dump && dump_csv(o.dump, pools, np)) {
+    free_pools(pools, np);
+    return 1;
+  }
   printf("%-16s %6s %5s %9s %8s %8s  %s\n", "func", "points", "at mark", "random", "median", "mean",
          "seeds within half of random");
   for (size_t w = 0; w < np; w++) {
@@ -320,12 +349,6 @@ int main(int argc, char **argv) {
            sum / o.seeds, won, o.seeds);
     free(hits);
   }
-  for (size_t w = 0; w < np; w++) {
-    free(pools[w].workload);
-    free(pools[w].func);
-    free(pools[w].x);
-    free(pools[w].y);
-  }
-  free(pools);
+  free_pools(pools, np);
   return 0;
 }

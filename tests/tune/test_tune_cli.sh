@@ -66,6 +66,8 @@ REPLAY=${REPLAY:-$(dirname "$TVS")/bench/bench_tune_replay}
 expect '[ $? -eq 0 ] && grep -qE "^mm +6 " replay.txt'
 "$REPLAY" missing.jsonl > replay_missing.txt 2>&1
 expect '[ $? -eq 1 ] && grep -q "cannot read .missing.jsonl." replay_missing.txt'
+"$REPLAY" log.jsonl missing.jsonl > replay_missing2.txt 2>&1  # after a log that loaded
+expect '[ $? -eq 1 ] && grep -q "cannot read .missing.jsonl." replay_missing2.txt'
 printf 'not a tuning log\n' > garbled_log.jsonl
 "$REPLAY" garbled_log.jsonl > replay_garbled.txt 2>&1
 expect '[ $? -eq 1 ] && grep -q "holds no record to replay (1 line did not parse)" replay_garbled.txt'
