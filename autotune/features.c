@@ -3,7 +3,8 @@
  * in the spirit of MetaSchedule's per-store features: for every buffer store
  * the arithmetic it does by kind, the loop kinds around it (parallel,
  * vectorized, unrolled extents), how each access moves with the innermost
- * loop (stride 0 = reuse, 1 = contiguous, larger = strided), the stride of
+ * loop (stride 0 = reuse, 1 = contiguous, larger = strided; strided under
+ * a vectorized loop, its lanes gather), the stride of
  * the innermost loop that moves it (TVM's "stride"), and the bytes touched
  * under the innermost 1..5 loops (a cache-footprint proxy).  Unit loops
  * (extent 1, which split with preserve_unit_iters leaves) are not counted:
@@ -34,7 +35,7 @@ enum {
   F_FOOT, /* 5 levels */
   F_REUSE = F_FOOT + 5, /* 5 levels */
   F_ALLOC = F_REUSE + 5, F_NALLOC, F_EXEC, F_OUTER_SERIAL, F_NSTORES, F_TOTAL_EXEC, F_NLOADS, F_LOCAL, F_NROOTS,
-  F_CHAINS,
+  F_CHAINS, F_GATHER,
   F_COUNT
 };
 
@@ -133,6 +134,11 @@ static void access_features(const Walk *w, const TirExpr *idx, size_t bytes, flo
     else f[F_SN] += 1;
     double s = c == UNKNOWN ? 1e6 : fabs((double)c);
     if (lg(s) > f[F_MAXSTRIDE]) f[F_MAXSTRIDE] = lg(s);
+    /* lanes of a vector loop that each load or store their own distant
+     * element: a gather (or scatter) where other vector loops load one
+     * contiguous vector */
+    if (c != 0 && c != 1 && c != -1 && w->loops[w->depth - 1].kind == TIR_FOR_VECTORIZED)
+      f[F_GATHER] += (float)w->loops[w->depth - 1].extent;
   }
   for (int k = w->depth - 1; k >= 0; k--) {
     int64_t c = coef(idx, w->loops[k].var);
@@ -219,6 +225,7 @@ static void store_features(Walk *w, const TirStmt *s) {
   f[F_NLOADS] = (float)nacc;
   f[F_LOCAL] = s->store.buf->scope && strcmp(s->store.buf->scope, "global") != 0;
   f[F_CHAINS] = lg(accumulator_chains(w, s, acc, nacc));
+  f[F_GATHER] = lg(f[F_GATHER]);
   w->nstores++;
   w->total_exec += exec;
   if (exec > w->best_exec) {
@@ -306,7 +313,7 @@ static const char *const names[] = {
   "foot0", "foot1", "foot2", "foot3", "foot4",
   "reuse0", "reuse1", "reuse2", "reuse3", "reuse4",
   "alloc_bytes", "nallocs", "exec", "outer_serial", "nstores", "total_exec", "nloads", "local_store", "nroots",
-  "chains",
+  "chains", "gathered_lanes",
 };
 
 _Static_assert(sizeof names / sizeof *names == F_COUNT, "a name for every feature");

@@ -159,8 +159,9 @@ void tune_model_add(TuneModel *m, const float *feat, double gflops);
 int tune_model_train(TuneModel *m);
 /* Whether trained. */
 bool tune_model_ready(const TuneModel *m);
-/* Adds n measured samples of another workload as a group of their own
- * (ranked among themselves; failures 0): transfer learning. */
+/* Adds n measured samples of another workload, each throughput taken over
+ * the group's best (failures 0), to the prior's history: transfer
+ * learning. */
 void tune_model_add_group(TuneModel *m, const float *feat, const double *perf, int n);
 /* Scores n feature rows (higher = predicted faster) into out. */
 int tune_model_predict(TuneModel *m, const float *feat, int n, float *out);

@@ -16,6 +16,7 @@ Not a test: it prints figures (and one SVG curve per kernel in OUT_DIR).
 
 usage: bench/tune/compare_search.py BUILD_DIR [--trials N] [--seed S] [--out DIR]
                                     [--kernels NAME,...] [--from-logs DIR] [--transfer-from DIR]
+                                    [--history DIR]
                                     [--random-extend F]
 
 Both searches run without the analytic candidate (--no-analytic): this compares
@@ -92,10 +93,16 @@ def main():
     ap.add_argument("--transfer-from", default=None,
                     help="train each kernel's cost model first on the tuning logs an earlier run left in DIR, "
                          "of the other four kernels only (tvs tune --transfer)")
+    ap.add_argument("--history", default=None, metavar="DIR",
+                    help="train every kernel's cost model first on all the tuning logs in DIR (tvs tune --transfer), "
+                         "e.g. the random-search logs of other kernels that make_history.sh measures; "
+                         "a log named after one of the five kernels is left out")
     ap.add_argument("--random-extend", type=int, default=0, metavar="F",
                     help="when random search never reaches the target within the budget, run it alone with "
                          "F times the trials (same seed: the same candidates first) to count what it needs")
     a = ap.parse_args()
+    if a.history and a.transfer_from:
+        ap.error("--history and --transfer-from each give the cost model its history: one of them")
     tvs = os.path.join(os.path.abspath(a.build), "tvs")
     out = a.out or os.path.join(os.path.abspath(a.build), "bench-compare-search")
     os.makedirs(out, exist_ok=True)
@@ -126,6 +133,15 @@ def main():
                         src = os.path.join(a.transfer_from, other + ".jsonl")
                         if other != name and os.path.exists(src):
                             with open(src) as f:
+                                h.write(f.read())
+                cmd += ["--transfer", hist]
+            if a.history:
+                hist = os.path.join(out, name + ".history.jsonl")
+                names = {k for k, _ in KERNELS}
+                with open(hist, "w") as h:
+                    for log_name in sorted(os.listdir(a.history)):
+                        if log_name.endswith(".jsonl") and log_name[:-len(".jsonl")] not in names:
+                            with open(os.path.join(a.history, log_name)) as f:
                                 h.write(f.read())
                 cmd += ["--transfer", hist]
             r = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -165,7 +181,8 @@ def main():
         print(f"{name}: done in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
     print(f"cost-model vs random search, {a.trials} trials each, seed {a.seed}, 1 thread "
           f"(GFLOP/s over the worker's CPU time); target: 90% of the cost model's final best"
-          + (f"; cost model first trained on the other kernels' logs in {a.transfer_from}" if a.transfer_from else ""))
+          + (f"; cost model first trained on the other kernels' logs in {a.transfer_from}" if a.transfer_from else "")
+          + (f"; cost model first trained on the history in {a.history}" if a.history else ""))
     print(f"{'kernel':<16}{'model best':>11}{'random best':>12}{'target':>8}{'model trials':>13}{'random trials':>14}"
           f"{'  <= half?':>10}{'random expected':>17}")
     for name, b_cm, b_rnd, t_cm, t_rnd, ok, budget, e_rnd, n_rnd in rows:

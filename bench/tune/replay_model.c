@@ -22,7 +22,11 @@
  * compare_search.py --transfer-from does.
  *
  * usage: bench_tune_replay [--seeds N] [--trials N] [--batch N] [--eps E]
- *                          [--mark F] [--spread M] [--transfer] [--dump CSV] LOG.jsonl... */
+ *                          [--mark F] [--spread M] [--transfer] [--history LOG]... [--dump CSV]
+ *                          LOG.jsonl...
+ * --history LOG (repeatable): workloads that train every replayed
+ * workload's prior and are not replayed themselves, as a history of other
+ * kernels given to compare_search.py --history does. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +45,7 @@ typedef struct Pool {
   double **ys;     /* every throughput logged for a point, for its median */
   int *nys;
   size_t n, cap;
+  bool history;    /* from --history: trains priors, is not itself replayed */
 } Pool;
 
 static uint64_t rng_next(uint64_t *s) {
@@ -191,10 +196,13 @@ static int spread(const Pool *p, bool *taken, uint64_t *rng, int m, int want, in
 static int simulate(const Pool *pools, size_t np, size_t w, const Opts *o, uint64_t seed, double target) {
   const Pool *p = &pools[w];
   TuneModel *model = tune_model_new(seed);
-  if (o->transfer)
-    for (size_t k = 0; k < np; k++)
-      if (k != w) tune_model_add_group(model, pools[k].x, pools[k].y, (int)pools[k].n);
-  if (o->transfer) tune_model_train(model);
+  bool prior = false;
+  for (size_t k = 0; k < np; k++)
+    if (k != w && (pools[k].history || o->transfer)) {
+      tune_model_add_group(model, pools[k].x, pools[k].y, (int)pools[k].n);
+      prior = true;
+    }
+  if (prior) tune_model_train(model);
   bool *taken = xcalloc(p->n, sizeof *taken);
   float *score = xmalloc(p->n * sizeof *score);
   int *order = xmalloc(p->n * sizeof *order);
@@ -287,6 +295,7 @@ static void free_pools(Pool *pools, size_t np) {
 int main(int argc, char **argv) {
   Opts o = {100, 128, 8, 0.05, 0.9, false, NULL, 128};
   int *logs = xmalloc((size_t)argc * sizeof *logs), nlogs = 0; /* argv indices of the logs */
+  int *hist = xmalloc((size_t)argc * sizeof *hist), nhist = 0; /* and of the --history logs */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--seeds") && i + 1 < argc) o.seeds = atoi(argv[++i]);
@@ -295,14 +304,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--eps") && i + 1 < argc) o.eps = atof(argv[++i]);
     else if (!strcmp(a, "--mark") && i + 1 < argc) o.mark = atof(argv[++i]);
     else if (!strcmp(a, "--transfer")) o.transfer = true;
+    else if (!strcmp(a, "--history") && i + 1 < argc) hist[nhist++] = ++i;
     else if (!strcmp(a, "--dump") && i + 1 < argc) o.dump = argv[++i];
     else if (!strcmp(a, "--spread") && i + 1 < argc) o.spread = atoi(argv[++i]);
     else if (a[0] == '-') {
       fprintf(stderr,
               "usage: %s [--seeds N] [--trials N] [--batch N] [--eps E] [--mark F] [--spread M] [--transfer]"
-              " [--dump CSV] LOG...\n",
+              " [--history LOG]... [--dump CSV] LOG...\n",
               argv[0]);
       free(logs);
+      free(hist);
       return 2;
     } else
       logs[nlogs++] = i;
@@ -310,13 +321,22 @@ int main(int argc, char **argv) {
   if (o.seeds < 1 || o.trials < 1 || o.batch < 1 || o.batch > 256 || o.eps < 0 || o.eps > 1 || o.spread < 0) {
     fprintf(stderr, "replay: bad option value\n");
     free(logs);
+    free(hist);
     return 2;
   }
   Pool *pools = NULL;
   size_t np = 0, cap = 0;
   int rc = 0;
+  for (int i = 0; i < nhist && !rc; i++) rc = load_log(argv[hist[i]], &pools, &np, &cap);
+  size_t nhistory = np;
   for (int i = 0; i < nlogs && !rc; i++) rc = load_log(argv[logs[i]], &pools, &np, &cap);
   free(logs);
+  free(hist);
+  for (size_t w = 0; w < nhistory; w++) pools[w].history = true;
+  if (!rc && np == nhistory) { /* the replayed logs' workloads were all in the history */
+    fprintf(stderr, "replay: no workload to replay apart from the history's\n");
+    rc = 1;
+  }
   if (rc) {
     free_pools(pools, np);
     return 1;
@@ -330,6 +350,7 @@ int main(int argc, char **argv) {
          "seeds within half of random");
   for (size_t w = 0; w < np; w++) {
     const Pool *p = &pools[w];
+    if (p->history) continue;
     double best = 0;
     for (size_t i = 0; i < p->n; i++)
       if (p->y[i] > best) best = p->y[i];

@@ -7,7 +7,8 @@
 # run killed mid-way leaving a database that loads and --resume finishing
 # it, the analytic first candidate, a user's script as the design space,
 # whole-model tuning of an MLP, usage errors, the offline replay of the
-# cost model over the log, and (when mpirun exists) an
+# cost model over the log (alone and with a history, make_history.sh's
+# among them), and (when mpirun exists) an
 # MPI run finding the same best as one process under injected times.
 # usage: test_tune_cli.sh TVS WORKDIR
 set -u
@@ -105,6 +106,25 @@ expect '[ $? -eq 1 ] && grep -q "cannot read the transfer log ./nonexistent/old.
 printf 'not json\n{"workload": "torn\n' > garbled.jsonl
 TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm64.tvs --trials 2 --transfer garbled.jsonl > /dev/null 2> garbled_err.txt
 expect '[ $? -eq 0 ] && grep -q "starts from 0 records of other workloads in .garbled.jsonl. (2 unreadable lines skipped)" garbled_err.txt'
+# The replay with a history: log.jsonl's mm 32^3 trains the prior and is not
+# replayed itself; only the 64^3 workload's 4 points are.  A history that is
+# all there is to replay is an error.
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm64.tvs --trials 4 --batch 2 --db log64.jsonl > /dev/null 2>&1
+"$REPLAY" --seeds 2 --trials 4 --batch 2 --history log.jsonl log64.jsonl > replay_hist.txt 2>&1
+expect '[ $? -eq 0 ] && grep -qE "^mm +4 " replay_hist.txt && ! grep -qE "^mm +6 " replay_hist.txt'
+"$REPLAY" --history log.jsonl log.jsonl > replay_self.txt 2>&1
+expect '[ $? -eq 1 ] && grep -q "no workload to replay apart from the history" replay_self.txt'
+# bench/tune/make_history.sh measures the history of eight other kernels
+# (here 2 trials each, times faked); the replay and --transfer read it.
+TVS_TUNE_FAKE_TIME=1 bash "$TVS_SOURCE_DIR/bench/tune/make_history.sh" "$(dirname "$TVS")" hist 2 > hist.txt 2>&1
+expect '[ $? -eq 0 ] && [ "$(ls hist/*.jsonl | wc -l)" -eq 8 ] && [ "$(cat hist/*.jsonl | wc -l)" -eq 16 ]'
+"$REPLAY" --seeds 2 --trials 4 --batch 2 $(printf -- '--history %s ' hist/*.jsonl) log64.jsonl > replay_hist8.txt 2>&1
+expect '[ $? -eq 0 ] && grep -qE "^mm +4 " replay_hist8.txt'
+cat hist/*.jsonl > hist_all.jsonl
+TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm64.tvs --trials 2 --batch 2 --transfer hist_all.jsonl > /dev/null 2> hist_transfer.txt
+expect '[ $? -eq 0 ] && grep -q "starts from 16 records of other workloads" hist_transfer.txt'
+bash "$TVS_SOURCE_DIR/bench/tune/make_history.sh" > hist_usage.txt 2>&1
+expect '[ $? -ne 0 ] && grep -q "usage: make_history.sh" hist_usage.txt'
 
 # A user's design space: a schedule script whose sample_* calls are the knobs.
 cat > space.sch.tvs <<'SCH'

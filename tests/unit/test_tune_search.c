@@ -133,23 +133,52 @@ static void test_model(void) {
   tune_model_free(mdl);
 }
 
-/* Groups of other workloads rank within themselves: one fast on large x
- * (GFLOP/s in the hundreds), one slow on large x (tenths), and the
- * current workload's few samples decide between them. */
+/* Another workload's samples alone train a model (the prior): fast on
+ * large x, so a large x scores above a small one.  16 samples, since a
+ * prior's leaves hold 5 at least. */
 static void test_model_groups(void) {
   TuneModel *mdl = tune_model_new(1);
-  float x[8 * TUNE_NFEATURES] = {0};
-  double y[8];
-  for (int i = 0; i < 8; i++) x[i * TUNE_NFEATURES] = (float)i, y[i] = 100.0 * i;
-  tune_model_add_group(mdl, x, y, 8);
+  float x[16 * TUNE_NFEATURES] = {0};
+  double y[16];
+  for (int i = 0; i < 16; i++) x[i * TUNE_NFEATURES] = (float)i, y[i] = 100.0 * i;
+  tune_model_add_group(mdl, x, y, 16);
   CHECK_EQ_INT(tune_model_train(mdl), 0); /* history alone trains a model */
   CHECK(tune_model_ready(mdl));
   float q[2 * TUNE_NFEATURES] = {0}, out[2];
   q[0] = 1;
-  q[TUNE_NFEATURES] = 6;
+  q[TUNE_NFEATURES] = 14;
   CHECK_EQ_INT(tune_model_predict(mdl, q, 2, out), 0);
   CHECK(out[1] > out[0]);
   tune_model_free(mdl);
+}
+
+/* The prior is the same whatever order its workloads come in: three
+ * histories whose knobs disagree, given in two orders, score every query
+ * alike (pairwise ranking did not: its pair sampling runs across groups). */
+static void test_model_prior_order(void) {
+  enum { N = 12 };
+  static float x[3][N * TUNE_NFEATURES];
+  double y[3][N];
+  for (int g = 0; g < 3; g++)
+    for (int i = 0; i < N; i++) {
+      float *r = x[g] + i * TUNE_NFEATURES;
+      r[0] = (float)(i % 4), r[1] = (float)(i / 4), r[2] = (float)((i * 7 + g) % 5);
+      y[g][i] = g == 0 ? 10.0 * (i % 4) + i / 4 : g == 1 ? 50.0 - 3.0 * r[2] + r[0] : 1.0 + (i * 5 % 7);
+    }
+  TuneModel *a = tune_model_new(3), *b = tune_model_new(3);
+  for (int g = 0; g < 3; g++) tune_model_add_group(a, x[g], y[g], N);
+  for (int g = 2; g >= 0; g--) tune_model_add_group(b, x[g], y[g], N);
+  CHECK_EQ_INT(tune_model_train(a), 0);
+  CHECK_EQ_INT(tune_model_train(b), 0);
+  float q[N * TUNE_NFEATURES] = {0}, sa[N], sb[N];
+  for (int i = 0; i < N; i++) q[i * TUNE_NFEATURES] = (float)(i % 4), q[i * TUNE_NFEATURES + 2] = (float)(i % 5);
+  CHECK_EQ_INT(tune_model_predict(a, q, N, sa), 0);
+  CHECK_EQ_INT(tune_model_predict(b, q, N, sb), 0);
+  float worst = 0;
+  for (int i = 0; i < N; i++) worst = fabsf(sa[i] - sb[i]) > worst ? fabsf(sa[i] - sb[i]) : worst;
+  CHECK(worst < 1e-4f);
+  tune_model_free(a);
+  tune_model_free(b);
 }
 
 /* A softmax: the exp block is kept (not inlined twice), the blocks left are
@@ -194,11 +223,11 @@ static const char rs_src[] =
     "                S[vi] = T.float32(0)\n"
     "            S[vi] = S[vi] + A[vi, vk]\n";
 
-/* The accumulator-chains feature of a row sum whose loops are split as
+/* The feature called name of a row sum whose loops are split as
  * (i0, k0, i1, k1) with inner extents ri and rk (0: not split), its init
  * hoisted as the generated space does (left in the nest it would tie with
  * the update as the heaviest store), then the script extra. */
-static float rowsum_chains(const IrModule *m, int ri, int rk, const char *extra) {
+static float rowsum_feature(const IrModule *m, const char *name, int ri, int rk, const char *extra) {
   char script[512];
   if (ri)
     snprintf(script, sizeof script,
@@ -214,7 +243,7 @@ static float rowsum_chains(const IrModule *m, int ri, int rk, const char *extra)
   float f[TUNE_NFEATURES] = {0};
   int slot = -1;
   for (int i = 0; i < TUNE_NFEATURES; i++)
-    if (tune_feature_name(i) && !strcmp(tune_feature_name(i), "chains")) slot = i;
+    if (tune_feature_name(i) && !strcmp(tune_feature_name(i), name)) slot = i;
   CHECK(slot >= 0);
   CHECK_EQ_INT(tune_space_script(m, "rs", script, NULL, 1, &c, &d), 0);
   diag_flush(&d);
@@ -232,12 +261,18 @@ static void test_chains_feature(void) {
   IrModule *m = load_text("rs.tvs", rs_src, &ss);
   CHECK(m != NULL);
   if (m) {
-    CHECK(fabs(rowsum_chains(m, 8, 4, "") - log2(9.0)) < 1e-5);
-    CHECK(fabs(rowsum_chains(m, 4, 8, "") - log2(5.0)) < 1e-5);
-    CHECK(fabs(rowsum_chains(m, 0, 0, "") - 1.0) < 1e-5);
+    CHECK(fabs(rowsum_feature(m, "chains", 8, 4, "") - log2(9.0)) < 1e-5);
+    CHECK(fabs(rowsum_feature(m, "chains", 4, 8, "") - log2(5.0)) < 1e-5);
+    CHECK(fabs(rowsum_feature(m, "chains", 0, 0, "") - 1.0) < 1e-5);
     /* A vectorized row loop counts its lanes: 4 rows of 2 lanes each. */
     const char *vec = "i1a, i1b = sch.split(i1, factors=[4, 2])\nsch.reorder(i1a, k1, i1b)\nsch.vectorize(i1b)\n";
-    CHECK(fabs(rowsum_chains(m, 8, 4, vec) - log2(9.0)) < 1e-5);
+    CHECK(fabs(rowsum_feature(m, "chains", 8, 4, vec) - log2(9.0)) < 1e-5);
+    /* Those lanes each load their own row of A (256 floats apart): 2
+     * gathered lanes, where the unvectorized nest gathers none.  Without
+     * the feature a history's "vectorized is fast" sent a row reduction's
+     * first batch to 0.3 GFLOP/s gathers (bench/README.md, 2026-11-28). */
+    CHECK(fabs(rowsum_feature(m, "gathered_lanes", 8, 4, vec) - log2(3.0)) < 1e-5);
+    CHECK(fabs(rowsum_feature(m, "gathered_lanes", 8, 4, "") - 0.0) < 1e-5);
     ir_module_free(m);
   }
   src_free(ss);
@@ -703,6 +738,7 @@ int main(void) {
     test_gpu_postproc(m);
     test_model();
     test_model_groups();
+  test_model_prior_order();
     test_space_locations();
     test_chains_feature();
     test_analytic();
