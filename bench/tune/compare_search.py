@@ -103,6 +103,8 @@ def main():
     a = ap.parse_args()
     if a.history and a.transfer_from:
         ap.error("--history and --transfer-from each give the cost model its history: one of them")
+    if a.history and not os.path.isdir(a.history):
+        ap.error(f"--history {a.history}: not a directory (bench/tune/make_history.sh measures one)")
     tvs = os.path.join(os.path.abspath(a.build), "tvs")
     out = a.out or os.path.join(os.path.abspath(a.build), "bench-compare-search")
     os.makedirs(out, exist_ok=True)
@@ -125,23 +127,21 @@ def main():
             cmd = [tvs, "tune", path, "--trials", str(a.trials), "--seed", str(a.seed), "--threads", "1",
                    "--fast-math", "--compare-random", "--plot", os.path.join(out, name + ".svg"), "--db", db,
                    "--no-analytic"]  # the search alone: BLIS's rule would answer for the model on matmuls
-            if a.transfer_from:
-                # leave-one-out: the logs of the other kernels, never this one's
-                hist = os.path.join(out, name + ".transfer.jsonl")
-                with open(hist, "w") as h:
-                    for other, _ in KERNELS:
-                        src = os.path.join(a.transfer_from, other + ".jsonl")
-                        if other != name and os.path.exists(src):
-                            with open(src) as f:
-                                h.write(f.read())
-                cmd += ["--transfer", hist]
-            if a.history:
-                hist = os.path.join(out, name + ".history.jsonl")
+            # the logs the cost model first learns from, concatenated into one --transfer log
+            if a.transfer_from:  # leave-one-out: the logs of the other kernels, never this one's
+                kind = "transfer"
+                sources = [os.path.join(a.transfer_from, other + ".jsonl") for other, _ in KERNELS if other != name]
+            else:  # --history: every log in the directory but those named after the five
+                kind = "history"
                 names = {k for k, _ in KERNELS}
+                sources = [os.path.join(a.history, n) for n in sorted(os.listdir(a.history))
+                           if n.endswith(".jsonl") and n[:-len(".jsonl")] not in names] if a.history else []
+            if a.transfer_from or a.history:
+                hist = os.path.join(out, f"{name}.{kind}.jsonl")
                 with open(hist, "w") as h:
-                    for log_name in sorted(os.listdir(a.history)):
-                        if log_name.endswith(".jsonl") and log_name[:-len(".jsonl")] not in names:
-                            with open(os.path.join(a.history, log_name)) as f:
+                    for src in sources:
+                        if os.path.exists(src):
+                            with open(src) as f:
                                 h.write(f.read())
                 cmd += ["--transfer", hist]
             r = subprocess.run(cmd, env=env, capture_output=True, text=True)

@@ -125,6 +125,12 @@ TVS_TUNE_FAKE_TIME=1 "$TVS" tune mm64.tvs --trials 2 --batch 2 --transfer hist_a
 expect '[ $? -eq 0 ] && grep -q "starts from 16 records of other workloads" hist_transfer.txt'
 bash "$TVS_SOURCE_DIR/bench/tune/make_history.sh" > hist_usage.txt 2>&1
 expect '[ $? -ne 0 ] && grep -q "usage: make_history.sh" hist_usage.txt'
+bash "$TVS_SOURCE_DIR/bench/tune/make_history.sh" /nonexistent hist_bad > hist_nobuild.txt 2>&1
+expect '[ $? -eq 1 ] && grep -q "no tvs in ./nonexistent." hist_nobuild.txt'
+bash "$TVS_SOURCE_DIR/bench/tune/make_history.sh" "$(dirname "$TVS")" hist_bad 0 > hist_fail.txt 2>&1
+expect '[ $? -eq 1 ] && grep -q "tuning add_relu failed" hist_fail.txt && grep -q "needs an integer" hist_fail.txt'
+"$REPLAY" --history missing_hist.jsonl log64.jsonl > replay_nohist.txt 2>&1
+expect '[ $? -eq 1 ] && grep -q "cannot read .missing_hist.jsonl." replay_nohist.txt'
 
 # A user's design space: a schedule script whose sample_* calls are the knobs.
 cat > space.sch.tvs <<'SCH'
